@@ -1,0 +1,106 @@
+#include "cli/Cli.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "device/image/ImageDevice.h"
+#include "device/virtual/VirtualDisplay.h"
+#include "device/x11/X11Device.h"
+
+namespace fs = std::filesystem;
+
+namespace eacu {
+
+std::optional<std::string> CliOptions::flag(const std::string& name) const {
+    for (const auto& [k, v] : flags)
+        if (k == name) return v;
+    return std::nullopt;
+}
+
+CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
+                    const std::vector<std::string>& bool_flags) {
+    CliOptions o;
+    for (int i = first; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--") {
+            o.passthrough.assign(argv + i + 1, argv + argc);
+            break;
+        }
+        if (a.rfind("--", 0) == 0 || (a.size() == 2 && a[0] == '-' && a[1] != '-')) {
+            std::string name = a, value;
+            bool has_value = false;
+            if (auto eq = a.find('='); eq != std::string::npos) {
+                name = a.substr(0, eq);
+                value = a.substr(eq + 1);
+                has_value = true;
+            }
+            bool takes_value = name == "--db" || name == "--display" ||
+                               std::find(value_flags.begin(), value_flags.end(), name) != value_flags.end();
+            bool is_bool = std::find(bool_flags.begin(), bool_flags.end(), name) != bool_flags.end();
+            if (!takes_value && !is_bool)
+                throw std::invalid_argument("unknown option " + name + " (see eacu --help)");
+            if (takes_value && !has_value) {
+                if (i + 1 >= argc) throw std::invalid_argument("option " + name + " needs a value");
+                value = argv[++i];
+            }
+            if (name == "--db") o.db = value;
+            else if (name == "--display") o.display = value;
+            else o.flags.emplace_back(name, is_bool ? "1" : value);
+            continue;
+        }
+        o.positional.push_back(a);
+    }
+    return o;
+}
+
+OpenDevice openDevice(const std::string& display) {
+    OpenDevice d;
+    if (display.rfind("image:", 0) == 0) {
+        d.device = std::make_unique<ImageDevice>(display.substr(6));
+        return d;
+    }
+    std::string name = display;
+    if (display == "virtual" || display.rfind("virtual:", 0) == 0) {
+        int w = 1280, h = 800;
+        if (display.size() > 8) {
+            if (std::sscanf(display.c_str() + 8, "%dx%d", &w, &h) != 2 || w < 64 || h < 64)
+                throw std::invalid_argument("--display virtual:WxH expects a size like 1280x800, got \"" +
+                                            display.substr(8) + "\"");
+        }
+        d.virtual_display = VirtualDisplay::start(w, h);
+        name = d.virtual_display->name();
+    } else if (name.empty()) {
+        const char* env = std::getenv("DISPLAY");
+        if (!env || !*env)
+            throw std::runtime_error("no display: $DISPLAY is not set; pass --display :N, or "
+                                     "--display virtual to start a private Xvfb");
+        name = env;
+    }
+    setenv("DISPLAY", name.c_str(), 1);
+    d.device = std::make_unique<X11Device>(name);
+    return d;
+}
+
+static bool looksLikeHome(const fs::path& p) {
+    return fs::exists(p / "assets" / "index.json") || fs::is_directory(p / "scripts");
+}
+
+std::string eacuHome() {
+    if (const char* h = std::getenv("EACU_HOME"); h && *h) return h;
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+            if (looksLikeHome(p)) return p.string();
+    }
+#ifdef EACU_SOURCE_DIR
+    return EACU_SOURCE_DIR;
+#else
+    return fs::current_path().string();
+#endif
+}
+
+}  // namespace eacu

@@ -1,0 +1,57 @@
+// The eacu command line: subcommands and their shared option parsing.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace eacu {
+
+class Device;
+class VirtualDisplay;
+
+/// Options common to subcommands, parsed from argv.
+/// - `db`: run-log path (--db; default RunLog::defaultPath()).
+/// - `display`: --display value: ":N", "virtual", "virtual:WxH" or "image:PATH"; "" = $DISPLAY.
+/// - `positional`: the remaining arguments; `passthrough`: everything after "--".
+struct CliOptions {
+    std::string db;
+    std::string display;
+    std::vector<std::string> positional;
+    std::vector<std::string> passthrough;
+    std::vector<std::pair<std::string, std::string>> flags;  // other --name value pairs
+
+    /// The value of --name, if given.
+    std::optional<std::string> flag(const std::string& name) const;
+};
+
+/// Parses argv[first..]; `value_flags` lists the --options that take a value (besides --db and
+/// --display). Throws std::invalid_argument for an unknown option or a missing value.
+CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
+                    const std::vector<std::string>& bool_flags = {});
+
+/// An open device and, for --display virtual, the Xvfb that backs it. Members are destroyed
+/// in reverse order: the X connection closes before Xvfb stops. Users include the headers of
+/// Device and VirtualDisplay.
+struct OpenDevice {
+    std::unique_ptr<VirtualDisplay> virtual_display;
+    std::unique_ptr<Device> device;
+};
+
+/// Opens the device named by --display. For a virtual or X display it also sets $DISPLAY in
+/// this process, so programs started by `launch` appear on it. Throws DeviceError/runtime_error.
+OpenDevice openDevice(const std::string& display);
+
+/// The folder holding assets/ and scripts/: $EACU_HOME, else the first of the executable's
+/// ancestors that has assets/index.json or scripts/, else the source tree the binary was built
+/// from.
+std::string eacuHome();
+
+/// Local date-time "2026-11-22 10:31:05" of a Unix time in seconds; "-" for 0.
+std::string formatTime(double t);
+
+int cmdRun(int argc, char** argv);
+int cmdRuns(int argc, char** argv);
+int cmdShow(int argc, char** argv);
+
+}  // namespace eacu

@@ -1,0 +1,64 @@
+// eacu show RUN: the steps of a run as a table.
+#include <cstdio>
+#include <string>
+
+#include "cli/Cli.h"
+#include "record/RunLog.h"
+
+namespace eacu {
+
+namespace {
+
+std::string opt(const std::optional<double>& v, const char* f = "%.3f") {
+    if (!v) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, *v);
+    return buf;
+}
+
+std::string clip(const std::string& s, size_t n) {
+    return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+}
+
+}  // namespace
+
+int cmdShow(int argc, char** argv) {
+    try {
+        CliOptions o = parseCli(argc, argv, 2, {});
+        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        int64_t id = o.positional.empty() ? log.latestRunId() : std::stoll(o.positional[0]);
+        auto run = log.run(id);
+        if (!run) {
+            std::fprintf(stderr, "eacu show: no run %lld in %s\n", (long long)id, log.path().c_str());
+            return 1;
+        }
+        std::printf("run %lld  %s  %s\n  script  %s %s\n  device  %s (%dx%d, scale %.2f)\n  started %s",
+                    (long long)run->id, run->status.c_str(), log.path().c_str(), run->script.c_str(),
+                    run->args_json.c_str(), run->device.c_str(), run->screen_w, run->screen_h,
+                    run->scale, formatTime(run->started_at).c_str());
+        if (run->ended_at > 0) std::printf(", %.1f s", run->ended_at - run->started_at);
+        std::printf("\n");
+        if (!run->error.empty()) std::printf("  error   %s\n", run->error.substr(0, run->error.find('\n')).c_str());
+        std::printf("\n%4s  %-10s  %-24s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",
+                    "ACTION", "TARGET", "METHOD", "SCORE", "THR", "BOX", "INPUT", "CHANGE",
+                    "LOC_MS", "SETTLE", "STATUS", "FRAMES");
+        for (const auto& s : log.steps(id)) {
+            std::string box = s.box ? s.box->str() : "-";
+            std::string in = s.input ? "(" + std::to_string(s.input->x) + "," + std::to_string(s.input->y) + ")" : "-";
+            std::string frames = (s.frame_before ? std::to_string(*s.frame_before) : "-") + "/" +
+                                 (s.frame_after ? std::to_string(*s.frame_after) : "-");
+            std::printf("%4d  %-10s  %-24s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n",
+                        s.idx, s.action.c_str(), clip(s.target, 24).c_str(), s.method.c_str(),
+                        opt(s.score).c_str(), opt(s.threshold, "%.2f").c_str(), box.c_str(),
+                        in.c_str(), opt(s.change_ratio, "%.4f").c_str(), opt(s.locate_ms, "%.1f").c_str(),
+                        opt(s.settle_ms, "%.0f").c_str(), s.status.c_str(), frames.c_str());
+            if (!s.error.empty()) std::printf("      error: %s\n", s.error.c_str());
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu show: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace eacu

@@ -1,0 +1,49 @@
+// eacu: the command-line entry point.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/Cli.h"
+#include "process/Process.h"
+
+static const char* kHelp = R"(eacu — GUI automation with Lua scripts, image targets and a recorded run log
+
+Usage:
+  eacu run SCRIPT [--display :N|virtual|virtual:WxH|image:PNG] [--db PATH] [-- ARGS...]
+      Run a task script. Exit 0 on success; on failure print one line with the reason and
+      the run id, exit 1.
+  eacu runs [--db PATH] [--status passed|failed|running] [--script NAME] [--limit N]
+      List recent runs.
+  eacu show [RUN] [--db PATH]
+      The steps of a run (default: the latest) as a table.
+  eacu --help | --version
+
+Options:
+  --db PATH       run log (SQLite). Default: $EACU_DB, else ~/.local/share/eacu/runs.db
+  --display D     the screen: ":N" an X display, "virtual" a private Xvfb (1280x800) that is
+                  started and always stopped, "image:shot.png" a static screenshot.
+                  Default: $DISPLAY.
+Environment:
+  EACU_DB, EACU_HOME (folder with assets/ and scripts/), EACU_STDLIB_DIR (load stdlib/*.lua
+  from disk instead of the embedded copy).
+)";
+
+int main(int argc, char** argv) {
+    eacu::Process::installSignalCleanup();
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+        !std::strcmp(argv[1], "help")) {
+        std::fputs(kHelp, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    std::string cmd = argv[1];
+    if (cmd == "--version" || cmd == "version") {
+        std::printf("eacu %s\n", EACU_VERSION);
+        return 0;
+    }
+    if (cmd == "run") return eacu::cmdRun(argc, argv);
+    if (cmd == "runs") return eacu::cmdRuns(argc, argv);
+    if (cmd == "show") return eacu::cmdShow(argc, argv);
+    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show; see eacu --help)\n",
+                 cmd.c_str());
+    return 2;
+}

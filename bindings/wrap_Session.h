@@ -1,0 +1,18 @@
+// The private native module eacu._native: the Session's steps, callable from Lua.
+#pragma once
+extern "C" {
+#include <lua.h>
+}
+
+#include "task/Session.h"
+
+namespace eacu {
+
+/// Binds `session` to the state (stored in the registry) so eacu._native can reach it.
+/// The session must outlive the state's use of it.
+void luax_setsession(lua_State* L, Session* session);
+
+/// lua_CFunction opening eacu._native (registered in package.preload by LuaHost).
+int luaopen_eacu_native(lua_State* L);
+
+}  // namespace eacu

@@ -1,0 +1,106 @@
+#include "wrap_Target.h"
+
+extern "C" {
+#include <lauxlib.h>
+}
+
+#include "luax.h"
+
+namespace eacu {
+namespace {
+
+// Reads {a, b, ...} or {k1=, k2=, ...} at the top of the stack into `out` (n values).
+bool readNumbers(lua_State* L, int idx, const char* const* keys, int n, double* out) {
+    idx = luax_absindex(L, idx);
+    for (int i = 0; i < n; ++i) {
+        lua_rawgeti(L, idx, i + 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_getfield(L, idx, keys[i]);
+        }
+        if (lua_type(L, -1) != LUA_TNUMBER) {
+            lua_pop(L, 1);
+            return false;
+        }
+        out[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    return true;
+}
+
+}  // namespace
+
+TargetSpec luax_checktarget(lua_State* L, int idx) {
+    idx = luax_absindex(L, idx);
+    TargetSpec t;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        t.image = lua_tostring(L, idx);
+        t.label = "\"" + *t.image + "\"";
+        return t;
+    }
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_error(L, "expected a target (asset name, image path, {image=...} or {x=, y=}), got %s",
+                   luaL_typename(L, idx));
+    t.image = luax_optstringfield(L, idx, "image");
+    if (!t.image) {
+        lua_rawgeti(L, idx, 1);
+        if (lua_type(L, -1) == LUA_TSTRING) t.image = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    auto x = luax_optnumberfield(L, idx, "x");
+    auto y = luax_optnumberfield(L, idx, "y");
+    if (x.has_value() != y.has_value()) luaL_error(L, "a point target needs both x and y");
+    if (x) t.point = std::array<double, 2>{*x, *y};
+    if (t.image && t.point) luaL_error(L, "a target has either an image or x/y, not both");
+    if (!t.image && !t.point)
+        luaL_error(L, "expected a target table with image=... or x=, y= (got neither)");
+    t.threshold = luax_optnumberfield(L, idx, "threshold");
+    if (t.threshold && (*t.threshold < 0 || *t.threshold > 1))
+        luaL_error(L, "threshold must be in 0..1, got %f", *t.threshold);
+    lua_getfield(L, idx, "region");
+    if (!lua_isnil(L, -1)) {
+        static const char* const keys[] = {"x", "y", "w", "h"};
+        double v[4];
+        if (!lua_istable(L, -1) || !readNumbers(L, -1, keys, 4, v))
+            luaL_error(L, "region must be {x, y, w, h} (pixels, or fractions 0..1)");
+        t.region = std::array<double, 4>{v[0], v[1], v[2], v[3]};
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "offset");
+    if (!lua_isnil(L, -1)) {
+        static const char* const keys[] = {"x", "y"};
+        double v[2];
+        if (!lua_istable(L, -1) || !readNumbers(L, -1, keys, 2, v))
+            luaL_error(L, "offset must be {dx, dy} in pixels");
+        t.offset = Point{int(v[0]), int(v[1])};
+    }
+    lua_pop(L, 1);
+    if (auto label = luax_optstringfield(L, idx, "label")) t.label = *label;
+    else if (t.image) t.label = "\"" + *t.image + "\"";
+    return t;
+}
+
+void luax_pushmatch(lua_State* L, const Match& m) {
+    lua_createtable(L, 0, 13);
+    lua_pushboolean(L, m.found);
+    lua_setfield(L, -2, "found");
+    auto num = [&](const char* k, double v) {
+        lua_pushnumber(L, v);
+        lua_setfield(L, -2, k);
+    };
+    num("x", m.box.x);
+    num("y", m.box.y);
+    num("w", m.box.w);
+    num("h", m.box.h);
+    num("cx", m.target.x);
+    num("cy", m.target.y);
+    num("score", m.score);
+    num("color_score", m.color_score);
+    num("threshold", m.threshold);
+    num("scale", m.scale);
+    num("ms", m.ms);
+    lua_pushstring(L, m.method.c_str());
+    lua_setfield(L, -2, "method");
+}
+
+}  // namespace eacu

@@ -1,0 +1,21 @@
+// Conversions between Lua values and TargetSpec / Match.
+#pragma once
+extern "C" {
+#include <lua.h>
+}
+
+#include "task/Target.h"
+#include "vision/Match.h"
+
+namespace eacu {
+
+/// Reads a target at `idx`: a string (asset name, alias or image path), or a table with
+/// `image` (or [1]), `x`/`y`, `threshold`, `region` ({x, y, w, h} or {x=,y=,w=,h=}),
+/// `offset` ({dx, dy} or {x=,y=}) and `label`. Raises a Lua error naming what was expected.
+TargetSpec luax_checktarget(lua_State* L, int idx);
+
+/// Pushes a match as a table {found, x, y, w, h, cx, cy, score, color_score, threshold,
+/// method, scale, ms}; (cx, cy) is the input point.
+void luax_pushmatch(lua_State* L, const Match& m);
+
+}  // namespace eacu

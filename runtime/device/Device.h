@@ -1,0 +1,59 @@
+// The Device interface: what eacu needs from a screen it drives (capture + input + display info).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device/Frame.h"
+#include "geometry/Rect.h"
+
+namespace eacu {
+
+/// Mouse buttons, X11 numbering.
+enum class MouseButton { Left = 1, Middle = 2, Right = 3 };
+
+/// Thrown by a Device when the display it drives is gone or refuses a request.
+struct DeviceError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// A screen and its input devices. All coordinates are physical pixels of captured frames.
+/// Implementations: X11Device (a real X server or an owned Xvfb), ImageDevice (static images).
+/// Methods throw DeviceError when the display cannot be reached.
+class Device {
+public:
+    virtual ~Device() = default;
+
+    /// A short description for the run log, e.g. "x11 :99 1024x768".
+    virtual std::string describe() const = 0;
+    /// Screen size in physical pixels.
+    virtual Size screenSize() const = 0;
+    /// Device scale factor (physical pixels per logical pixel).
+    virtual double scaleFactor() const = 0;
+    /// Captures the whole screen.
+    virtual Frame capture() = 0;
+
+    /// Moves the pointer to `p` (physical pixels).
+    virtual void move(Point p) = 0;
+    /// Current pointer position (physical pixels).
+    virtual Point cursor() const = 0;
+    /// Presses and releases `button` `count` times at the current pointer position.
+    virtual void click(MouseButton button, int count = 1) = 0;
+    virtual void press(MouseButton button) = 0;
+    virtual void release(MouseButton button) = 0;
+    /// Scrolls by wheel clicks: dy > 0 scrolls down (content moves up), dx > 0 scrolls right.
+    virtual void scroll(int dx, int dy) = 0;
+    /// Types UTF-8 text, any Unicode character. Throws std::invalid_argument on invalid UTF-8.
+    virtual void typeText(const std::string& utf8) = 0;
+    /// Presses the keys of a combo in order and releases them in reverse, e.g. {Control_L, t}.
+    /// Keys are X11 keysyms (see KeyCombo).
+    virtual void keyCombo(const std::vector<uint32_t>& keysyms) = 0;
+    /// Presses or releases one key (keysym) and leaves it so.
+    virtual void keyDown(uint32_t keysym) = 0;
+    virtual void keyUp(uint32_t keysym) = 0;
+    /// Blocks until every injected event has been processed by the server.
+    virtual void sync() = 0;
+};
+
+}  // namespace eacu

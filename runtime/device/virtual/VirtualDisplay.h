@@ -1,0 +1,48 @@
+// A private X server (Xvfb) owned by eacu, for headless runs and tests.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "geometry/Rect.h"
+#include "process/Process.h"
+
+namespace eacu {
+
+/// An Xvfb server started and owned by this process; stopped by the destructor.
+/// The server has XTEST and MIT-SHM, no TCP listener, no access control and never resets.
+class VirtualDisplay {
+public:
+    /// Starts Xvfb with one screen of `width` x `height` pixels at `depth` bits, on the first
+    /// free display number from :99 upward, and waits until a client can connect.
+    /// Takes at most `timeout` seconds. Throws std::runtime_error if Xvfb is not installed,
+    /// exits (the message carries its exit status and stderr) or is not ready in time.
+    static std::unique_ptr<VirtualDisplay> start(int width = 1280, int height = 800,
+                                                 int depth = 24, double timeout = 10);
+
+    /// Stops Xvfb (SIGTERM, then SIGKILL after 2 s).
+    ~VirtualDisplay();
+    VirtualDisplay(const VirtualDisplay&) = delete;
+    VirtualDisplay& operator=(const VirtualDisplay&) = delete;
+
+    /// The display name, e.g. ":99" (use as DISPLAY or X11Device's display_name).
+    const std::string& name() const { return name_; }
+    /// The display number, e.g. 99.
+    int number() const { return number_; }
+    /// Screen size in pixels as requested.
+    Size size() const { return size_; }
+    int depth() const { return depth_; }
+    /// True while the Xvfb process is alive.
+    bool running() { return xvfb_ && xvfb_->running(); }
+    /// The Xvfb process (pid, stderr text).
+    Process& process() { return *xvfb_; }
+
+private:
+    VirtualDisplay() = default;
+    std::unique_ptr<Process> xvfb_;
+    std::string name_;
+    int number_ = -1;
+    Size size_;
+    int depth_ = 24;
+};
+
+}  // namespace eacu

@@ -1,0 +1,442 @@
+#include "task/Session.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "device/KeyCombo.h"
+#include "geometry/Coords.h"
+#include "task/Cancel.h"
+#include "vision/ScreenDiff.h"
+
+namespace eacu {
+namespace {
+
+std::string fmt(double v, int digits = 2) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+double msBetween(double t0, double t1) { return (t1 - t0) * 1000.0; }
+
+}  // namespace
+
+std::string describeTarget(const TargetSpec& t) {
+    if (!t.label.empty()) return t.label;
+    if (t.image) return "\"" + *t.image + "\"";
+    if (t.point)
+        return "{x=" + fmt((*t.point)[0], 3) + ", y=" + fmt((*t.point)[1], 3) + "}";
+    return "(no target)";
+}
+
+Session::Session(Device& device, const AssetLibrary& assets, const Matcher& matcher, RunLog* log,
+                 int64_t run_id, SessionOptions options)
+    : device_(device), assets_(assets), matcher_(matcher), log_(log), run_id_(run_id),
+      options_(std::move(options)) {}
+
+Session::~Session() {
+    for (auto& p : processes_) p->stop();
+}
+
+Template Session::templateFor(const TargetSpec& t, double frame_scale) const {
+    Template tpl = assets_.resolve(*t.image, options_.script_dir);
+    if (t.threshold) tpl.threshold = *t.threshold;
+    if (t.offset) tpl.offset = *t.offset;
+    // Expected scale: the frame's device scale factor over the one the image was captured at.
+    double ratio = frame_scale / tpl.scale;
+    if (std::abs(ratio - 1.0) > 1e-3) {
+        cv::Mat resized;
+        cv::resize(tpl.bgr, resized, {}, ratio, ratio, ratio < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+        tpl.bgr = resized;
+        if (!tpl.mask.empty()) {
+            cv::resize(tpl.mask, resized, tpl.bgr.size(), 0, 0, cv::INTER_NEAREST);
+            tpl.mask = resized;
+        }
+        tpl.offset = {int(std::lround(tpl.offset.x * ratio)), int(std::lround(tpl.offset.y * ratio))};
+    }
+    return tpl;
+}
+
+std::optional<Rect> Session::regionFor(const TargetSpec& t) const {
+    if (!t.region) return std::nullopt;
+    const auto& r = *t.region;
+    return resolveRegion(r[0], r[1], r[2], r[3], device_.screenSize());
+}
+
+Point Session::pointFor(const TargetSpec& t) const {
+    Point p = resolvePoint((*t.point)[0], (*t.point)[1], device_.screenSize());
+    if (t.offset) p = {p.x + t.offset->x, p.y + t.offset->y};
+    return p;
+}
+
+Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
+    if (!t.image) throw std::invalid_argument("expected an image target, got " + describeTarget(t));
+    std::optional<Rect> region = regionFor(t);
+    double deadline = monotonicSeconds() + std::max(0.0, timeout);
+    Located best;
+    bool have_best = false;
+    std::optional<Template> tpl;
+    double tpl_scale = 0;
+    for (;;) {
+        if (cancelRequested()) throw std::runtime_error("cancelled");
+        Frame f = device_.capture();
+        if (!tpl || tpl_scale != f.scale) {
+            tpl = templateFor(t, f.scale);
+            tpl_scale = f.scale;
+        }
+        Match m = matcher_.locate(f.bgr, *tpl, region);
+        if (!have_best || m.found == want_present || m.score > best.match.score) {
+            best = {m, f};
+            have_best = true;
+        }
+        if (m.found == want_present) return {m, f};
+        if (monotonicSeconds() + options_.poll_interval > deadline) return best;
+        sleepCancellable(options_.poll_interval);
+    }
+}
+
+StepRecord Session::newStep(const std::string& action, const TargetSpec* t) {
+    StepRecord s;
+    s.run_id = run_id_;
+    s.idx = ++step_counter_;
+    s.action = action;
+    if (t) s.target = describeTarget(*t);
+    s.started_at = wallSeconds();
+    s.transform_json = nlohmann::json{{"scale", device_.scaleFactor()}, {"space", "physical"}}.dump();
+    return s;
+}
+
+int64_t Session::saveFrame(const Frame& f) {
+    if (!log_ || !options_.record_frames || f.empty()) return 0;
+    return log_->addFrame(run_id_, f);
+}
+
+int64_t Session::commit(StepRecord& s) {
+    s.ended_at = wallSeconds();
+    if (s.status.empty()) s.status = "ok";
+    if (!log_) return 0;
+    s.id = log_->addStep(s);
+    return s.id;
+}
+
+void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, double timeout,
+                         const char* verb) {
+    int64_t frame = saveFrame(l.frame);
+    s.frame_before = frame ? std::optional<int64_t>(frame) : std::nullopt;
+    const Match& m = l.match;
+    std::string msg = s.action + " " + describeTarget(t) + ": " + verb;
+    if (timeout > 0) msg += " within " + fmt(timeout, 1) + " s";
+    msg += ": best score " + fmt(m.score) + " (colour " + fmt(m.color_score) + ") at " +
+           m.box.str() + ", threshold " + fmt(m.threshold);
+    if (frame) msg += "; frame " + std::to_string(frame) + " of run " + std::to_string(run_id_);
+    if (log_) msg += " in " + log_->path();
+    s.status = "failed";
+    s.error = msg;
+    s.method = m.method;
+    s.score = m.score;
+    s.threshold = m.threshold;
+    s.box = m.box;
+    int64_t id = commit(s);
+    throw StepError(msg, id, frame);
+}
+
+Match Session::locate(const TargetSpec& t, double timeout) {
+    StepRecord s = newStep("locate", &t);
+    Located l = find(t, timeout, true);
+    s.method = l.match.method;
+    s.score = l.match.score;
+    s.threshold = l.match.threshold;
+    s.box = l.match.box;
+    s.locate_ms = l.match.ms;
+    s.status = l.match.found ? "ok" : "not_found";
+    commit(s);
+    return l.match;
+}
+
+std::vector<Match> Session::findAll(const TargetSpec& t, int max_results) {
+    if (!t.image) throw std::invalid_argument("find_all: expected an image target, got " + describeTarget(t));
+    StepRecord s = newStep("find_all", &t);
+    Frame f = device_.capture();
+    Template tpl = templateFor(t, f.scale);
+    auto t0 = monotonicSeconds();
+    std::vector<Match> all = matcher_.findAll(f.bgr, tpl, regionFor(t), max_results);
+    s.locate_ms = msBetween(t0, monotonicSeconds());
+    s.method = "template";
+    s.threshold = tpl.threshold;
+    s.params_json = nlohmann::json{{"count", all.size()}}.dump();
+    if (!all.empty()) {
+        s.score = all.front().score;
+        s.box = all.front().box;
+    }
+    commit(s);
+    return all;
+}
+
+Match Session::wait(const TargetSpec& t, double timeout, const std::string& action) {
+    if (timeout < 0) timeout = options_.find_timeout;
+    StepRecord s = newStep(action, &t);
+    Located l = find(t, timeout, true);
+    if (!l.match.found) failLocate(s, t, l, timeout, "not found");
+    s.method = l.match.method;
+    s.score = l.match.score;
+    s.threshold = l.match.threshold;
+    s.box = l.match.box;
+    s.locate_ms = l.match.ms;
+    if (auto id = saveFrame(l.frame)) s.frame_before = id;
+    commit(s);
+    return l.match;
+}
+
+void Session::waitVanish(const TargetSpec& t, double timeout) {
+    if (timeout < 0) timeout = options_.find_timeout;
+    StepRecord s = newStep("wait_vanish", &t);
+    Located l = find(t, timeout, false);
+    if (l.match.found) failLocate(s, t, l, timeout, "still present");
+    s.method = l.match.method;
+    s.score = l.match.score;
+    s.threshold = l.match.threshold;
+    commit(s);
+}
+
+void Session::moveExactly(Point p) {
+    device_.move(p);
+    // Read the pointer back and correct once if the server put it elsewhere (seed 001 §4).
+    Point c = device_.cursor();
+    if (c.x != p.x || c.y != p.y) device_.move(p);
+}
+
+Match Session::tap(const TargetSpec& t, const TapOptions& o) {
+    StepRecord s = newStep(o.action, &t);
+    s.params_json = nlohmann::json{{"button", int(o.button)}, {"count", o.count}, {"hold", o.hold}}.dump();
+    Match m;
+    Frame before;
+    if (t.image) {
+        double timeout = o.timeout < 0 ? options_.find_timeout : o.timeout;
+        Located l = find(t, timeout, true);
+        if (!l.match.found) failLocate(s, t, l, timeout, "not found");
+        m = l.match;
+        before = std::move(l.frame);
+        s.locate_ms = m.ms;
+    } else if (t.point) {
+        m.found = true;
+        m.method = "point";
+        m.target = pointFor(t);
+        m.box = {m.target.x, m.target.y, 1, 1};
+        before = device_.capture();
+    } else {
+        throw std::invalid_argument(o.action + ": expected an image or a point target");
+    }
+    s.method = m.method;
+    if (m.method != "point") {
+        s.score = m.score;
+        s.threshold = m.threshold;
+        s.box = m.box;
+    }
+    s.input = m.target;
+    double a0 = monotonicSeconds();
+    moveExactly(m.target);
+    if (o.hold > 0) {
+        device_.press(o.button);
+        device_.sync();
+        sleepCancellable(o.hold);
+        device_.release(o.button);
+    } else {
+        device_.click(o.button, o.count);
+    }
+    device_.sync();
+    s.action_ms = msBetween(a0, monotonicSeconds());
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    Settle st = waitSettled(before);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    commit(s);
+    return m;
+}
+
+void Session::input(const std::string& text) {
+    StepRecord s = newStep("input", nullptr);
+    s.target = text;
+    s.method = "keyboard";
+    Frame before = device_.capture();
+    double a0 = monotonicSeconds();
+    device_.typeText(text);
+    device_.sync();
+    s.action_ms = msBetween(a0, monotonicSeconds());
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    Settle st = waitSettled(before);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    commit(s);
+}
+
+void Session::key(const std::string& combo) {
+    std::vector<uint32_t> keys = parseKeyCombo(combo);
+    StepRecord s = newStep("key", nullptr);
+    s.target = combo;
+    s.method = "keyboard";
+    Frame before = device_.capture();
+    double a0 = monotonicSeconds();
+    device_.keyCombo(keys);
+    device_.sync();
+    s.action_ms = msBetween(a0, monotonicSeconds());
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    Settle st = waitSettled(before);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    commit(s);
+}
+
+void Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
+    StepRecord s = newStep("scroll", at ? &*at : nullptr);
+    s.params_json = nlohmann::json{{"dx", dx}, {"dy", dy}}.dump();
+    Frame before;
+    if (at) {
+        Match m;
+        if (at->image) {
+            Located l = find(*at, options_.find_timeout, true);
+            if (!l.match.found) failLocate(s, *at, l, options_.find_timeout, "not found");
+            m = l.match;
+            before = std::move(l.frame);
+            s.score = m.score;
+            s.threshold = m.threshold;
+            s.box = m.box;
+        } else {
+            m.target = pointFor(*at);
+            before = device_.capture();
+        }
+        s.input = m.target;
+        moveExactly(m.target);
+    } else {
+        before = device_.capture();
+        s.input = device_.cursor();
+    }
+    s.method = "wheel";
+    double a0 = monotonicSeconds();
+    device_.scroll(dx, dy);
+    device_.sync();
+    s.action_ms = msBetween(a0, monotonicSeconds());
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    Settle st = waitSettled(before);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    commit(s);
+}
+
+void Session::drag(const TargetSpec& from, const TargetSpec& to, double duration) {
+    StepRecord s = newStep("drag", &from);
+    s.target = describeTarget(from) + " -> " + describeTarget(to);
+    auto resolve = [&](const TargetSpec& t, Frame& frame) -> Point {
+        if (t.point) {
+            if (frame.empty()) frame = device_.capture();
+            return pointFor(t);
+        }
+        Located l = find(t, options_.find_timeout, true);
+        if (!l.match.found) failLocate(s, t, l, options_.find_timeout, "not found");
+        if (frame.empty()) frame = l.frame;
+        return l.match.target;
+    };
+    Frame before;
+    Point a = resolve(from, before);
+    Point b = resolve(to, before);
+    s.input = a;
+    s.method = "pointer";
+    s.params_json = nlohmann::json{{"to", {b.x, b.y}}, {"duration", duration}}.dump();
+    double a0 = monotonicSeconds();
+    moveExactly(a);
+    device_.press(MouseButton::Left);
+    device_.sync();
+    // Intermediate motion events so that toolkits see a drag, spread over `duration`.
+    const int steps = std::max(2, int(duration / 0.02));
+    for (int i = 1; i <= steps; ++i) {
+        double f = double(i) / steps;
+        device_.move({int(std::lround(a.x + (b.x - a.x) * f)), int(std::lround(a.y + (b.y - a.y) * f))});
+        device_.sync();
+        sleepCancellable(duration / steps);
+    }
+    device_.release(MouseButton::Left);
+    device_.sync();
+    s.action_ms = msBetween(a0, monotonicSeconds());
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    Settle st = waitSettled(before);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    commit(s);
+}
+
+int64_t Session::screenshot(const std::string& path, Frame* out) {
+    StepRecord s = newStep("screenshot", nullptr);
+    s.target = path;
+    Frame f = device_.capture();
+    if (!path.empty() && !cv::imwrite(path, f.bgr))
+        throw std::runtime_error("screenshot: cannot write \"" + path + "\"");
+    int64_t id = log_ ? log_->addFrame(run_id_, f) : 0;
+    if (id) s.frame_after = id;
+    commit(s);
+    if (out) *out = std::move(f);
+    return id;
+}
+
+void Session::sleep(double seconds) {
+    if (seconds < 0) throw std::invalid_argument("sleep: expected seconds >= 0, got " + fmt(seconds));
+    sleepCancellable(seconds);
+}
+
+std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv) {
+    StepRecord s = newStep("launch", nullptr);
+    nlohmann::json args = argv;
+    s.target = args.dump();
+    std::shared_ptr<Process> p = Process::spawn(argv, {});
+    s.params_json = nlohmann::json{{"pid", p->pid()}}.dump();
+    s.method = "process";
+    commit(s);
+    processes_.push_back(p);
+    return p;
+}
+
+Settle Session::waitSettled(const Frame& before) {
+    Settle r;
+    double t0 = monotonicSeconds();
+    double last_change = -1;  // monotonic time of the last change seen between captures
+    Frame prev = before;
+    for (;;) {
+        if (cancelRequested()) throw std::runtime_error("cancelled");
+        Frame f = device_.capture();
+        double now = monotonicSeconds();
+        if (f.bgr.size() != before.bgr.size()) {
+            // The screen was resized: that is a change; compare against the new frame from now on.
+            last_change = now;
+            r.change_ratio = 1.0;
+        } else {
+            double vs_before = changeRatio(before.bgr, f.bgr, options_.change_tolerance);
+            r.change_ratio = std::max(r.change_ratio, vs_before);
+            if (prev.bgr.size() == f.bgr.size() &&
+                changeRatio(prev.bgr, f.bgr, options_.change_tolerance) > 0)
+                last_change = now;
+        }
+        prev = std::move(f);
+        bool changed = last_change >= 0;
+        if (changed && now - last_change >= options_.settle_interval) break;
+        if (!changed && now - t0 >= options_.effect_timeout) break;
+        if (now - t0 >= options_.settle_timeout) {
+            r.settled = false;
+            break;
+        }
+        sleepCancellable(options_.poll_interval);
+    }
+    r.ms = msBetween(t0, monotonicSeconds());
+    r.frame = std::move(prev);
+    return r;
+}
+
+}  // namespace eacu

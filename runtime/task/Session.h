@@ -1,0 +1,137 @@
+// A session drives one device for one run: every action is a recorded step.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assets/AssetLibrary.h"
+#include "device/Device.h"
+#include "process/Process.h"
+#include "record/RunLog.h"
+#include "task/StepError.h"
+#include "task/Target.h"
+#include "vision/Matcher.h"
+
+namespace eacu {
+
+/// Timing settings, in seconds.
+/// - `find_timeout`: how long tap/wait/verify look for a target by default.
+/// - `poll_interval`: pause between captures while looking or settling.
+/// - `effect_timeout`: how long to wait for the screen to change after an action.
+/// - `settle_interval`: how long the screen must stay unchanged to count as settled.
+/// - `settle_timeout`: the most an action waits for the screen to settle.
+/// - `change_tolerance`: grey levels a pixel must move to count as changed (seed 000: 15).
+struct SessionOptions {
+    std::string script_dir;
+    double find_timeout = 5.0;
+    double poll_interval = 0.03;
+    double effect_timeout = 0.5;
+    double settle_interval = 0.1;
+    double settle_timeout = 5.0;
+    int change_tolerance = 15;
+    bool record_frames = true;
+};
+
+/// Options of a tap: `button`, `count` (2 = double tap), `hold` seconds between press and
+/// release (long press), `timeout` to find the target (negative: SessionOptions::find_timeout).
+struct TapOptions {
+    MouseButton button = MouseButton::Left;
+    int count = 1;
+    double hold = 0.0;
+    double timeout = -1;
+    std::string action = "tap";
+};
+
+/// What the screen did after an action: the largest change ratio seen against the before
+/// frame, whether it settled, and the milliseconds spent waiting.
+struct Settle {
+    double change_ratio = 0;
+    bool settled = true;
+    double ms = 0;
+    Frame frame;
+};
+
+/// Runs steps on a device: resolves targets, captures, locates, injects input, waits for the
+/// screen to settle and records each step (with before/after frames) in the run log.
+/// Failed steps throw StepError (message: what was sought, best score and where, threshold,
+/// frame id). Processes started by launch() are stopped when the session ends.
+class Session {
+public:
+    /// `log` may be null (nothing recorded); `run_id` is the run rows belong to.
+    Session(Device& device, const AssetLibrary& assets, const Matcher& matcher, RunLog* log,
+            int64_t run_id, SessionOptions options = {});
+    ~Session();
+
+    Device& device() { return device_; }
+    const AssetLibrary& assets() const { return assets_; }
+    SessionOptions& options() { return options_; }
+    RunLog* log() { return log_; }
+    int64_t runId() const { return run_id_; }
+
+    /// One look for `target` on a fresh capture, or repeated looks for up to `timeout`
+    /// seconds until found. Returns the best match seen (check `found`). Recorded as a step.
+    Match locate(const TargetSpec& target, double timeout = 0);
+    /// Every occurrence of an image target on one capture (NMS applied), best first.
+    std::vector<Match> findAll(const TargetSpec& target, int max_results = 100);
+    /// Waits up to `timeout` seconds (negative: find_timeout) for the target to appear;
+    /// throws StepError when it does not.
+    Match wait(const TargetSpec& target, double timeout = -1, const std::string& action = "wait");
+    /// Waits up to `timeout` seconds for the target to be absent; throws StepError otherwise.
+    void waitVanish(const TargetSpec& target, double timeout = -1);
+
+    /// Finds the target (image) or resolves the point, then clicks it. Returns the match
+    /// (method "point" for points).
+    Match tap(const TargetSpec& target, const TapOptions& options = {});
+    /// Types UTF-8 text into the focused window.
+    void input(const std::string& text);
+    /// Presses a key combo ("ctrl+s", "Return"). Throws std::invalid_argument for unknown keys.
+    void key(const std::string& combo);
+    /// Scrolls by wheel clicks (dy > 0: down) with the pointer over `at` (or where it is).
+    void scroll(int dx, int dy, const std::optional<TargetSpec>& at = std::nullopt);
+    /// Presses at `from`, moves to `to` in about `duration` seconds, releases.
+    void drag(const TargetSpec& from, const TargetSpec& to, double duration = 0.3);
+    /// Captures the screen; when `path` is not empty also writes it as PNG. Records the frame
+    /// and returns its id (0 when nothing is recorded).
+    int64_t screenshot(const std::string& path, Frame* out = nullptr);
+    /// Sleeps (cancellable).
+    void sleep(double seconds);
+    /// Starts a program with the session's display in its environment; it is stopped when
+    /// the session ends. Throws std::runtime_error when it cannot start.
+    std::shared_ptr<Process> launch(const std::vector<std::string>& argv);
+
+    /// Captures until the screen changed and then stayed unchanged for settle_interval, or
+    /// effect_timeout passed without change, or settle_timeout passed.
+    Settle waitSettled(const Frame& before);
+
+private:
+    struct Located {
+        Match match;
+        Frame frame;
+    };
+    Template templateFor(const TargetSpec& t, double frame_scale) const;
+    std::optional<Rect> regionFor(const TargetSpec& t) const;
+    Located find(const TargetSpec& t, double timeout, bool want_present);
+    Point pointFor(const TargetSpec& t) const;
+    StepRecord newStep(const std::string& action, const TargetSpec* t);
+    int64_t saveFrame(const Frame& f);
+    int64_t commit(StepRecord& s);
+    [[noreturn]] void failLocate(StepRecord& s, const TargetSpec& t, const Located& l,
+                                 double timeout, const char* verb);
+    void moveExactly(Point p);
+
+    Device& device_;
+    const AssetLibrary& assets_;
+    const Matcher& matcher_;
+    RunLog* log_;
+    int64_t run_id_;
+    SessionOptions options_;
+    int step_counter_ = 0;
+    std::vector<std::shared_ptr<Process>> processes_;
+};
+
+/// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.
+std::string describeTarget(const TargetSpec& t);
+
+}  // namespace eacu

@@ -1,0 +1,29 @@
+// The result of locating a template in a frame.
+#pragma once
+#include <string>
+
+#include "geometry/Rect.h"
+
+namespace eacu {
+
+/// A located (or best-but-rejected) candidate.
+/// - `box`: physical pixels of the searched frame.
+/// - `target`: the input point: box centre plus the template's target offset.
+/// - `score`: raw normalized cross-correlation of the greyscale search in [-1, 1], never
+///   rescaled; `color_score` the same measure over the BGR channels at the same place.
+/// - `found`: both scores reached `threshold`.
+/// - `method`: how it was found ("template"); `scale` the template scale used.
+/// - `ms`: wall time of the search in milliseconds.
+struct Match {
+    bool found = false;
+    Rect box;
+    Point target;
+    double score = 0.0;
+    double color_score = 0.0;
+    double threshold = 0.0;
+    double scale = 1.0;
+    std::string method = "template";
+    double ms = 0.0;
+};
+
+}  // namespace eacu

@@ -1,0 +1,34 @@
+// A reference image to search for, with its matching settings.
+#pragma once
+#include <string>
+
+#include <opencv2/core.hpp>
+
+#include "geometry/Rect.h"
+
+namespace eacu {
+
+/// Default similarity threshold for template matching (raw normalized cross-correlation).
+/// Airtest and SikuliX use 0.7 with score inflation or colour-blind matching; eacu confirms in
+/// colour and never inflates, and 0.8 keeps false positives out on UI screenshots.
+inline constexpr double kDefaultThreshold = 0.8;
+
+/// A template: `bgr` pixels (CV_8UC3), optional `mask` (CV_8UC1, non-zero = compare) taken from
+/// the PNG alpha channel, threshold in [0, 1], target `offset` in template pixels from the
+/// centre, and the device scale factor `scale` at which the image was captured.
+struct Template {
+    std::string name;
+    std::string path;
+    cv::Mat bgr;
+    cv::Mat mask;
+    double threshold = kDefaultThreshold;
+    Point offset;
+    double scale = 1.0;
+
+    /// Loads a PNG/JPEG from `path` (alpha becomes the mask when it is not fully opaque).
+    /// Throws std::runtime_error("cannot read image \"...\"") when the file is missing or
+    /// not an image.
+    static Template load(const std::string& path);
+};
+
+}  // namespace eacu

@@ -1,0 +1,57 @@
+-- The desktop calculator (xcalc from x11-apps): open it, press its keys, read its display.
+-- Keys and display digits are found by image (scripts/calculator/images/index.json).
+local M = {
+  name = "calculator",
+  keywords = { "calculator", "calc", "xcalc", "计算器" },
+  window_class = "XCalc",
+}
+
+-- Characters of a key sequence -> asset names.
+local keys = {
+  ["0"] = "btn_0", ["1"] = "btn_1", ["2"] = "btn_2", ["3"] = "btn_3", ["4"] = "btn_4",
+  ["5"] = "btn_5", ["6"] = "btn_6", ["7"] = "btn_7", ["8"] = "btn_8", ["9"] = "btn_9",
+  ["+"] = "btn_plus", ["-"] = "btn_minus", ["*"] = "btn_multiply", ["×"] = "btn_multiply",
+  ["/"] = "btn_divide", ["÷"] = "btn_divide", ["="] = "btn_equals", ["."] = "btn_point",
+  ["C"] = "btn_clear",
+}
+
+--- Starts xcalc and waits (up to `timeout` seconds, default 10) until its keypad is shown.
+--- Returns the process handle.
+function M.open(timeout)
+  local proc = launch "xcalc"
+  wait("calculator.btn_clear", timeout or 10)
+  return proc
+end
+
+--- Presses the keys of `sequence` in order, e.g. "12×34=" ("C" is AC). UTF-8 aware.
+function M.press(sequence)
+  for ch in sequence:gmatch("[%z\1-\127\194-\244][\128-\191]*") do
+    if ch ~= " " then
+      local name = keys[ch]
+      if not name then
+        error(string.format("calculator.press: no key for %q (keys: 0-9 + - * × / ÷ = . C)", ch), 2)
+      end
+      tap("calculator." .. name)
+    end
+  end
+end
+
+--- Reads the digits the display shows (a string such as "408"), by finding each digit glyph
+--- in the display, which lies above the keypad. Signs, points and exponents are not read.
+function M.read_display()
+  local ac = wait("calculator.btn_clear", 2)
+  -- The display spans the window's width above the keypad's first row.
+  local region = { x = math.max(0, ac.x - 200), y = math.max(0, ac.y - 65), w = 240, h = 60 }
+  local found = {}
+  for d = 0, 9 do
+    for _, m in ipairs(find_all({ image = "calculator.display_" .. d, region = region }, 32)) do
+      found[#found + 1] = { x = m.x, digit = tostring(d) }
+    end
+  end
+  table.sort(found, function(a, b) return a.x < b.x end)
+  local out = {}
+  for i, f in ipairs(found) do out[i] = f.digit end
+  return table.concat(out)
+end
+
+return M

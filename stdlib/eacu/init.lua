@@ -1,0 +1,191 @@
+-- eacu: the public Lua API (the DSL) over the private native module eacu._native.
+-- Every action is a recorded step; failures are Lua errors that name the target, the best
+-- score and where, the threshold and the run-log frame.
+local native = require("eacu._native")
+local match = require("eacu.match")
+local target = require("eacu.target")
+
+local M = {}
+
+-- Calls a native function; a failure is re-raised at the script's line (level 3: the caller
+-- of the public function).
+local function call(fn, ...)
+  local results = { pcall(fn, ...) }
+  if not results[1] then error(results[2], 3) end
+  return unpack(results, 2, table.maxn(results))
+end
+
+local function check_timeout(fname, t)
+  if t ~= nil and (type(t) ~= "number" or t < 0) then
+    error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(t)), 3)
+  end
+  return t
+end
+
+--- tap(target [, opts]) -> Match. Finds the target (waiting up to opts.timeout seconds, default
+--- 5) and clicks its centre (plus offset). opts: button ("left"|"right"|"middle"), timeout.
+function M.tap(t, opts)
+  opts = opts or {}
+  return match.wrap(call(native.tap, target.normalize(t, "tap"), opts))
+end
+
+--- double_tap(target [, opts]) -> Match.
+function M.double_tap(t, opts)
+  opts = opts or {}
+  return match.wrap(call(native.tap, target.normalize(t, "double_tap"),
+    { button = opts.button, timeout = opts.timeout, count = 2, action = "double_tap" }))
+end
+
+--- long_press(target [, seconds=1 [, opts]]) -> Match. Holds the button for `seconds`.
+function M.long_press(t, seconds, opts)
+  opts = opts or {}
+  seconds = seconds or 1
+  check_timeout("long_press", seconds)
+  return match.wrap(call(native.tap, target.normalize(t, "long_press"),
+    { button = opts.button, timeout = opts.timeout, hold = seconds, action = "long_press" }))
+end
+
+--- input(text): types UTF-8 text (any script, "\n" presses Return) into the focused window.
+function M.input(text)
+  if type(text) ~= "string" and type(text) ~= "number" then
+    error("input: expected text (a string), got " .. type(text), 2)
+  end
+  call(native.input, tostring(text))
+end
+
+--- key(combo): presses a key combo such as "ctrl+s", "alt+F4", "Return".
+function M.key(combo)
+  if type(combo) ~= "string" then error("key: expected a key combo string, got " .. type(combo), 2) end
+  call(native.key, combo)
+end
+
+--- scroll{dy=, dx=, at=target} or scroll(dy): wheel clicks; dy > 0 scrolls down, dx > 0 right.
+function M.scroll(opts)
+  if type(opts) == "number" then opts = { dy = opts } end
+  if type(opts) ~= "table" then error("scroll: expected {dy=, dx=, at=} or a number, got " .. type(opts), 2) end
+  local at = opts.at and target.normalize(opts.at, "scroll") or nil
+  call(native.scroll, opts.dx or 0, opts.dy or 0, at)
+end
+
+--- drag(from, to [, seconds=0.3]): presses at `from`, moves to `to`, releases.
+function M.drag(from, to, seconds)
+  call(native.drag, target.normalize(from, "drag"), target.normalize(to, "drag"), seconds or 0.3)
+end
+
+--- swipe{from=, to=, duration=}: drag with named arguments.
+function M.swipe(opts)
+  if type(opts) ~= "table" then error("swipe: expected {from=, to=, duration=}", 2) end
+  call(native.drag, target.normalize(opts.from, "swipe"), target.normalize(opts.to, "swipe"), opts.duration or 0.3)
+end
+
+--- locate(target [, timeout=0]) -> Match, or nil and the reason (with the best candidate).
+function M.locate(t, timeout)
+  check_timeout("locate", timeout)
+  local m = match.wrap(call(native.locate, target.normalize(t, "locate"), timeout or 0))
+  if m.found then return m end
+  return nil, string.format("%s not found: best score %.3f at (%d,%d %dx%d), threshold %.2f",
+    type(t) == "string" and ('"' .. t .. '"') or "target", m.score, m.x, m.y, m.w, m.h, m.threshold), m
+end
+
+--- find_all(target [, max=100]) -> list of Matches, best first (non-maximum suppressed).
+function M.find_all(t, max)
+  local all = call(native.find_all, target.normalize(t, "find_all"), max or 100)
+  for _, m in ipairs(all) do match.wrap(m) end
+  return all
+end
+
+--- exists(target [, timeout=0]) -> boolean, Match|nil. One look by default.
+function M.exists(t, timeout)
+  check_timeout("exists", timeout)
+  local m = match.wrap(call(native.locate, target.normalize(t, "exists"), timeout or 0))
+  if m.found then return true, m end
+  return false
+end
+
+--- wait(target [, timeout=5]) -> Match; error if it does not appear in time.
+function M.wait(t, timeout)
+  check_timeout("wait", timeout)
+  return match.wrap(call(native.wait, target.normalize(t, "wait"), timeout or -1, "wait"))
+end
+
+--- wait_vanish(target [, timeout=5]): error if it is still there after `timeout`.
+function M.wait_vanish(t, timeout)
+  check_timeout("wait_vanish", timeout)
+  call(native.wait_vanish, target.normalize(t, "wait_vanish"), timeout or -1)
+end
+
+--- verify(target [, timeout=5]) -> Match: the target must be on screen (waits for it to
+--- settle in up to `timeout`). verify(fn [, message [, timeout]]): fn() must return true.
+function M.verify(t, a, b)
+  if type(t) == "function" then
+    local message, timeout = a, b or 5
+    check_timeout("verify", timeout)
+    local deadline = native.now() + timeout
+    local ok, res
+    repeat
+      ok, res = pcall(t)
+      if ok and res then return res end
+      if native.now() >= deadline then break end
+      call(native.sleep, 0.05)
+    until false
+    error("verify: " .. (message or "condition") .. " is not true after " .. timeout .. " s" ..
+      (ok and "" or (": " .. tostring(res))), 2)
+  end
+  check_timeout("verify", a)
+  return match.wrap(call(native.wait, target.normalize(t, "verify"), a or -1, "verify"))
+end
+
+--- sleep(seconds): waits (a script-requested pause; actions already wait for the screen).
+function M.sleep(seconds)
+  if type(seconds) ~= "number" then error("sleep: expected seconds, got " .. type(seconds), 2) end
+  call(native.sleep, seconds)
+end
+
+--- screenshot([path]) -> frame id in the run log; also writes a PNG when a path is given.
+function M.screenshot(path)
+  return call(native.screenshot, path)
+end
+
+--- launch(cmd) -> Process. cmd: an argv table {"zenity", "--entry"} or a command line run by
+--- /bin/sh. The handle has :wait([timeout]), :read([timeout]), :read_line([timeout]),
+--- :stop(), :running(), :pid(). Launched programs are stopped when the run ends.
+function M.launch(cmd)
+  local argv
+  if type(cmd) == "string" then
+    argv = { "/bin/sh", "-c", "exec " .. cmd }
+  elseif type(cmd) == "table" then
+    argv = cmd
+  else
+    error("launch: expected a command string or an argv table, got " .. type(cmd), 2)
+  end
+  return call(native.launch, argv)
+end
+
+--- screen_size() -> width, height (physical pixels), device scale factor.
+function M.screen_size() return call(native.screen_size) end
+
+--- settings{find_timeout=, poll_interval=, effect_timeout=, settle_interval=, settle_timeout=}
+function M.settings(opts) call(native.set_options, opts) end
+
+--- resolve(target) -> what a target string names: {name, path, threshold, offset, scale, w, h}.
+function M.resolve(t) return call(native.resolve, target.normalize(t, "resolve")) end
+
+--- assets() -> every asset name known (qualified: "calculator.btn_1").
+function M.assets() return call(native.assets) end
+
+--- run_info() -> {run_id, db, device, script_dir}
+function M.run_info() return call(native.run_info) end
+
+local globals = {
+  "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
+  "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
+  "screen_size", "settings",
+}
+
+--- Installs the DSL functions as globals of `env` (the script environment).
+function M.install(env)
+  for _, name in ipairs(globals) do env[name] = M[name] end
+  env.eacu = M
+end
+
+return M

@@ -1,0 +1,34 @@
+-- Normalizes what scripts pass as a target into what eacu._native accepts.
+local match = require("eacu.match")
+
+local M = {}
+
+--- Returns a target for the native module:
+---   "name" or "path.png"            -> the string (asset name/alias, then image path)
+---   {image=..., threshold=, region=, offset=} / {"name", ...} -> the table
+---   {x=, y=}                        -> the table (pixels, or fractions in 0..1)
+---   a Match                         -> its input point {x=cx, y=cy}
+--- Raises an error naming what was expected otherwise.
+function M.normalize(t, fname)
+  local kind = type(t)
+  if kind == "string" then
+    if t == "" then error(fname .. ": empty target (expected an asset name or image path)", 3) end
+    return t
+  end
+  if kind == "table" then
+    if match.is(t) then
+      return { x = t.cx, y = t.cy, label = string.format("match(%d,%d)", t.cx, t.cy) }
+    end
+    if t.image or type(t[1]) == "string" or (t.x ~= nil and t.y ~= nil) then return t end
+    if t.text then
+      error(fname .. ": text targets need OCR, which this build does not have yet", 3)
+    end
+    if t.dynamic then
+      error(fname .. ": dynamic (model) targets are not available in this build yet", 3)
+    end
+  end
+  error(string.format("%s: expected a target (asset name, image path, {image=...}, {x=, y=} or a Match), got %s",
+    fname, kind == "table" and "a table without image or x/y" or kind), 3)
+end
+
+return M
