@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The main job end to end: examples/calculator.lua on a real xcalc in a private Xvfb; the run
+# log rows; eacu show; a failing run; a run stopped by a signal. Xvfb must be gone each time.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+rm -rf "$OUT"; mkdir -p "$OUT"
+db=$OUT/runs.db
+
+# 1. The example passes and prints the result.
+out=$("$EACU" run "$root/examples/calculator.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
+  cat "$OUT/stderr" >&2; fail "calculator example exited $?"; }
+expect_contains "$out" "12 × 34 = 408" "printed result"
+expect_contains "$(cat "$OUT/stderr")" "passed" "summary line"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$run")" "passed" "run status"
+expect_eq "$(sqlite3 "$db" "SELECT screen_w || 'x' || screen_h FROM runs WHERE id=$run")" "1280x800" "screen size"
+# Seven taps (AC 1 2 × 3 4 =), each found by template with its raw score, box, input point and
+# both frames, in order.
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(target, ' ') FROM (SELECT target FROM steps WHERE run_id=$run AND action='tap' ORDER BY idx)")" \
+  '"AC" "1" "2" "×" "3" "4" "="' "tapped targets"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='template' AND score >= threshold AND threshold = 0.9 AND box_w = 32 AND input_x IS NOT NULL AND frame_before IS NOT NULL AND frame_after IS NOT NULL AND status='ok' AND change_ratio > 0")" \
+  "7" "complete tap rows"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM frames f JOIN steps s ON s.frame_after = f.id WHERE s.run_id=$run AND s.action='tap' AND length(f.png) > 1000 AND f.width = 1280")" \
+  "7" "after-frames stored as PNG"
+# The input point of "=" lies inside its box.
+expect_eq "$(sqlite3 "$db" "SELECT input_x >= box_x AND input_x < box_x + box_w AND input_y >= box_y AND input_y < box_y + box_h FROM steps WHERE run_id=$run AND target='\"=\"'")" "1" "input point inside the box"
+expect_display_gone "$(display_of_run "$db" "$run")"
+
+# 2. eacu show lists every tap with its score; eacu runs lists the run.
+show=$("$EACU" show "$run" --db "$db")
+echo "$show"
+expect_eq "$(echo "$show" | grep -cE '^ +[0-9]+ +tap +.* template +1\.000 +0\.90 ')" "7" "taps in eacu show"
+expect_contains "$("$EACU" runs --db "$db")" "examples/calculator.lua" "eacu runs"
+expect_contains "$("$EACU" runs --db "$db" --status passed)" "passed" "eacu runs --status"
+
+# 3. A failing run: exit 1, one line naming the run, the target, the best score; Xvfb stopped.
+cat > "$OUT/missing.lua" <<'LUA'
+launch "xcalc"
+wait("calculator.btn_clear", 10)
+tap({ image = "calculator.display_5", region = { 0, 0, 226, 60 } }, { timeout = 0.5 })
+LUA
+set +e
+"$EACU" run "$OUT/missing.lua" --display virtual --db "$db" 2>"$OUT/fail.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status of a failing run"
+err=$(cat "$OUT/fail.err")
+expect_eq "$(echo "$err" | wc -l)" "1" "one-line reason"
+frun=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_contains "$err" "run $frun failed" "reason names the run"
+expect_contains "$err" 'tap "calculator.display_5": not found' "reason names the target"
+expect_contains "$err" "best score" "reason gives the best score"
+expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$frun")" "failed" "failed run status"
+fframe=$(sqlite3 "$db" "SELECT frame_before FROM steps WHERE run_id=$frun AND status='failed'")
+expect_contains "$err" "frame $fframe of run $frun" "reason names the frame"
+expect_display_gone "$(display_of_run "$db" "$frun")"
+
+# 4. A run stopped by SIGTERM while it waits: recorded as interrupted, Xvfb and xcalc stopped.
+cat > "$OUT/long.lua" <<'LUA'
+launch "xcalc"
+wait("calculator.btn_clear", 10)
+print("ready")
+io.stdout:flush()
+wait({ image = "calculator.display_5", region = { 0, 0, 226, 60 } }, 600)
+LUA
+"$EACU" run "$OUT/long.lua" --display virtual --db "$db" >"$OUT/long.out" 2>"$OUT/long.err" &
+pid=$!
+for i in $(seq 200); do grep -q ready "$OUT/long.out" 2>/dev/null && break; sleep 0.1; done
+grep -q ready "$OUT/long.out" || fail "long run did not get ready"
+lrun=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+xcalc_pid=$(pgrep -n -x xcalc)
+kill -TERM $pid
+set +e
+wait $pid
+code=$?
+set -e
+expect_eq "$code" "130" "exit status after SIGTERM"
+expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$lrun")" "interrupted" "interrupted run status"
+expect_display_gone "$(display_of_run "$db" "$lrun")"
+for i in $(seq 100); do kill -0 "$xcalc_pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$xcalc_pid" 2>/dev/null && fail "xcalc survived the run"
+echo "calculator: 4 passed, 0 failed"
