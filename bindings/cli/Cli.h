@@ -53,5 +53,6 @@ std::string formatTime(double t);
 int cmdRun(int argc, char** argv);
 int cmdRuns(int argc, char** argv);
 int cmdShow(int argc, char** argv);
+int cmdBench(int argc, char** argv);
 
 }  // namespace eacu

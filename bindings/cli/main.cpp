@@ -16,6 +16,8 @@ Usage:
       List recent runs.
   eacu show [RUN] [--db PATH]
       The steps of a run (default: the latest) as a table.
+  eacu bench tap [--display D] [--n 30]
+      Time taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.
   eacu --help | --version
 
 Options:
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
     if (cmd == "run") return eacu::cmdRun(argc, argv);
     if (cmd == "runs") return eacu::cmdRuns(argc, argv);
     if (cmd == "show") return eacu::cmdShow(argc, argv);
-    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show; see eacu --help)\n",
+    if (cmd == "bench") return eacu::cmdBench(argc, argv);
+    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show, bench; see eacu --help)\n",
                  cmd.c_str());
     return 2;
 }

@@ -1,0 +1,35 @@
+# eacu: one entry point for installing, building, running and testing.
+#   make demo   install Debian packages, build, run examples/calculator.lua on a private Xvfb
+#   make test   install, build, run the whole test suite (what .ci/run runs)
+BUILD ?= build
+JOBS  ?= 2
+# Debian packages: build, runtime, and the programs the tests drive.
+PACKAGES = build-essential cmake pkg-config ccache \
+  libluajit-5.1-dev libopencv-dev nlohmann-json3-dev libsqlite3-dev catch2 \
+  libx11-dev libxext-dev libxtst-dev \
+  xvfb xfonts-base fonts-dejavu-core x11-apps x11-utils zenity sqlite3 procps
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps build demo test clean
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	$(BUILD)/eacu run examples/calculator.lua --display virtual
+	$(BUILD)/eacu show
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,89 @@
+// eacu bench tap: how long a tap takes on a real program (capture + locate + inject), measured.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "assets/AssetLibrary.h"
+#include "cli/Cli.h"
+#include "device/Device.h"
+#include "device/virtual/VirtualDisplay.h"
+#include "process/Process.h"
+#include "task/Session.h"
+#include "vision/TemplateMatcher.h"
+
+namespace eacu {
+namespace {
+
+struct Stats {
+    double median, p90, mean;
+};
+
+Stats stats(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    return {v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 9 / 10)], sum / double(v.size())};
+}
+
+void print(const char* what, const std::vector<double>& v) {
+    Stats s = stats(v);
+    std::printf("  %-26s median %7.2f ms   p90 %7.2f ms   mean %7.2f ms\n", what, s.median, s.p90, s.mean);
+}
+
+}  // namespace
+
+int cmdBench(int argc, char** argv) {
+    try {
+        CliOptions o = parseCli(argc, argv, 2, {"--n"});
+        if (o.positional.empty() || o.positional[0] != "tap") {
+            std::fprintf(stderr, "eacu bench: expected a benchmark name: tap (usage: eacu bench tap "
+                                 "[--display ...] [--n 30])\n");
+            return 2;
+        }
+        int n = std::max(3, std::stoi(o.flag("--n").value_or("30")));
+        OpenDevice dev = openDevice(o.display.empty() ? "virtual" : o.display);
+        AssetLibrary assets = AssetLibrary::loadFrom(eacuHome());
+        TemplateMatcher matcher;
+        Session session(*dev.device, assets, matcher, nullptr, 0, {});
+        session.launch({"xcalc"});
+        TargetSpec clear{"\"AC\"", "calculator.btn_clear", {}, {}, {}, {}};
+        session.wait(clear, 10);
+        Size size = dev.device->screenSize();
+        std::printf("eacu bench tap: %d taps on xcalc's \"1\" key, frame %dx%d, %s\n", n, size.w,
+                    size.h, dev.device->describe().c_str());
+
+        std::vector<double> capture, locate, inject, tap_total, settle;
+        TargetSpec one{"\"1\"", "calculator.btn_1", {}, {}, {}, {}};
+        for (int i = 0; i < n; ++i) {
+            double t0 = monotonicSeconds();
+            Frame f = dev.device->capture();
+            double t1 = monotonicSeconds();
+            Template tpl = assets.resolve("calculator.btn_1", "");
+            Match m = matcher.locate(f.bgr, tpl);
+            double t2 = monotonicSeconds();
+            if (!m.found) throw std::runtime_error("the \"1\" key was not found");
+            dev.device->move(m.target);
+            dev.device->click(MouseButton::Left, 1);
+            dev.device->sync();
+            double t3 = monotonicSeconds();
+            Settle s = session.waitSettled(f);
+            capture.push_back((t1 - t0) * 1000);
+            locate.push_back((t2 - t1) * 1000);
+            inject.push_back((t3 - t2) * 1000);
+            tap_total.push_back((t3 - t0) * 1000);
+            settle.push_back(s.ms);
+            if (i % 10 == 9) session.tap(clear);  // keep the display from overflowing
+        }
+        print("capture (MIT-SHM)", capture);
+        print("locate (full frame)", locate);
+        print("inject (move+click+sync)", inject);
+        print("tap = capture+locate+inject", tap_total);
+        print("settle after the tap", settle);
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu bench: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace eacu
