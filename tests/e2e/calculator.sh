@@ -5,7 +5,7 @@ set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-. "$here/lib.sh"
+. "$here/lib.bash"
 rm -rf "$OUT"; mkdir -p "$OUT"
 db=$OUT/runs.db
 

@@ -3,7 +3,7 @@
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+. "$here/lib.bash"
 rm -rf "$OUT"; mkdir -p "$OUT"
 db=$OUT/runs.db
 out=$("$EACU" run "$here/unicode_input.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
