@@ -1,8 +1,10 @@
 // eacu show RUN: the steps of a run as a table.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli/Cli.h"
+#include "device/KeyCombo.h"
 #include "record/RunLog.h"
 
 namespace eacu {
@@ -16,8 +18,43 @@ std::string opt(const std::optional<double>& v, const char* f = "%.3f") {
     return buf;
 }
 
-std::string clip(const std::string& s, size_t n) {
-    return s.size() <= n ? s : s.substr(0, n - 3) + "...";
+// Terminal columns of a code point: 2 for East Asian wide and fullwidth forms, else 1.
+int columns(uint32_t cp) {
+    bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x20000 && cp <= 0x3FFFD);
+    return wide ? 2 : 1;
+}
+
+// `s` cut to at most `width` terminal columns ("..." marks a cut) and padded with spaces to
+// exactly `width`, counting UTF-8 code points by their display width.
+std::string fit(const std::string& s, int width) {
+    std::vector<uint32_t> cps;
+    try {
+        cps = decodeUtf8(s);
+    } catch (const std::exception&) {
+        cps.assign(s.begin(), s.end());
+    }
+    int total = 0;
+    for (uint32_t c : cps) total += columns(c);
+    std::string out;
+    int used = 0;
+    int limit = total <= width ? width : width - 3;
+    size_t byte = 0;
+    for (uint32_t c : cps) {
+        int w = columns(c);
+        if (used + w > limit) break;
+        size_t len = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        out += s.substr(byte, len);
+        byte += len;
+        used += w;
+    }
+    if (total > width) {
+        out += "...";
+        used += 3;
+    }
+    return out + std::string(std::max(0, width - used), ' ');
 }
 
 }  // namespace
@@ -47,8 +84,8 @@ int cmdShow(int argc, char** argv) {
             std::string in = s.input ? "(" + std::to_string(s.input->x) + "," + std::to_string(s.input->y) + ")" : "-";
             std::string frames = (s.frame_before ? std::to_string(*s.frame_before) : "-") + "/" +
                                  (s.frame_after ? std::to_string(*s.frame_after) : "-");
-            std::printf("%4d  %-10s  %-24s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n",
-                        s.idx, s.action.c_str(), clip(s.target, 24).c_str(), s.method.c_str(),
+            std::printf("%4d  %-10s  %s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n",
+                        s.idx, s.action.c_str(), fit(s.target, 24).c_str(), s.method.c_str(),
                         opt(s.score).c_str(), opt(s.threshold, "%.2f").c_str(), box.c_str(),
                         in.c_str(), opt(s.change_ratio, "%.4f").c_str(), opt(s.locate_ms, "%.1f").c_str(),
                         opt(s.settle_ms, "%.0f").c_str(), s.status.c_str(), frames.c_str());
