@@ -7,6 +7,8 @@ JOBS  ?= 2
 PACKAGES = build-essential cmake pkg-config ccache \
   libluajit-5.1-dev libopencv-dev nlohmann-json3-dev libsqlite3-dev catch2 \
   libx11-dev libxext-dev libxtst-dev \
+  libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
+  libcpp-httplib-dev \
   xvfb xfonts-base fonts-dejavu-core x11-apps x11-utils zenity sqlite3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
