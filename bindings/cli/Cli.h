@@ -54,5 +54,9 @@ int cmdRun(int argc, char** argv);
 int cmdRuns(int argc, char** argv);
 int cmdShow(int argc, char** argv);
 int cmdBench(int argc, char** argv);
+int cmdReport(int argc, char** argv);
+int cmdReplay(int argc, char** argv);
+int cmdFrames(int argc, char** argv);
+int cmdRepl(int argc, char** argv);
 
 }  // namespace eacu

@@ -12,10 +12,22 @@ Usage:
   eacu run SCRIPT [--display :N|virtual|virtual:WxH|image:PNG] [--db PATH] [-- ARGS...]
       Run a task script. Exit 0 on success; on failure print one line with the reason and
       the run id, exit 1.
-  eacu runs [--db PATH] [--status passed|failed|running] [--script NAME] [--limit N]
+  eacu runs [--db PATH] [--status passed|failed|running|interrupted] [--script NAME]
+            [--since 2h|3d|YYYY-MM-DD[ HH:MM]|UNIX] [--replays] [--limit N]
       List recent runs.
   eacu show [RUN] [--db PATH]
       The steps of a run (default: the latest) as a table.
+  eacu report [RUN] [-o FILE.html] [--assets DIR] [--db PATH]
+      The run as one self-contained HTML page: step timeline, frames with the match box and
+      input point, scrubber. --assets DIR writes the images there instead of embedding them.
+  eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] [--db PATH]
+      Play a recorded run back as a new run linked to it. script (default): the recorded
+      script and arguments again. actions: the recorded inputs, each gated by a check that the
+      screen around the target matches the recorded frame (a mismatch stops the replay).
+  eacu frames [RUN] -o DIR [--db PATH]
+      Export a run's frames as PNG files (frame-<id>.png and frames.tsv).
+  eacu repl [--display D] [--db PATH]
+      Interactive Lua with the whole API: history, tab completion, .help, .shot, .record.
   eacu bench tap [--display D] [--n 30]
       Time taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.
   eacu --help | --version
@@ -46,7 +58,11 @@ int main(int argc, char** argv) {
     if (cmd == "runs") return eacu::cmdRuns(argc, argv);
     if (cmd == "show") return eacu::cmdShow(argc, argv);
     if (cmd == "bench") return eacu::cmdBench(argc, argv);
-    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show, bench; see eacu --help)\n",
+    if (cmd == "report") return eacu::cmdReport(argc, argv);
+    if (cmd == "replay") return eacu::cmdReplay(argc, argv);
+    if (cmd == "frames") return eacu::cmdFrames(argc, argv);
+    if (cmd == "repl") return eacu::cmdRepl(argc, argv);
+    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show, report, replay, frames, repl, bench; see eacu --help)\n",
                  cmd.c_str());
     return 2;
 }

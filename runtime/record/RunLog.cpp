@@ -67,6 +67,13 @@ CREATE INDEX steps_by_run ON steps(run_id, idx);
 CREATE INDEX frames_by_run ON frames(run_id);
 )SQL";
 
+// Schema version 2: how a replay was made, and an index for `eacu runs --status/--since`.
+const char* kSchemaV2 = R"SQL(
+ALTER TABLE runs ADD COLUMN replay_mode TEXT;
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, started_at);
+CREATE INDEX IF NOT EXISTS runs_by_replay ON runs(replay_of);
+)SQL";
+
 const char* kStepColumns =
     "id, run_id, idx, parent_id, action, target, params, method, score, threshold, box_x, box_y, "
     "box_w, box_h, input_x, input_y, status, error, change_ratio, settle_ms, locate_ms, "
@@ -74,7 +81,8 @@ const char* kStepColumns =
 
 const char* kRunColumns =
     "r.id, r.script, r.args, r.device, r.screen_w, r.screen_h, r.scale, r.status, r.error, "
-    "r.started_at, r.ended_at, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id)";
+    "r.started_at, r.ended_at, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id), "
+    "r.replay_of, r.replay_mode";
 
 RunRecord readRun(const Statement& q) {
     RunRecord r;
@@ -90,6 +98,8 @@ RunRecord readRun(const Statement& q) {
     r.started_at = q.real(9);
     r.ended_at = q.real(10);
     r.step_count = q.integer(11);
+    r.replay_of = q.optInteger(12);
+    r.replay_mode = q.text(13);
     return r;
 }
 
@@ -153,6 +163,7 @@ void RunLog::migrate() {
     exec("BEGIN IMMEDIATE");
     try {
         if (v < 1) exec(kSchemaV1);
+        if (v < 2) exec(kSchemaV2);
         exec("PRAGMA user_version=" + std::to_string(kRunLogSchemaVersion));
         exec("COMMIT");
     } catch (...) {
@@ -165,9 +176,10 @@ int64_t RunLog::beginRun(const RunRecord& r) {
     try {
         Statement q(db_,
                     "INSERT INTO runs(script, args, device, screen_w, screen_h, scale, status, "
-                    "started_at) VALUES(?,?,?,?,?,?, 'running', ?)");
+                    "started_at, replay_of, replay_mode) VALUES(?,?,?,?,?,?, 'running', ?,?,?)");
         q.bind(1, r.script).bind(2, r.args_json).bind(3, r.device).bind(4, r.screen_w)
-            .bind(5, r.screen_h).bind(6, r.scale).bind(7, r.started_at > 0 ? r.started_at : wallSeconds());
+            .bind(5, r.screen_h).bind(6, r.scale).bind(7, r.started_at > 0 ? r.started_at : wallSeconds())
+            .bind(8, r.replay_of).bind(9, r.replay_mode.empty() ? std::optional<std::string>() : r.replay_mode);
         q.run();
     } catch (const std::exception& e) {
         fail(e.what());

@@ -13,7 +13,7 @@ struct sqlite3;
 namespace eacu {
 
 /// Current schema version, stored in PRAGMA user_version. RunLog migrates older files.
-inline constexpr int kRunLogSchemaVersion = 1;
+inline constexpr int kRunLogSchemaVersion = 2;
 
 /// One row of `runs`. Times are seconds since the Unix epoch.
 struct RunRecord {
@@ -27,6 +27,8 @@ struct RunRecord {
     std::string error;
     double started_at = 0, ended_at = 0;
     int64_t step_count = 0;  // filled by listRuns/run
+    std::optional<int64_t> replay_of;  // the run this run replays (eacu replay), if any
+    std::string replay_mode;           // "actions" | "script" for a replay, else ""
 };
 
 /// One row of `steps`: an action with what it looked for and what it found.
