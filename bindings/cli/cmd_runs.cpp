@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <stdexcept>
 
 #include "cli/Cli.h"
 #include "record/RunLog.h"
@@ -16,26 +17,70 @@ std::string formatTime(double t) {
     return buf;
 }
 
+/// Parses --since: "90s", "30m", "2h", "3d" (that long ago), "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]"
+/// (local time) or Unix seconds. Throws std::invalid_argument with what it expected.
+double parseSince(const std::string& v, double now) {
+    char unit = 0;
+    double n = 0;
+    int used = 0;
+    if (std::sscanf(v.c_str(), "%lf%c%n", &n, &unit, &used) == 2 && used == int(v.size()) &&
+        (unit == 's' || unit == 'm' || unit == 'h' || unit == 'd'))
+        return now - n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+    std::tm tm{};
+    int Y, M, D, h = 0, mi = 0, sec = 0;
+    int fields = std::sscanf(v.c_str(), "%d-%d-%d%*[ T]%d:%d:%d", &Y, &M, &D, &h, &mi, &sec);
+    if (fields >= 3 && v.size() >= 10 && v[4] == '-') {
+        tm.tm_year = Y - 1900;
+        tm.tm_mon = M - 1;
+        tm.tm_mday = D;
+        tm.tm_hour = h;
+        tm.tm_min = mi;
+        tm.tm_sec = sec;
+        tm.tm_isdst = -1;
+        return double(std::mktime(&tm));
+    }
+    size_t end = 0;
+    try {
+        double t = std::stod(v, &end);
+        if (end == v.size()) return t;
+    } catch (const std::exception&) {
+    }
+    throw std::invalid_argument("--since expects a duration (90s, 30m, 2h, 3d), a date (2026-11-22, "
+                                "\"2026-11-22 10:30\") or Unix seconds, got \"" + v + "\"");
+}
+
 int cmdRuns(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--status", "--script", "--limit", "--since"});
+        CliOptions o = parseCli(argc, argv, 2, {"--status", "--script", "--limit", "--since"}, {"--replays"});
         RunFilter f;
-        if (auto s = o.flag("--status")) f.status = *s;
+        if (auto s = o.flag("--status")) {
+            if (*s != "passed" && *s != "failed" && *s != "running" && *s != "interrupted")
+                throw std::invalid_argument("--status expects passed, failed, running or interrupted, got \"" + *s + "\"");
+            f.status = *s;
+        }
         if (auto s = o.flag("--script")) f.script_contains = *s;
         if (auto s = o.flag("--limit")) f.limit = std::stoi(*s);
-        if (auto s = o.flag("--since")) f.since = std::stod(*s);
+        if (auto s = o.flag("--since")) f.since = parseSince(*s, double(std::time(nullptr)));
+        bool replays_only = o.flag("--replays").has_value();
+        if (replays_only) f.limit = 1000000;
         RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
         auto runs = log.listRuns(f);
+        if (replays_only) {
+            std::erase_if(runs, [](const RunRecord& r) { return !r.replay_of; });
+            int limit = o.flag("--limit") ? std::stoi(*o.flag("--limit")) : 20;
+            if (int(runs.size()) > limit) runs.resize(size_t(limit));
+        }
         if (runs.empty()) {
             std::printf("no runs in %s\n", log.path().c_str());
             return 0;
         }
-        std::printf("%6s  %-11s  %-19s  %7s  %5s  %s\n", "RUN", "STATUS", "STARTED", "SECONDS",
-                    "STEPS", "SCRIPT");
+        std::printf("%6s  %-11s  %-19s  %7s  %5s  %-14s  %s\n", "RUN", "STATUS", "STARTED", "SECONDS",
+                    "STEPS", "REPLAY OF", "SCRIPT");
         for (const auto& r : runs) {
             double secs = r.ended_at > 0 ? r.ended_at - r.started_at : 0;
-            std::printf("%6lld  %-11s  %-19s  %7.1f  %5lld  %s\n", (long long)r.id, r.status.c_str(),
-                        formatTime(r.started_at).c_str(), secs, (long long)r.step_count,
+            std::string of = r.replay_of ? std::to_string(*r.replay_of) + " (" + r.replay_mode + ")" : "-";
+            std::printf("%6lld  %-11s  %-19s  %7.1f  %5lld  %-14s  %s\n", (long long)r.id, r.status.c_str(),
+                        formatTime(r.started_at).c_str(), secs, (long long)r.step_count, of.c_str(),
                         r.script.c_str());
         }
         return 0;

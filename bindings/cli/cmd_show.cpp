@@ -5,7 +5,12 @@
 
 #include "cli/Cli.h"
 #include "device/KeyCombo.h"
+#include "record/ReplayDiff.h"
 #include "record/RunLog.h"
+
+#include <cstdlib>
+#include <map>
+#include <unistd.h>
 
 namespace eacu {
 
@@ -57,11 +62,23 @@ std::string fit(const std::string& s, int width) {
     return out + std::string(std::max(0, width - used), ' ');
 }
 
+// ANSI colour around `s` when `on`.
+std::string paint(bool on, const char* code, const std::string& s) {
+    return on ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
+}
+
+const char* statusColour(const std::string& st) {
+    return st == "ok" || st == "passed" ? "32" : st == "running" ? "33" : "31";
+}
+
 }  // namespace
 
 int cmdShow(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {});
+        CliOptions o = parseCli(argc, argv, 2, {}, {"--color", "--no-color"});
+        // Colour on a terminal (NO_COLOR or --no-color turn it off, --color forces it).
+        bool colour = (isatty(1) && !std::getenv("NO_COLOR")) || o.flag("--color");
+        if (o.flag("--no-color")) colour = false;
         RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
         int64_t id = o.positional.empty() ? log.latestRunId() : std::stoll(o.positional[0]);
         auto run = log.run(id);
@@ -70,12 +87,30 @@ int cmdShow(int argc, char** argv) {
             return 1;
         }
         std::printf("run %lld  %s  %s\n  script  %s %s\n  device  %s (%dx%d, scale %.2f)\n  started %s",
-                    (long long)run->id, run->status.c_str(), log.path().c_str(), run->script.c_str(),
+                    (long long)run->id, paint(colour, statusColour(run->status), run->status).c_str(), log.path().c_str(), run->script.c_str(),
                     run->args_json.c_str(), run->device.c_str(), run->screen_w, run->screen_h,
                     run->scale, formatTime(run->started_at).c_str());
         if (run->ended_at > 0) std::printf(", %.1f s", run->ended_at - run->started_at);
         std::printf("\n");
-        if (!run->error.empty()) std::printf("  error   %s\n", run->error.substr(0, run->error.find('\n')).c_str());
+        if (!run->error.empty())
+            std::printf("  error   %s\n", paint(colour, "31", run->error.substr(0, run->error.find('\n'))).c_str());
+        // A replay: where it differs from the run it replays.
+        std::map<int, std::vector<std::string>> diffs;
+        if (run->replay_of) {
+            auto orig = log.run(*run->replay_of);
+            std::printf("  replay  of run %lld (%s mode)", (long long)*run->replay_of,
+                        run->replay_mode.empty() ? "?" : run->replay_mode.c_str());
+            if (!orig) {
+                std::printf(": that run is no longer in the log\n");
+            } else {
+                auto d = diffSteps(log.steps(*run->replay_of), log.steps(id));
+                for (const auto& x : d) diffs[x.idx].push_back(x.what);
+                std::string summary = d.empty() ? "every step agrees with the original"
+                                                : std::to_string(d.size()) + " difference" + (d.size() == 1 ? "" : "s") +
+                                                      " from the original (marked ≠ below)";
+                std::printf(": %s\n", paint(colour, d.empty() ? "32" : "33", summary).c_str());
+            }
+        }
         std::printf("\n%4s  %-10s  %-24s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",
                     "ACTION", "TARGET", "METHOD", "SCORE", "THR", "BOX", "INPUT", "CHANGE",
                     "LOC_MS", "SETTLE", "STATUS", "FRAMES");
@@ -84,12 +119,19 @@ int cmdShow(int argc, char** argv) {
             std::string in = s.input ? "(" + std::to_string(s.input->x) + "," + std::to_string(s.input->y) + ")" : "-";
             std::string frames = (s.frame_before ? std::to_string(*s.frame_before) : "-") + "/" +
                                  (s.frame_after ? std::to_string(*s.frame_after) : "-");
-            std::printf("%4d  %-10s  %s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n",
+            char score[16], status[16];
+            std::snprintf(score, sizeof score, "%6s", opt(s.score).c_str());
+            std::snprintf(status, sizeof status, "%-7s", s.status.c_str());
+            bool low = s.score && s.threshold && *s.score < *s.threshold;
+            std::printf("%4d  %-10s  %s  %-8s  %s  %5s  %-20s  %-11s  %6s  %7s  %7s  %s  %s\n",
                         s.idx, s.action.c_str(), fit(s.target, 24).c_str(), s.method.c_str(),
-                        opt(s.score).c_str(), opt(s.threshold, "%.2f").c_str(), box.c_str(),
+                        paint(colour && low, "31", score).c_str(), opt(s.threshold, "%.2f").c_str(), box.c_str(),
                         in.c_str(), opt(s.change_ratio, "%.4f").c_str(), opt(s.locate_ms, "%.1f").c_str(),
-                        opt(s.settle_ms, "%.0f").c_str(), s.status.c_str(), frames.c_str());
-            if (!s.error.empty()) std::printf("      error: %s\n", s.error.c_str());
+                        opt(s.settle_ms, "%.0f").c_str(), paint(colour, statusColour(s.status), status).c_str(),
+                        frames.c_str());
+            if (!s.error.empty()) std::printf("      error: %s\n", paint(colour, "31", s.error).c_str());
+            if (auto d = diffs.find(s.idx); d != diffs.end())
+                for (const auto& w : d->second) std::printf("      %s\n", paint(colour, "33", "≠ " + w).c_str());
         }
         return 0;
     } catch (const std::exception& e) {

@@ -47,7 +47,7 @@ public:
             if (s.status == "failed") {
                 // The original stopped here; replaying past it would be guessing.
                 StepRecord r = fresh(s);
-                r.method = "replay-skip";
+                r.method = "skipped";
                 r.status = "failed";
                 r.error = "replay: the original run failed at step " + std::to_string(s.idx) + ": " + s.error;
                 save(r);
@@ -152,7 +152,7 @@ private:
         int64_t live = frame(g.live);
         if (live) r.frame_before = live;
         r.status = "failed";
-        r.method = "replay-gate";
+        r.method = "replay";
         r.score = g.match.score;
         r.threshold = o_.threshold;
         r.box = g.match.box;
@@ -200,7 +200,7 @@ private:
                 r.score = g.match.score;
                 r.threshold = o_.threshold;
                 r.box = s.box ? Rect{s.box->x + g.shift.x, s.box->y + g.shift.y, s.box->w, s.box->h} : g.match.box;
-                r.method = g.relocated ? "replay-relocated" : "replay-gate";
+                r.method = g.relocated ? "relocate" : "replay";
                 if (g.relocated) ++result_.relocated;
             }
         }
@@ -210,7 +210,7 @@ private:
             if (!s.input) return skip(r, "no input point recorded");
             Point p = moved(*s.input);
             r.input = p;
-            if (!gated) r.method = "replay-point";
+            if (!gated) r.method = "point";
             MouseButton button = MouseButton(params.value("button", 1));
             int count = params.value("count", a == "double_tap" ? 2 : 1);
             double hold = params.value("hold", a == "long_press" ? 1.0 : 0.0);
@@ -233,7 +233,7 @@ private:
             Point to = moved({params["to"][0].get<int>(), params["to"][1].get<int>()});
             double duration = params.value("duration", 0.3);
             r.input = from;
-            if (!gated) r.method = "replay-point";
+            if (!gated) r.method = "point";
             Frame before = gated ? g.live : device_.capture();
             double a0 = monotonicSeconds();
             device_.move(from);
@@ -256,12 +256,12 @@ private:
                 r.input = moved(*s.input);
                 device_.move(*r.input);
             }
-            if (!gated) r.method = "replay-wheel";
+            if (!gated) r.method = "wheel";
             device_.scroll(params.value("dx", 0), params.value("dy", 0));
             device_.sync();
             finishInput(r, before, a0);
         } else if (a == "input" || a == "key") {
-            r.method = "replay-keyboard";
+            r.method = "keyboard";
             Frame before = device_.capture();
             double a0 = monotonicSeconds();
             if (a == "input") device_.typeText(s.target);
@@ -278,7 +278,7 @@ private:
             if (!gated) return skip(r, "no recorded frame to compare with");
             if (auto id = frame(g.live)) r.frame_before = id;
         } else if (a == "screenshot") {
-            r.method = "replay-capture";
+            r.method = "capture";
             if (auto id = frame(device_.capture())) r.frame_after = id;
         } else {
             return skip(r, "an observation (" + a + "), not replayed");
@@ -289,7 +289,7 @@ private:
     }
 
     bool skip(StepRecord& r, const std::string& why) {
-        r.method = "replay-skip";
+        r.method = "skipped";
         nlohmann::json p = nlohmann::json::parse(r.params_json.empty() ? "{}" : r.params_json, nullptr, false);
         if (!p.is_object()) p = nlohmann::json::object();
         p["replay"] = "skipped: " + why;

@@ -45,7 +45,7 @@ struct ReplayResult {
 /// recorded before-frame around the target (its box plus a margin, or a square around the
 /// input point) must be found on the live screen within `timeout`: near the recorded place, or
 /// anywhere on the screen (the input point then moves with it, and the step's method is
-/// "replay-relocated"). wait/verify steps are checked the same way; locate and find_all steps
+/// "relocate"). wait/verify steps are checked the same way; locate and find_all steps
 /// (observations without a frame) are recorded as skipped. Stops at the first mismatch, which
 /// is recorded as a failed step with the live frame. `helper` is a Session on the same device
 /// (without a run log) used to launch programs and wait for the screen to settle; programs it
