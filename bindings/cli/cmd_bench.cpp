@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "assets/AssetLibrary.h"
+#include "bench/BenchLocate.h"
 #include "cli/Cli.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
@@ -34,10 +35,18 @@ void print(const char* what, const std::vector<double>& v) {
 
 int cmdBench(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--n"});
-        if (o.positional.empty() || o.positional[0] != "tap") {
-            std::fprintf(stderr, "eacu bench: expected a benchmark name: tap (usage: eacu bench tap "
-                                 "[--display ...] [--n 30])\n");
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out"}, {"--no-learn"});
+        std::string what = o.positional.empty() ? "" : o.positional[0];
+        if (what == "locate") {
+            if (o.positional.size() != 2) {
+                std::fprintf(stderr, "eacu bench locate: expected a CORPUS folder\n");
+                return 2;
+            }
+            return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"));
+        }
+        if (what != "tap") {
+            std::fprintf(stderr, "eacu bench: expected a benchmark: tap, locate (usage: eacu bench "
+                                 "tap [--display ...] [--n 30] | eacu bench locate CORPUS [--out F.jsonl])\n");
             return 2;
         }
         int n = std::max(3, std::stoi(o.flag("--n").value_or("30")));

@@ -1,0 +1,110 @@
+#include "bench/BenchLocate.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "bench/Corpus.h"
+#include "device/Frame.h"
+#include "vision/Locator.h"
+
+namespace eacu {
+
+namespace {
+
+struct ScaleStats {
+    int positives = 0, hits = 0, negatives = 0, false_positives = 0;
+    std::vector<double> ms;
+};
+
+}  // namespace
+
+int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool learn_scale) {
+    std::vector<CorpusCase> cases;
+    try {
+        cases = loadCorpus(corpus_dir);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu bench locate: %s\n", e.what());
+        return 1;
+    }
+    std::ofstream out;
+    if (!out_path.empty()) {
+        out.open(out_path);
+        if (!out) {
+            std::fprintf(stderr, "eacu bench locate: cannot write %s\n", out_path.c_str());
+            return 1;
+        }
+    }
+    Locator locator;
+    std::map<std::string, cv::Mat> shots;
+    std::map<std::string, double> device_scale;  // learned per screenshot file
+    std::map<double, ScaleStats> by_scale;
+    ScaleStats all;
+    for (const CorpusCase& c : cases) {
+        if (c.kind != "positive" && c.kind != "negative") continue;
+        auto it = shots.find(c.screenshot);
+        if (it == shots.end()) {
+            cv::Mat img = cv::imread(c.screenshot, cv::IMREAD_COLOR);
+            if (img.empty()) {
+                std::fprintf(stderr, "eacu bench locate: cannot read %s\n", c.screenshot.c_str());
+                return 1;
+            }
+            it = shots.emplace(c.screenshot, img).first;
+        }
+        Template tpl = Template::load(c.tmpl);
+        LocateHints hints;
+        if (learn_scale) {
+            auto ds = device_scale.find(c.screenshot);
+            if (ds != device_scale.end()) hints.expected_scale = ds->second / tpl.scale;
+        }
+        double t0 = monotonicSeconds();
+        PreparedFrame frame(it->second);
+        LocateReport r = locator.locate(frame, {tpl}, hints);
+        double ms = (monotonicSeconds() - t0) * 1000;
+        const Match& m = r.match;
+        if (m.found && learn_scale) device_scale[c.screenshot] = m.scale * tpl.scale;
+
+        ScaleStats& st = by_scale[c.scale];
+        for (ScaleStats* s : {&st, &all}) {
+            s->ms.push_back(ms);
+            if (c.kind == "positive") {
+                s->positives++;
+                if (m.found && isHit(m.box, *c.expect)) s->hits++;
+            } else {
+                s->negatives++;
+                if (m.found) s->false_positives++;
+            }
+        }
+        nlohmann::json line = {{"found", m.found}, {"score", m.score}, {"ms", ms}};
+        if (m.found) {
+            line["x"] = m.box.x;
+            line["y"] = m.box.y;
+            line["w"] = m.box.w;
+            line["h"] = m.box.h;
+            line["scale"] = m.scale;
+            line["method"] = m.method;
+        }
+        if (out) out << line.dump() << "\n";
+    }
+    std::printf("eacu bench locate: %s (%s)\n", corpus_dir.c_str(),
+                learn_scale ? "device scale learned per screenshot from earlier hits" : "no learned scale");
+    std::printf("%7s  %9s  %8s  %7s  %9s  %9s\n", "scale", "positives", "hit rate", "FP/neg", "median ms", "p90 ms");
+    auto row = [](const char* label, const ScaleStats& s) {
+        Percentiles p = percentiles(s.ms);
+        std::printf("%7s  %9d  %7.1f%%  %3d/%-3d  %9.1f  %9.1f\n", label, s.positives,
+                    s.positives ? 100.0 * s.hits / s.positives : 0.0, s.false_positives, s.negatives,
+                    p.median, p.p90);
+    };
+    for (const auto& [scale, s] : by_scale) {
+        char label[16];
+        std::snprintf(label, sizeof label, "%.2f", scale);
+        row(label, s);
+    }
+    row("all", all);
+    return 0;
+}
+
+}  // namespace eacu

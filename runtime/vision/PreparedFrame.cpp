@@ -1,0 +1,29 @@
+#include "vision/PreparedFrame.h"
+
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+namespace eacu {
+
+PreparedFrame::PreparedFrame(cv::Mat bgr) : bgr_(std::move(bgr)) {}
+
+const cv::Mat& PreparedFrame::grey() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (grey_.empty()) cv::cvtColor(bgr_, grey_, cv::COLOR_BGR2GRAY);
+    return grey_;
+}
+
+const cv::Mat& PreparedFrame::downsampled(double factor) const {
+    if (factor <= 1.0) return grey();
+    const cv::Mat& g = grey();
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = levels_.find(factor);
+    if (it != levels_.end()) return it->second;
+    cv::Mat out;
+    cv::Size size(std::max(1, int(std::lround(g.cols / factor))), std::max(1, int(std::lround(g.rows / factor))));
+    cv::resize(g, out, size, 0, 0, cv::INTER_AREA);
+    return levels_.emplace(factor, std::move(out)).first->second;
+}
+
+}  // namespace eacu

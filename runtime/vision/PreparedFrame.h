@@ -1,0 +1,31 @@
+// A frame prepared for repeated searches: greyscale and downsampled copies, made once.
+#pragma once
+#include <map>
+#include <mutex>
+
+#include <opencv2/core.hpp>
+
+namespace eacu {
+
+/// Holds a BGR frame (CV_8UC3, physical pixels) and lazily computed derivatives that several
+/// locates on the same frame share: the greyscale image and greyscale copies downsampled by a
+/// factor (INTER_AREA). Thread-safe: search threads may ask for levels concurrently.
+class PreparedFrame {
+public:
+    explicit PreparedFrame(cv::Mat bgr);
+
+    const cv::Mat& bgr() const { return bgr_; }
+    /// The greyscale frame (CV_8UC1), computed once.
+    const cv::Mat& grey() const;
+    /// The greyscale frame downsampled by `factor` (>= 1; 1 returns grey()), cached by factor.
+    /// The returned reference stays valid for the life of the PreparedFrame.
+    const cv::Mat& downsampled(double factor) const;
+
+private:
+    cv::Mat bgr_;
+    mutable cv::Mat grey_;
+    mutable std::map<double, cv::Mat> levels_;
+    mutable std::mutex mutex_;
+};
+
+}  // namespace eacu
