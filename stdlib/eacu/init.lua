@@ -176,10 +176,14 @@ function M.assets() return call(native.assets) end
 --- run_info() -> {run_id, db, device, script_dir}
 function M.run_info() return call(native.run_info) end
 
+--- highlight(match [, seconds=1.5 [, colour]]): a short-lived outline on the real screen around
+--- a Match, a box or a target (X11; see eacu.highlight).
+M.highlight = require("eacu.highlight")
+
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
-  "screen_size", "settings",
+  "screen_size", "settings", "highlight",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

@@ -1,0 +1,56 @@
+// eacu._highlight: the native side of highlight() (an outline on the X11 screen).
+#include "repl/wrap_Highlight.h"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+extern "C" {
+#include <lauxlib.h>
+}
+
+#include "device/x11/Highlight.h"
+
+namespace eacu {
+namespace {
+
+// show(x, y, w, h [, seconds [, rgb [, thickness]]]): outline on $DISPLAY; returns nothing.
+int w_show(lua_State* L) {
+    Rect box{int(luaL_checkinteger(L, 1)), int(luaL_checkinteger(L, 2)), int(luaL_checkinteger(L, 3)),
+             int(luaL_checkinteger(L, 4))};
+    double seconds = luaL_optnumber(L, 5, 1.5);
+    uint32_t rgb = uint32_t(luaL_optinteger(L, 6, 0xff2d55));
+    int thickness = int(luaL_optinteger(L, 7, 3));
+    std::string err;
+    try {
+        const char* d = std::getenv("DISPLAY");
+        if (!d || !*d) throw std::runtime_error("highlight: no X display ($DISPLAY is not set; an image: device has no screen to draw on)");
+        flashOutline(d, box, seconds, rgb, thickness);
+    } catch (const std::exception& e) {
+        err = e.what();
+    }
+    if (!err.empty()) return luaL_error(L, "%s", err.c_str());
+    return 0;
+}
+
+int w_shown(lua_State* L) {
+    lua_pushinteger(L, outlinesShown());
+    return 1;
+}
+
+int w_clear(lua_State* L) {
+    clearOutlines();
+    return 0;
+}
+
+const luaL_Reg kFuncs[] = {{"show", w_show}, {"shown", w_shown}, {"clear", w_clear}, {nullptr, nullptr}};
+
+}  // namespace
+
+int luaopen_eacu_highlight(lua_State* L) {
+    lua_newtable(L);
+    luaL_register(L, nullptr, kFuncs);
+    return 1;
+}
+
+}  // namespace eacu
