@@ -70,7 +70,7 @@ std::string fmt(double v) {
 void sleepOrCancel(double s, const std::function<bool()>& cancel, const std::string& provider) {
     double end = monotonicSeconds() + s;
     for (;;) {
-        if (shouldCancel(cancel)) throw ModelError(provider, 0, provider + ": cancelled while waiting to retry", false, true);
+        if (shouldCancel(cancel)) throw ModelError(provider, 0, "cancelled while waiting to retry", false, true);
         double left = end - monotonicSeconds();
         if (left <= 0) return;
         std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.01)));
@@ -103,9 +103,9 @@ HttpResponse httpPost(const std::string& provider, const std::string& url, const
     static thread_local std::mt19937 rng{std::random_device{}()};
     std::string last_error;
     for (int attempt = 1;; ++attempt) {
-        if (shouldCancel(opt.cancel)) throw ModelError(provider, 0, provider + ": cancelled", false, true);
+        if (shouldCancel(opt.cancel)) throw ModelError(provider, 0, "POST " + url + ": cancelled", false, true);
         CURL* c = curl_easy_init();
-        if (!c) throw ModelError(provider, 0, provider + ": curl_easy_init failed");
+        if (!c) throw ModelError(provider, 0, "curl_easy_init failed");
         Transfer t;
         t.cancel = &opt.cancel;
         curl_slist* hl = nullptr;
@@ -137,7 +137,7 @@ HttpResponse httpPost(const std::string& provider, const std::string& url, const
         out.attempts = attempt;
 
         if (t.cancelled || rc == CURLE_ABORTED_BY_CALLBACK)
-            throw ModelError(provider, 0, provider + ": POST " + url + ": cancelled", false, true);
+            throw ModelError(provider, 0, "POST " + url + ": cancelled", false, true);
 
         bool retry = false;
         double wait = -1;
@@ -161,9 +161,9 @@ HttpResponse httpPost(const std::string& provider, const std::string& url, const
             out.elapsed_s = monotonicSeconds() - t0;
             if (rc != CURLE_OK)
                 throw ModelError(provider, 0,
-                                 provider + ": POST " + url + ": " + last_error + " after " +
-                                     std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts") +
-                                     " (timeout " + fmt(opt.timeout_s) + " s)",
+                                 "POST " + url + ": " + last_error + " after " + std::to_string(attempt) +
+                                     (attempt == 1 ? " attempt" : " attempts") +
+                                     (rc == CURLE_OPERATION_TIMEDOUT ? " (timeout " + fmt(opt.timeout_s) + " s)" : ""),
                                  true);
             return out;
         }

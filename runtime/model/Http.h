@@ -49,8 +49,8 @@ double parseRetryAfter(const std::string& value);
 /// POSTs `body` to `url` with `headers` ("Name: value"), retrying as `opt` says. Returns the
 /// last answer whatever its status (the caller turns >= 400 into an error with the body's
 /// message). Throws ModelError(provider, 0, ...) for transport failures after the retries
-/// ("<provider>: POST <url>: <curl error> after N attempts") and for cancellation. `provider`
-/// only names the caller in errors; header values never appear in errors.
+/// ("POST <url>: <curl error> after N attempts") and for cancellation (cancelled() = true).
+/// Header values never appear in errors.
 HttpResponse httpPost(const std::string& provider, const std::string& url,
                       const std::vector<std::string>& headers, const std::string& body,
                       const HttpOptions& opt);
