@@ -205,6 +205,7 @@ let start = steps.findIndex(s => m && s.idx == +m[1]);
 if (start < 0) start = Math.max(0, steps.findIndex(s => s.status != 'ok'));
 if (steps.length) select(start, !!m);
 document.body.dataset.readyMs = (performance.now() - t0).toFixed(1);
+document.body.dataset.openMs = performance.now().toFixed(1);
 document.body.dataset.ready = '1';
 })();
 )JS";
@@ -373,7 +374,7 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       << "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
       << "<meta name=\"generator\" content=\"eacu " << EACU_VERSION << "\">"
-      << "<title>" << htmlEscape(title) << "</title><style>" << kStyle << "</style></head>\n<body>\n<header><h1>"
+      << "<title>" << htmlEscape(title) << "</title><style>" << kStyle << "</style></head>\n<body id=\"report\">\n<header><h1>"
       << htmlEscape(title) << " <span class=\"badge " << htmlEscape(run->status) << "\" id=\"run-status\">"
       << htmlEscape(run->status) << "</span></h1><div class=\"meta\">script <b>" << htmlEscape(run->script)
       << "</b> " << htmlEscape(run->args_json) << " · device <b>" << htmlEscape(run->device) << "</b> ("
