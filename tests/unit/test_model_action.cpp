@@ -108,3 +108,23 @@ TEST_CASE("actions: coordinates are mapped from their space and bounds-checked",
     CHECK(parseAction(R"({"action": "click", "coordinate": [640, 400]})", c).point == Point{1280, 800});
     CHECK_THROWS_WITH(parseAction(R"({"action": "click", "coordinate": [1281, 400]})", c), Catch::Contains("out of bounds"));
 }
+
+#include "model/Http.h"
+#include "model/Prompts.h"
+
+TEST_CASE("prompts in seed 000 §3.2's form; Retry-After values", "[model]") {
+    std::string u = somUserPrompt("给张三发消息", 3, "  [0] 🔘 button | \"发送\" | 屏幕下右",
+                                  {historyLine(1, "点击了 [1] text_field", true),
+                                   historyLine(2, "点击了 [2] button \"发送\"", false, true)});
+    CHECK_THAT(u, Catch::StartsWith("# 任务：给张三发消息\n\n# 当前屏幕 UI 元素（Step 3）：\n  [0] 🔘 button"));
+    CHECK_THAT(u, Catch::Contains("Step 1: 点击了 [1] text_field → 界面变化 ✓\nStep 2: 点击了 [2] button \"发送\" → 界面未变化 ✗（已重试）"));
+    CHECK_THAT(somUserPrompt("t", 1, "", {}), Catch::Contains("# 历史操作：\n(无)"));
+    CHECK_THAT(somSystemPrompt(), Catch::Contains("needs_user"));
+    CHECK(model::parseRetryAfter("2") == 2.0);
+    CHECK(model::parseRetryAfter("0.5") == 0.5);
+    CHECK(model::parseRetryAfter("soon") < 0);
+    CHECK(model::parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0);  // in the past
+    CHECK(model::retryableStatus(429));
+    CHECK(model::retryableStatus(529));
+    CHECK_FALSE(model::retryableStatus(401));
+}
