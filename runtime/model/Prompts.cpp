@@ -53,4 +53,28 @@ Part imagePart(const ModelImage& img, int64_t frame_id, const std::string& forma
     return Part::image(encodeImage(img.image, format, quality), media, frame_id);
 }
 
+int keepRecentImages(std::vector<Message>& messages, int n) {
+    int seen = 0, dropped = 0;
+    for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
+        bool has = false;
+        for (const auto& p : m->parts) has |= p.kind == Part::Kind::Image || !p.data.empty();
+        if (!has) continue;
+        if (seen++ < n) continue;
+        for (auto& p : m->parts) {
+            std::string note = "[earlier screenshot omitted: frame " + std::to_string(p.frame_id) + "]";
+            if (p.kind == Part::Kind::Image) {
+                bool cache = p.cache;
+                p = Part::textPart(note);
+                p.cache = cache;
+                ++dropped;
+            } else if (p.kind == Part::Kind::ToolResult && !p.data.empty()) {
+                p.data.clear();
+                p.text += (p.text.empty() ? "" : " ") + note;
+                ++dropped;
+            }
+        }
+    }
+    return dropped;
+}
+
 }  // namespace eacu::model

@@ -29,4 +29,10 @@ std::string historyLine(int step, const std::string& did, bool changed, bool ret
 /// tagged with the run-log frame it shows.
 Part imagePart(const ModelImage& img, int64_t frame_id, const std::string& format = "png", int quality = 80);
 
+/// Keeps the images of the `n` most recent messages that carry one and replaces older image
+/// parts (also inside tool results) by the text "[earlier screenshot omitted: frame N]", as the
+/// computer-use demo's only_n_most_recent_images (issue 5: the last 3 screenshots). Returns how
+/// many images were dropped.
+int keepRecentImages(std::vector<Message>& messages, int n = 3);
+
 }  // namespace eacu::model

@@ -128,3 +128,19 @@ TEST_CASE("prompts in seed 000 §3.2's form; Retry-After values", "[model]") {
     CHECK(model::retryableStatus(529));
     CHECK_FALSE(model::retryableStatus(401));
 }
+
+TEST_CASE("only the last 3 screenshots stay in the context", "[model]") {
+    std::vector<model::Message> msgs;
+    for (int i = 1; i <= 5; ++i) {
+        msgs.push_back(model::Message::user({model::Part::image("png" + std::to_string(i), "image/png", i),
+                                             model::Part::textPart("step " + std::to_string(i))}));
+        msgs.push_back(model::Message::assistant(R"({"action":"wait"})"));
+    }
+    CHECK(model::keepRecentImages(msgs, 3) == 2);
+    CHECK(msgs[0].parts[0].kind == model::Part::Kind::Text);
+    CHECK(msgs[0].parts[0].text == "[earlier screenshot omitted: frame 1]");
+    CHECK(msgs[2].parts[0].text == "[earlier screenshot omitted: frame 2]");
+    CHECK(msgs[4].parts[0].kind == model::Part::Kind::Image);
+    CHECK(msgs[8].parts[0].data == "png5");
+    CHECK(model::keepRecentImages(msgs, 3) == 0);
+}
