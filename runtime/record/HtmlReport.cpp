@@ -8,11 +8,13 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "device/Frame.h"
 #include "record/ReplayDiff.h"
+#include "record/Statement.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -85,6 +87,16 @@ const steps = D.steps, byId = {};
 steps.forEach((s, i) => { s.pos = i; byId[s.id] = s; });
 let sel = -1, which = 'before';
 
+// Model calls: what was asked of which model, its reasoning and its answer.
+function callBlocks(calls) {
+  return (calls || []).map(c => {
+    let body = c.answer || '';
+    try { const a = JSON.parse(body); if (a && typeof a == 'object') body = (a.thought ? 'reasoning: ' + a.thought + '\n' : '') + 'answer: ' + JSON.stringify(Object.assign({}, a, {thought: undefined})); } catch (e) {}
+    return '<div class="model call"><b>model ' + esc(c.kind) + '</b> · ' + esc(c.provider) + ' ' + esc(c.model) + ' · ' + esc(c.status) +
+      (c.latency_ms != null ? ' · ' + fmt(c.latency_ms, 0) + ' ms' : '') + (c.in != null ? ' · ' + c.in + '/' + c.out + ' tokens' : '') +
+      '\n' + esc(body) + (c.error ? '\nerror: ' + esc(c.error) : '') + '</div>';
+  }).join('');
+}
 function row(s) {
   const low = s.score != null && s.threshold != null && s.score < s.threshold;
   const mini = s.after || s.before;
@@ -98,6 +110,7 @@ function row(s) {
     ['times', 'locate ' + fmt(s.locate_ms, 1) + ' ms · action ' + fmt(s.action_ms, 1) + ' ms · settle ' + fmt(s.settle_ms, 0) + ' ms'],
     ['frames', (s.before || '-') + ' / ' + (s.after || '-')],
   ];
+  const callsHtml = callBlocks(s.calls);
   if (s.params && Object.keys(s.params).length) rows.push(['params', '<code>' + esc(JSON.stringify(s.params)) + '</code>']);
   if (s.ref != null) rows.push(['sought', '<img class="ref" data-ref="' + s.ref + '" alt="reference image">']);
   if (s.diff) rows.push(['replay', '<span style="color:var(--warn)">' + esc(s.diff.join('; ')) + '</span>']);
@@ -108,11 +121,12 @@ function row(s) {
     '<span class="badge ' + esc(s.status) + '">' + esc(s.status) + '</span>' +
     (mini ? '<img class="mini" data-thumb="' + mini + '" alt="">' : '') + '</summary>' +
     '<div class="body"><table>' + rows.map(r => '<tr><td>' + r[0] + '</td><td>' + r[1] + '</td></tr>').join('') + '</table>' +
-    (s.error ? '<pre class="err">' + esc(s.error) + '</pre>' : '') + model +
+    (s.error ? '<pre class="err">' + esc(s.error) + '</pre>' : '') + model + callsHtml +
     '<div class="thumbs">' + (s.before ? '<figure><img class="thumb" data-thumb="' + s.before + '" data-w="before" alt="before"><figcaption>before (frame ' + s.before + ')</figcaption></figure>' : '') +
     (s.after ? '<figure><img class="thumb" data-thumb="' + s.after + '" data-w="after" alt="after"><figcaption>after (frame ' + s.after + ')</figcaption></figure>' : '') + '</div>' +
     kids.map(row).join('') + '</div></details></div>';
 }
+if (D.calls) $('#run-calls').innerHTML = callBlocks(D.calls);
 const list = $('#list');
 list.innerHTML = steps.filter(s => s.parent == null || !byId[s.parent]).map(row).join('');
 const nodes = $('#nodes');
@@ -272,6 +286,41 @@ std::vector<unsigned char> readFile(const std::string& p) {
     return std::vector<unsigned char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The model calls of a run (table model_calls, written by runtime/model), keyed by step id
+// (0: calls outside a step). Empty when the log has no such table.
+std::map<int64_t, json> modelCalls(const std::string& path, int64_t run_id) {
+    std::map<int64_t, json> out;
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        return out;
+    }
+    try {
+        Statement t(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='model_calls'");
+        if (t.step()) {
+            Statement q(db,
+                        "SELECT COALESCE(step_id, 0), seq, kind, provider, model, answer, status, error, "
+                        "latency_ms, input_tokens, output_tokens FROM model_calls WHERE run_id=? ORDER BY seq, id");
+            q.bind(1, run_id);
+            while (q.step()) {
+                json c{{"seq", q.integer(1)}, {"kind", q.text(2)}, {"provider", q.text(3)}, {"model", q.text(4)},
+                       {"answer", q.text(5)}, {"status", q.text(6)}};
+                if (!q.text(7).empty()) c["error"] = q.text(7);
+                if (auto v = q.optReal(8)) c["latency_ms"] = *v;
+                if (auto v = q.optInteger(9)) c["in"] = *v;
+                if (auto v = q.optInteger(10)) c["out"] = *v;
+                json& list = out[q.integer(0)];
+                if (list.is_null()) list = json::array();
+                list.push_back(std::move(c));
+            }
+        }
+    } catch (const std::exception&) {
+        // A model_calls table of another shape: the report goes on without it.
+    }
+    sqlite3_close(db);
+    return out;
+}
+
 }  // namespace
 
 std::string base64Encode(const unsigned char* data, size_t n) {
@@ -318,6 +367,10 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
         }
     }
 
+    std::map<int64_t, json> calls = modelCalls(log.path(), run_id);
+    size_t n_calls = 0;
+    for (const auto& [k, v] : calls) n_calls += v.size();
+
     fs::path assets_dir = opt.assets_dir;
     std::string dir_link;
     if (!opt.assets_dir.empty()) {
@@ -353,6 +406,7 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
         json params = json::parse(s.params_json.empty() ? "{}" : s.params_json, nullptr, false);
         if (!params.is_discarded() && !params.empty()) j["params"] = params;
         if (auto d = diffs.find(s.idx); d != diffs.end()) j["diff"] = d->second;
+        if (auto c = calls.find(s.id); c != calls.end()) j["calls"] = c->second;
         if (opt.reference_image) {
             if (auto p = opt.reference_image(s)) {
                 auto [it, fresh] = refs.emplace(*p, int(refs.size()));
@@ -367,6 +421,7 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
 
     json jrun{{"id", run->id}, {"status", run->status}, {"script", run->script}};
     json data{{"run", jrun}, {"steps", jsteps}, {"frames", jframes}};
+    if (auto c = calls.find(0); c != calls.end()) data["calls"] = c->second;
     if (!dir_link.empty()) data["dir"] = dir_link;
 
     std::ostringstream h;
@@ -386,7 +441,9 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
         h << " · " << buf << " s";
     }
     h << " · <b id=\"step-count\">" << steps.size() << "</b> steps · " << used_frames.size()
-      << " frames · log " << htmlEscape(log.path()) << "</div>";
+      << " frames";
+    if (n_calls) h << " · <b id=\"model-calls\">" << n_calls << "</b> model call" << (n_calls == 1 ? "" : "s");
+    h << " · log " << htmlEscape(log.path()) << "</div><div id=\"run-calls\"></div>";
     if (run->replay_of) {
         h << "<div class=\"diffs\" id=\"replay\">replay (" << htmlEscape(run->replay_mode.empty() ? "?" : run->replay_mode)
           << " mode) of run <b>" << *run->replay_of << "</b>";

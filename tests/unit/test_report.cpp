@@ -19,8 +19,18 @@ using namespace eacu;
 
 namespace {
 
+// A per-process scratch folder, removed when the test binary exits.
+struct ScratchDir {
+    fs::path dir = fs::temp_directory_path() / ("eacu_test_report_" + std::to_string(::getpid()));
+    ~ScratchDir() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
 fs::path scratch(const std::string& name) {
-    fs::path p = fs::temp_directory_path() / ("eacu_test_report_" + std::to_string(::getpid())) / name;
+    static ScratchDir s;
+    fs::path p = s.dir / name;
     fs::create_directories(p.parent_path());
     fs::remove(p);
     return p;
@@ -105,6 +115,29 @@ TEST_CASE("a report holds every step, its frames once, and the page script", "[r
     CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));  // no network
     CHECK(html.find("https://") == std::string::npos);
     CHECK_THROWS_WITH(renderHtmlReport(log, 999), "report: no run 999 in " + log.path());
+}
+
+TEST_CASE("model calls recorded for a step show with its reasoning and answer", "[report]") {
+    fs::path db = scratch("calls.db");
+    RunLog log(db.string());
+    int64_t run = syntheticRun(log, 2);
+    int64_t step = log.steps(run).at(1).id;
+    sqlite3* s = nullptr;
+    REQUIRE(sqlite3_open(db.c_str(), &s) == SQLITE_OK);
+    std::string sql =
+        "CREATE TABLE model_calls(id INTEGER PRIMARY KEY, run_id INTEGER, step_id INTEGER, seq INTEGER NOT NULL, "
+        "kind TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, endpoint TEXT NOT NULL, request_json TEXT "
+        "NOT NULL, response_json TEXT, answer TEXT, status TEXT NOT NULL, error TEXT, http_status INTEGER, attempts "
+        "INTEGER, latency_ms REAL, input_tokens INTEGER, output_tokens INTEGER, created_at REAL NOT NULL);"
+        "INSERT INTO model_calls(run_id, step_id, seq, kind, provider, model, endpoint, request_json, answer, status, "
+        "latency_ms, input_tokens, output_tokens, created_at) VALUES(" + std::to_string(run) + ", " +
+        std::to_string(step) + ", 1, 'agent', 'openai', 'qwen-vl', 'http://x', '{}', "
+        "'{\"thought\":\"the key 7 is blue\",\"action\":\"click\",\"element_id\":7}', 'ok', 812, 1000, 20, 1);";
+    REQUIRE(sqlite3_exec(s, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(s);
+    std::string html = renderHtmlReport(log, run);
+    CHECK(html.find("id=\"model-calls\">1</b> model call") != std::string::npos);
+    CHECK(html.find("\"calls\":[{\"answer\":\"{\\\"thought\\\":\\\"the key 7 is blue\\\"") != std::string::npos);
 }
 
 TEST_CASE("--assets writes frames beside the page and links them", "[report]") {
