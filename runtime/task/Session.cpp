@@ -404,6 +404,16 @@ std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv) {
     return p;
 }
 
+StepRecord Session::beginStep(const std::string& action, const std::string& target) {
+    StepRecord s = newStep(action, nullptr);
+    s.target = target;
+    return s;
+}
+
+int64_t Session::commitStep(StepRecord& s) { return commit(s); }
+
+int64_t Session::recordFrame(const Frame& f) { return saveFrame(f); }
+
 Settle Session::waitSettled(const Frame& before) {
     Settle r;
     double t0 = monotonicSeconds();

@@ -105,6 +105,15 @@ public:
     /// effect_timeout passed without change, or settle_timeout passed.
     Settle waitSettled(const Frame& before);
 
+    /// Hooks for steps recorded outside Session (model steps: ask, plan, agent, grounding).
+    /// beginStep: a step row with the next index, `action` and `target` (not yet written).
+    StepRecord beginStep(const std::string& action, const std::string& target);
+    /// Writes a finished step (ended_at = now, status "ok" when empty); returns its id (0 when
+    /// nothing is recorded).
+    int64_t commitStep(StepRecord& s);
+    /// Stores a frame in the run log; returns its id (0 when nothing is recorded).
+    int64_t recordFrame(const Frame& f);
+
 private:
     struct Located {
         Match match;
