@@ -73,6 +73,14 @@ ModelCaller::ModelCaller(ModelClient* client, ModelCallLog* log, CacheMode mode,
     }
 }
 
+void ModelCaller::setClient(ModelClient* client) {
+    client_ = client;
+    if (client_) {
+        key_provider = client_->provider();
+        key_model = client_->model();
+    }
+}
+
 Response ModelCaller::call(const Request& req, const CallMeta& meta) {
     int seq = ++seq_;
     bool keyed = meta.cacheable && mode_ != CacheMode::Off;

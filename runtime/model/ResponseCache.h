@@ -74,6 +74,8 @@ public:
     double max_distance = 0.05;
     /// Provider/model the cache key uses when there is no client (replay with no model).
     std::string key_provider, key_model;
+    /// Replaces the client (null: replay only) and sets key_provider/key_model from it.
+    void setClient(ModelClient* client);
     int seq() const { return seq_; }
     CacheMode mode() const { return mode_; }
     int64_t lastRowId() const { return last_row_; }
