@@ -111,6 +111,16 @@ int cmdShow(int argc, char** argv) {
                 std::printf(": %s\n", paint(colour, d.empty() ? "32" : "33", summary).c_str());
             }
         }
+        {
+            // Replays of this run.
+            RunFilter all;
+            all.limit = 1000000;
+            std::string by;
+            for (const auto& r : log.listRuns(all))
+                if (r.replay_of && *r.replay_of == id)
+                    by = std::to_string(r.id) + " (" + r.replay_mode + ", " + r.status + ")" + (by.empty() ? "" : ", ") + by;
+            if (!by.empty()) std::printf("  replays %s\n", by.c_str());
+        }
         std::printf("\n%4s  %-10s  %-24s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",
                     "ACTION", "TARGET", "METHOD", "SCORE", "THR", "BOX", "INPUT", "CHANGE",
                     "LOC_MS", "SETTLE", "STATUS", "FRAMES");
