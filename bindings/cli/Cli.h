@@ -1,5 +1,6 @@
 // The eacu command line: subcommands and their shared option parsing.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,10 @@ int cmdRun(int argc, char** argv);
 int cmdRuns(int argc, char** argv);
 int cmdShow(int argc, char** argv);
 int cmdBench(int argc, char** argv);
+/// A RUN argument: a positive run id. Throws std::invalid_argument("expected a run id (a
+/// positive number), got \"abc\"").
+int64_t parseRunId(const std::string& text);
+
 int cmdReport(int argc, char** argv);
 int cmdReplay(int argc, char** argv);
 int cmdFrames(int argc, char** argv);

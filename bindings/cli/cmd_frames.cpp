@@ -11,6 +11,19 @@ namespace fs = std::filesystem;
 
 namespace eacu {
 
+int64_t parseRunId(const std::string& text) {
+    size_t end = 0;
+    long long v = 0;
+    try {
+        v = std::stoll(text, &end);
+    } catch (const std::exception&) {
+        end = 0;
+    }
+    if (end == 0 || end != text.size() || v <= 0)
+        throw std::invalid_argument("expected a run id (a positive number), got \"" + text + "\"");
+    return v;
+}
+
 int cmdFrames(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output"});
@@ -20,7 +33,7 @@ int cmdFrames(int argc, char** argv) {
             return 2;
         }
         RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
-        int64_t id = o.positional.empty() ? log.latestRunId() : std::stoll(o.positional[0]);
+        int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         if (!log.run(id)) {
             std::fprintf(stderr, "eacu frames: no run %lld in %s\n", (long long)id, log.path().c_str());
             return 1;

@@ -39,6 +39,20 @@ void onReplaySignal(int sig) {
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// A number option in [lo, hi]; the error names the option, the range and what came.
+double numberFlag(const std::string& name, const std::string& v, double lo, double hi, const char* range) {
+    size_t end = 0;
+    double d = 0;
+    try {
+        d = std::stod(v, &end);
+    } catch (const std::exception&) {
+        end = 0;
+    }
+    if (end == 0 || end != v.size() || d < lo || d > hi)
+        throw std::invalid_argument(name + " expects a number in " + range + ", got \"" + v + "\"");
+    return d;
+}
+
 const char* kUsage = "usage: eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] "
                      "[--threshold T] [--db PATH] [--verbose]";
 
@@ -67,10 +81,10 @@ int cmdReplay(int argc, char** argv) {
     AssetLibrary assets;
     ReplayOptions ro;
     try {
-        if (auto t = o.flag("--timeout")) ro.timeout = std::stod(*t);
-        if (auto t = o.flag("--threshold")) ro.threshold = std::stod(*t);
+        if (auto t = o.flag("--timeout")) ro.timeout = numberFlag("--timeout", *t, 0, 3600, "[0, 3600] (seconds)");
+        if (auto t = o.flag("--threshold")) ro.threshold = numberFlag("--threshold", *t, 0, 1, "[0, 1]");
         log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
-        int64_t id = o.positional.empty() ? log->latestRunId() : std::stoll(o.positional[0]);
+        int64_t id = o.positional.empty() ? log->latestRunId() : parseRunId(o.positional[0]);
         orig = log->run(id);
         if (!orig) {
             std::fprintf(stderr, "eacu replay: no run %lld in %s\n", (long long)id, log->path().c_str());

@@ -35,7 +35,7 @@ int cmdReport(int argc, char** argv) {
                                  "[-o FILE.html] [--assets DIR])\n", o.positional.size());
             return 2;
         }
-        int64_t id = o.positional.empty() ? log.latestRunId() : std::stoll(o.positional[0]);
+        int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         auto run = log.run(id);
         if (!run) {
             std::fprintf(stderr, "eacu report: no run %lld in %s\n", (long long)id, log.path().c_str());
