@@ -1,0 +1,245 @@
+#include "task/Agent.h"
+
+#include <stdexcept>
+
+#include "device/KeyCombo.h"
+#include "model/Prompts.h"
+#include "task/Cancel.h"
+
+namespace eacu {
+
+using json = nlohmann::json;
+
+std::string elementLabel(const SomResult& som, int id) {
+    for (const auto& e : som.elements)
+        if (e.id == id)
+            return "[" + std::to_string(id) + "] " + e.kind + " " + (e.content.empty() ? "(无文字)" : "\"" + e.content + "\"");
+    return "[" + std::to_string(id) + "]";
+}
+
+namespace {
+
+void moveExactly(Device& d, Point p) {
+    d.move(p);
+    Point c = d.cursor();
+    if (c.x != p.x || c.y != p.y) d.move(p);
+}
+
+std::string joinKeys(const std::vector<std::string>& keys) {
+    std::string out;
+    for (const auto& k : keys) out += (out.empty() ? "" : "+") + (k == "+" ? std::string("plus") : k);
+    return out;
+}
+
+}  // namespace
+
+ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, const Frame& before, int64_t before_id,
+                                 const std::string& label, const json& params) {
+    Session& s = ctx.session();
+    Device& d = s.device();
+    ActionOutcome out;
+    using T = model::ActionType;
+    if (a.type == T::Done || a.type == T::Fail || a.type == T::NeedsUser) return out;
+    if (a.type == T::Wait) {
+        sleepCancellable(a.seconds);
+        out.did = "等待了 " + std::to_string(int(a.seconds * 1000)) + " ms";
+        Frame f = d.capture();
+        out.changed = false;
+        out.settle.frame = std::move(f);
+        return out;
+    }
+    if (a.type == T::Type && a.point) {
+        // Focus the field first, as its own (replayable) tap step.
+        model::Action click = a;
+        click.type = T::Click;
+        click.text.clear();
+        ActionOutcome c = performModelAction(ctx, click, before, before_id, label, params);
+        model::Action typing = a;
+        typing.point.reset();
+        ActionOutcome t = performModelAction(ctx, typing, c.settle.frame, 0, label, params);
+        t.did = "在 " + label + " 中输入了 \"" + clipUtf8(a.text, 60) + "\"";
+        t.changed = t.changed || c.changed;
+        return t;
+    }
+
+    StepRecord st = s.beginStep("tap", label);
+    st.method = "model";
+    json p = json::object();
+    if (a.box) st.box = *a.box;
+    if (a.point) st.input = *a.point;
+    double a0 = monotonicSeconds();
+    switch (a.type) {
+    case T::Click:
+    case T::DoubleClick:
+    case T::RightClick: {
+        MouseButton b = a.type == T::RightClick ? MouseButton::Right : MouseButton::Left;
+        int count = a.type == T::DoubleClick ? 2 : 1;
+        st.action = a.type == T::DoubleClick ? "double_tap" : "tap";
+        p = {{"button", int(b)}, {"count", count}, {"hold", 0.0}};
+        moveExactly(d, *a.point);
+        d.click(b, count);
+        out.did = std::string(a.type == T::DoubleClick ? "双击了 " : a.type == T::RightClick ? "右键点击了 " : "点击了 ") + label;
+        break;
+    }
+    case T::Type:
+        st.action = "input";
+        st.target = a.text;
+        st.method = "keyboard";
+        p = {{"label", label}};
+        d.typeText(a.text);
+        out.did = "输入了 \"" + clipUtf8(a.text, 60) + "\"";
+        break;
+    case T::Hotkey:
+    case T::Press: {
+        std::string combo = a.type == T::Hotkey ? joinKeys(a.keys) : a.key;
+        std::vector<uint32_t> keys = parseKeyCombo(combo);
+        st.action = "key";
+        st.target = combo;
+        st.method = "keyboard";
+        d.keyCombo(keys);
+        out.did = "按下了 " + combo;
+        break;
+    }
+    case T::Scroll: {
+        int n = a.amount;
+        int dx = a.direction == "right" ? n : a.direction == "left" ? -n : 0;
+        int dy = a.direction == "down" ? n : a.direction == "up" ? -n : 0;
+        st.action = "scroll";
+        p = {{"dx", dx}, {"dy", dy}};
+        if (a.point) moveExactly(d, *a.point);
+        else st.input = d.cursor();
+        d.scroll(dx, dy);
+        out.did = "向" + std::string(a.direction == "down" ? "下" : a.direction == "up" ? "上" : a.direction == "left" ? "左" : "右") +
+                  "滚动了 " + std::to_string(n) + " 格" + (a.point ? "（" + label + "）" : "");
+        break;
+    }
+    default: break;
+    }
+    d.sync();
+    st.action_ms = (monotonicSeconds() - a0) * 1000;
+    for (auto it = params.begin(); it != params.end(); ++it) p[it.key()] = it.value();
+    if (!a.thought.empty()) p["thought"] = a.thought;
+    if (a.element_id) p["element_id"] = *a.element_id;
+    st.params_json = p.dump();
+    if (before_id) st.frame_before = before_id;
+    else if (auto id = s.recordFrame(before)) st.frame_before = id;
+    out.settle = s.waitSettled(before);
+    st.change_ratio = out.settle.change_ratio;
+    st.settle_ms = out.settle.ms;
+    if (auto id = s.recordFrame(out.settle.frame)) st.frame_after = id;
+    out.changed = out.settle.change_ratio > 0;
+    out.step_id = s.commitStep(st);
+    return out;
+}
+
+AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOptions& opts) {
+    if (task.empty()) throw std::invalid_argument("agent: expected a task, got an empty string");
+    if (opts.max_steps < 1) throw std::invalid_argument("agent: max_steps must be >= 1, got " + std::to_string(opts.max_steps));
+    Session& s = ctx.session();
+    AgentResult res;
+    std::vector<model::Message> messages;
+    int invalid = 0;
+    double t0 = monotonicSeconds();
+    int64_t first_frame = 0, last_frame = 0;
+
+    auto finish = [&](const std::string& status, const std::string& message) {
+        res.status = status;
+        res.message = message;
+        StepRecord st = s.beginStep("agent", task);
+        st.started_at = wallSeconds() - (monotonicSeconds() - t0);
+        st.method = "model";
+        st.status = status == "done" ? "ok" : "failed";
+        if (status != "done") st.error = "agent " + status + ": " + message;
+        st.action_ms = (monotonicSeconds() - t0) * 1000;
+        if (first_frame) st.frame_before = first_frame;
+        if (last_frame) st.frame_after = last_frame;
+        st.params_json = json{{"status", status}, {"message", message}, {"steps", res.steps},
+                              {"cached", res.cached}, {"history", res.history}, {"actions", res.actions},
+                              {"model", ctx.describe()}}
+                             .dump();
+        res.step_id = s.commitStep(st);
+    };
+
+    for (int step = 1; step <= opts.max_steps; ++step) {
+        if (cancelRequested()) throw std::runtime_error("cancelled");
+        Observation o = ctx.observe(true);
+        if (!first_frame) first_frame = o.frame_id;
+        last_frame = o.frame_id;
+        ModelImage shown = makeModelImage(somOverlay(o.frame.bgr, o.som), ctx.options().image, o.frame.scale);
+        std::string prompt = model::somUserPrompt(task, step, o.som_text, res.history);
+        messages.push_back(model::Message::user(
+            {model::imagePart(shown, o.frame_id, ctx.options().image_format), model::Part::textPart(prompt)}));
+        model::keepRecentImages(messages, opts.keep_images);
+
+        model::Request req;
+        req.system = model::somSystemPrompt();
+        req.messages = messages;
+        req.max_tokens = ctx.options().max_tokens;
+        req.json_mode = true;
+        model::markPromptCache(req);
+
+        model::ActionContext actx;
+        actx.elements = o.som.boxes();
+        actx.screen = {o.frame.width(), o.frame.height()};
+        actx.coords = model::CoordSpace::None;
+
+        model::CallMeta meta;
+        meta.kind = "agent";
+        meta.prompt = req.system + "\n" + prompt;
+        meta.elements = o.som_text;
+        meta.fingerprint = o.fingerprint;
+        if (o.frame_id) meta.frame_ids = {o.frame_id};
+        meta.validate = [&](const model::Response& r) {
+            try {
+                model::parseAction(r.text, actx);
+                return true;
+            } catch (const model::ActionParseError&) {
+                return false;
+            }
+        };
+        model::Response r = ctx.call(req, meta, opts.provider);
+        res.steps = step;
+        if (r.from_cache) ++res.cached;
+        int64_t call_id = ctx.caller().lastRowId();
+        messages.push_back(model::Message::assistant(r.text.empty() ? "(empty)" : r.text));
+
+        model::Action a;
+        try {
+            a = model::parseAction(r.text, actx);
+            invalid = 0;
+        } catch (const model::ActionParseError& e) {
+            res.history.push_back("Step " + std::to_string(step) + ": 回答不是有效的动作 JSON（" +
+                                  clipUtf8(e.what(), 160) + "）→ 未执行 ✗");
+            res.actions.push_back({{"invalid", e.what()}});
+            if (++invalid >= opts.max_invalid) {
+                finish("fail", std::to_string(invalid) + " answers in a row were not a valid action; last: " + e.what());
+                return res;
+            }
+            continue;
+        }
+        json aj = a.toJson();
+        aj["model_call"] = call_id;
+        res.actions.push_back(aj);
+        using T = model::ActionType;
+        if (a.type == T::Done) {
+            res.history.push_back("Step " + std::to_string(step) + ": 任务完成");
+            finish("done", a.text.empty() ? a.thought : a.text);
+            return res;
+        }
+        if (a.type == T::Fail || a.type == T::NeedsUser) {
+            std::string why = a.text.empty() ? a.thought : a.text;
+            res.history.push_back("Step " + std::to_string(step) + ": " + (a.type == T::Fail ? "放弃：" : "需要用户：") + why);
+            finish(a.type == T::Fail ? "fail" : "needs_user", why.empty() ? "(no reason given)" : why);
+            return res;
+        }
+        std::string label = a.element_id ? elementLabel(o.som, *a.element_id) : std::string("(screen)");
+        ActionOutcome out = performModelAction(ctx, a, o.frame, o.frame_id, label,
+                                               {{"agent_step", step}, {"model_call", call_id}});
+        res.history.push_back(model::historyLine(step, out.did, out.changed));
+    }
+    finish("max_steps", "the task was not done after " + std::to_string(opts.max_steps) + " steps; last: " +
+                            (res.history.empty() ? std::string("(none)") : res.history.back()));
+    return res;
+}
+
+}  // namespace eacu

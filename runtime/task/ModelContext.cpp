@@ -1,0 +1,210 @@
+#include "task/ModelContext.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <opencv2/imgproc.hpp>
+
+#include "model/Action.h"
+#include "model/Prompts.h"
+#include "task/Cancel.h"
+#include "task/Session.h"
+
+namespace eacu {
+
+using json = nlohmann::json;
+
+std::string clipUtf8(const std::string& s, size_t n) {
+    if (s.size() <= n) return s;
+    size_t cut = n;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    return s.substr(0, cut) + "...";
+}
+
+std::unique_ptr<model::ModelClient> ModelContext::clientFromEnv(const std::function<const char*(const char*)>& getenv_) {
+    auto main = model::providerFromEnv("EACU_MODEL", getenv_);
+    if (!main) return nullptr;
+    auto fb = model::providerFromEnv("EACU_MODEL_FALLBACK", getenv_);
+    main->http.cancel = [] { return cancelRequested(); };
+    if (!fb) return model::makeClient(*main);
+    fb->http.cancel = [] { return cancelRequested(); };
+    std::vector<std::unique_ptr<model::ModelClient>> chain;
+    chain.push_back(model::makeClient(*main));
+    chain.push_back(model::makeClient(*fb));
+    return std::make_unique<model::FallbackClient>(std::move(chain));
+}
+
+model::CacheMode ModelContext::cacheModeFromEnv() {
+    const char* v = std::getenv("EACU_MODEL_CACHE");
+    if (!v || !*v) return model::CacheMode::Off;
+    try {
+        return model::parseCacheMode(v);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("EACU_MODEL_CACHE: ") + e.what());
+    }
+}
+
+ModelContext::ModelContext(Session& session, std::unique_ptr<model::ModelClient> client, model::CacheMode mode)
+    : session_(session), client_(std::move(client)), mode_(mode) {
+    if (session_.log()) log_ = std::make_unique<model::ModelCallLog>(session_.log()->path());
+    caller_ = std::make_unique<model::ModelCaller>(client_.get(), log_.get(), mode_, session_.runId());
+    options_.som.scale = session_.device().scaleFactor();
+}
+
+ModelContext::~ModelContext() = default;
+
+void ModelContext::setClient(std::unique_ptr<model::ModelClient> client) {
+    client_ = std::move(client);
+    caller_->setClient(client_.get());
+}
+
+std::string ModelContext::describe() const {
+    std::string who = client_ ? client_->provider() + " " + client_->model() : std::string("no model");
+    return who + ", cache " + model::cacheModeName(mode_);
+}
+
+Observation ModelContext::observe(bool with_som) {
+    double t0 = monotonicSeconds();
+    Observation o;
+    o.frame = session_.device().capture();
+    o.frame_id = session_.recordFrame(o.frame);
+    o.image = makeModelImage(o.frame.bgr, options_.image, o.frame.scale);
+    o.fingerprint = model::screenFingerprint(o.frame.bgr);
+    if (with_som) {
+        std::vector<SomAssetHit> hits;
+        if (options_.som_assets) {
+            const AssetLibrary& lib = session_.assets();
+            for (const std::string& name : lib.names()) {
+                if (cancelRequested()) throw std::runtime_error("cancelled");
+                const Asset* a = lib.find(name);
+                if (!a) continue;
+                if (!options_.asset_apps.empty()) {
+                    bool want = false;
+                    for (const auto& app : options_.asset_apps) want |= app == a->app;
+                    if (!want) continue;
+                }
+                Template tpl;
+                try {
+                    tpl = lib.resolve(name, session_.options().script_dir);
+                } catch (const std::exception&) {
+                    continue;  // an unreadable image is not an element
+                }
+                double ratio = o.frame.scale / tpl.scale;
+                if (std::abs(ratio - 1.0) > 1e-3) {
+                    cv::Mat r;
+                    cv::resize(tpl.bgr, r, {}, ratio, ratio, ratio < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+                    tpl.bgr = r;
+                    if (!tpl.mask.empty()) {
+                        cv::resize(tpl.mask, r, tpl.bgr.size(), 0, 0, cv::INTER_NEAREST);
+                        tpl.mask = r;
+                    }
+                }
+                if (tpl.bgr.cols > o.frame.bgr.cols || tpl.bgr.rows > o.frame.bgr.rows) continue;
+                Match m = matcher_.locate(o.frame.bgr, tpl);
+                if (!m.found) continue;
+                hits.push_back({a->aliases.empty() ? a->qualifiedName() : a->aliases.front(), m.box, m.score});
+            }
+        }
+        o.som = buildSom(o.frame.bgr, {}, hits, options_.som);
+        o.som_text = somText(o.som);
+    }
+    o.ms = (monotonicSeconds() - t0) * 1000;
+    return o;
+}
+
+model::Response ModelContext::call(const model::Request& req, const model::CallMeta& meta, const std::string& provider) {
+    model::ModelClient* chosen = client_.get();
+    if (!provider.empty() && client_ && client_->provider() != provider) {
+        chosen = nullptr;
+        if (auto* fb = dynamic_cast<model::FallbackClient*>(client_.get())) {
+            for (const auto& c : fb->chain())
+                if (c->provider() == provider) {
+                    chosen = c.get();
+                    break;
+                }
+        }
+        if (!chosen)
+            throw std::invalid_argument("model provider \"" + provider + "\" is not configured (configured: " +
+                                        client_->provider() + "; set EACU_MODEL_FALLBACK_PROVIDER for a second one)");
+    }
+    if (chosen == client_.get()) return caller_->call(req, meta);
+    caller_->setClient(chosen);
+    try {
+        model::Response r = caller_->call(req, meta);
+        caller_->setClient(client_.get());
+        return r;
+    } catch (...) {
+        caller_->setClient(client_.get());
+        throw;
+    }
+}
+
+namespace {
+
+const char* kAskSystem =
+    "You look at a screenshot of a Linux (X11) desktop and answer the user's question about it, "
+    "truthfully and briefly. Answer only from what the screenshot shows.";
+const char* kAskJson =
+    "\n\nAnswer with exactly one JSON value (an object unless the question asks otherwise) and "
+    "nothing else: no prose, no markdown.";
+
+}  // namespace
+
+AskResult ask(ModelContext& ctx, const std::string& question, bool want_json, const std::string& provider) {
+    Session& s = ctx.session();
+    StepRecord step = s.beginStep("ask", question);
+    step.method = "model";
+    Observation o = ctx.observe(false);
+    step.frame_before = o.frame_id ? std::optional<int64_t>(o.frame_id) : std::nullopt;
+    step.transform_json = o.image.transform.toJson().dump();
+
+    model::Request req;
+    req.system = std::string(kAskSystem) + (want_json ? kAskJson : "");
+    req.max_tokens = ctx.options().max_tokens;
+    req.json_mode = want_json;
+    req.messages.push_back(model::Message::user(
+        {model::imagePart(o.image, o.frame_id, ctx.options().image_format), model::Part::textPart(question)}));
+    model::CallMeta meta;
+    meta.kind = "ask";
+    meta.prompt = req.system + "\n" + question;
+    meta.fingerprint = o.fingerprint;
+    if (o.frame_id) meta.frame_ids = {o.frame_id};
+
+    AskResult out;
+    double t0 = monotonicSeconds();
+    auto finish = [&](const std::string& status, const std::string& error) {
+        step.status = status;
+        step.error = error;
+        step.action_ms = (monotonicSeconds() - t0) * 1000;
+        step.params_json = json{{"json", want_json}, {"model_call", ctx.caller().lastRowId()},
+                                {"from_cache", out.from_cache}, {"answer", clipUtf8(out.text, 2000)}}
+                               .dump();
+        s.commitStep(step);
+    };
+    try {
+        model::Response r = ctx.call(req, meta, provider);
+        out.text = r.text;
+        out.from_cache = r.from_cache;
+        out.call_id = ctx.caller().lastRowId();
+    } catch (const std::exception& e) {
+        std::string msg = std::string("ask: the model call failed: ") + e.what();
+        finish("failed", msg);
+        throw std::runtime_error(msg);
+    }
+    if (want_json) {
+        std::string body = model::stripCodeFence(out.text);
+        json j = json::parse(body, nullptr, false);
+        if (j.is_discarded()) {
+            std::string msg = "ask: expected a JSON answer from the model, got text that is not JSON: " +
+                              clipUtf8(out.text, 500);
+            finish("failed", msg);
+            throw std::runtime_error(msg);
+        }
+        out.json = std::move(j);
+    }
+    finish("ok", "");
+    return out;
+}
+
+}  // namespace eacu

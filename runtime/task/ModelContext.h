@@ -1,0 +1,118 @@
+// Model-driven steps of one run: the configured model client, the model_calls log and the
+// response cache, and what a model is shown of the screen (model image + Set-of-Marks).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "device/Frame.h"
+#include "geometry/ModelImage.h"
+#include "model/ModelCallLog.h"
+#include "model/ModelClient.h"
+#include "model/ResponseCache.h"
+#include "vision/TemplateMatcher.h"
+#include "vision/som/Som.h"
+
+namespace eacu {
+
+class Session;
+
+/// How model steps look at the screen and call the model.
+/// - `image`: how screenshots are scaled for the model; `image_format` "png" | "jpeg".
+/// - `max_tokens`: answer limit per call.
+/// - `som`: Set-of-Marks tuning; `som_assets`: locate the asset library's images and add the
+///   ones found as elements (content: the asset's first alias, else its qualified name);
+///   `asset_apps`: only assets of these apps ("" = the shared index); empty = every asset.
+struct ModelStepOptions {
+    ModelImagePolicy image = ModelImagePolicy::anthropic();
+    std::string image_format = "png";
+    int max_tokens = 1024;
+    SomOptions som;
+    bool som_assets = true;
+    std::vector<std::string> asset_apps;
+};
+
+/// The screen as a model is shown it: the frame (recorded as `frame_id`), the scaled model
+/// image with its transform, the Set-of-Marks elements and their text list, and the frame's
+/// fingerprint for the response cache. `ms`: time to build it.
+struct Observation {
+    Frame frame;
+    int64_t frame_id = 0;
+    ModelImage image;
+    SomResult som;
+    std::string som_text;
+    std::string fingerprint;
+    double ms = 0;
+};
+
+/// The model side of a session. Owns the client (possibly none: replay only), the
+/// `model_calls` log on the run log's file, and the ModelCaller that records every call and
+/// serves cached answers. Not thread-safe.
+class ModelContext {
+public:
+    /// `client` may be null (no model configured). Calls are logged in the session's run log
+    /// (a second connection to the same SQLite file) when it has one.
+    ModelContext(Session& session, std::unique_ptr<model::ModelClient> client, model::CacheMode mode);
+    ~ModelContext();
+
+    /// The client configured by EACU_MODEL_* (and EACU_MODEL_FALLBACK_*), with cancellation
+    /// hooked to Ctrl-C/SIGTERM; nullptr when EACU_MODEL_PROVIDER is unset. Throws
+    /// std::invalid_argument for a bad configuration (the message never holds a key).
+    static std::unique_ptr<model::ModelClient> clientFromEnv(
+        const std::function<const char*(const char*)>& getenv = nullptr);
+    /// The cache mode named by $EACU_MODEL_CACHE (off when unset). Throws std::invalid_argument.
+    static model::CacheMode cacheModeFromEnv();
+
+    Session& session() { return session_; }
+    ModelStepOptions& options() { return options_; }
+    model::ModelCaller& caller() { return *caller_; }
+    model::CacheMode mode() const { return mode_; }
+    /// The configured client (null when none).
+    model::ModelClient* client() { return client_.get(); }
+    /// Replaces the client (null = none); the call sequence goes on.
+    void setClient(std::unique_ptr<model::ModelClient> client);
+    /// "openai qwen-test, cache record" / "no model, cache replay".
+    std::string describe() const;
+
+    /// Captures the screen, records the frame, scales it for the model and, when `with_som`,
+    /// builds the Set-of-Marks (control proposals + asset matches).
+    Observation observe(bool with_som = true);
+
+    /// One model call through the cache/log (see model::ModelCaller::call). When `provider`
+    /// is not empty and the client is a fallback chain, only the chain's member with that
+    /// provider name ("anthropic" | "openai") is used. Throws model::ModelError.
+    model::Response call(const model::Request& req, const model::CallMeta& meta, const std::string& provider = "");
+
+private:
+    Session& session_;
+    std::unique_ptr<model::ModelClient> client_;
+    model::CacheMode mode_;
+    std::unique_ptr<model::ModelCallLog> log_;
+    std::unique_ptr<model::ModelCaller> caller_;
+    ModelStepOptions options_;
+    TemplateMatcher matcher_;
+};
+
+/// What ask() returns: the answer text and, when JSON was asked for, the parsed value.
+struct AskResult {
+    std::string text;
+    std::optional<nlohmann::json> json;
+    bool from_cache = false;
+    int64_t call_id = 0;
+};
+
+/// Asks a question about the current screen (screenshot sent, no Set-of-Marks). With `json`,
+/// the model is told to answer with one JSON value and the answer must parse (a markdown
+/// fence is stripped); otherwise a std::runtime_error says "expected a JSON answer" and shows
+/// the raw text. Recorded as an `ask` step; the call as kind "ask".
+AskResult ask(ModelContext& ctx, const std::string& question, bool json, const std::string& provider = "");
+
+/// The first `n` bytes of `s` (cut at a UTF-8 boundary), "..." appended when cut.
+std::string clipUtf8(const std::string& s, size_t n);
+
+}  // namespace eacu
