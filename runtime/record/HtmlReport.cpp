@@ -143,6 +143,8 @@ function load(img) {
 }
 list.querySelectorAll('img.mini').forEach(i => io ? io.observe(i) : load(i));
 list.addEventListener('toggle', e => { if (e.target.open) e.target.querySelectorAll(':scope > .body img').forEach(load); }, true);
+// Failed steps start open: their error and frames are what a reader looks for first.
+list.querySelectorAll('.step.failed > details, .step.not_found > details').forEach(d => d.open = true);
 list.addEventListener('click', e => {
   const th = e.target.closest('img.thumb');
   const st = e.target.closest('.step');
