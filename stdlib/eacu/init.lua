@@ -4,6 +4,7 @@
 local native = require("eacu._native")
 local match = require("eacu.match")
 local target = require("eacu.target")
+local model = require("eacu.model")
 
 local M = {}
 
@@ -25,12 +26,14 @@ end
 --- tap(target [, opts]) -> Match. Finds the target (waiting up to opts.timeout seconds, default
 --- 5) and clicks its centre (plus offset). opts: button ("left"|"right"|"middle"), timeout.
 function M.tap(t, opts)
+  if model.is_dynamic(t) then local m = model.tap(t, opts); return m end
   opts = opts or {}
   return match.wrap(call(native.tap, target.normalize(t, "tap"), opts))
 end
 
 --- double_tap(target [, opts]) -> Match.
 function M.double_tap(t, opts)
+  if model.is_dynamic(t) then local m = model.double_tap(t, opts); return m end
   opts = opts or {}
   return match.wrap(call(native.tap, target.normalize(t, "double_tap"),
     { button = opts.button, timeout = opts.timeout, count = 2, action = "double_tap" }))
@@ -38,6 +41,7 @@ end
 
 --- long_press(target [, seconds=1 [, opts]]) -> Match. Holds the button for `seconds`.
 function M.long_press(t, seconds, opts)
+  if model.is_dynamic(t) then local m = model.long_press(t, seconds, opts); return m end
   opts = opts or {}
   seconds = seconds or 1
   check_timeout("long_press", seconds)
@@ -80,6 +84,7 @@ end
 
 --- locate(target [, timeout=0]) -> Match, or nil and the reason (with the best candidate).
 function M.locate(t, timeout)
+  if model.is_dynamic(t) then local m, why, best = model.locate(t, timeout); return m, why, best end
   check_timeout("locate", timeout)
   local m = match.wrap(call(native.locate, target.normalize(t, "locate"), timeout or 0))
   if m.found then return m end
@@ -96,6 +101,7 @@ end
 
 --- exists(target [, timeout=0]) -> boolean, Match|nil. One look by default.
 function M.exists(t, timeout)
+  if model.is_dynamic(t) then local ok, m = model.exists(t, timeout); return ok, m end
   check_timeout("exists", timeout)
   local m = match.wrap(call(native.locate, target.normalize(t, "exists"), timeout or 0))
   if m.found then return true, m end
@@ -104,6 +110,7 @@ end
 
 --- wait(target [, timeout=5]) -> Match; error if it does not appear in time.
 function M.wait(t, timeout)
+  if model.is_dynamic(t) then local m = model.wait(t, timeout, "wait"); return m end
   check_timeout("wait", timeout)
   return match.wrap(call(native.wait, target.normalize(t, "wait"), timeout or -1, "wait"))
 end
@@ -132,6 +139,7 @@ function M.verify(t, a, b)
       (ok and "" or (": " .. tostring(res))), 2)
   end
   check_timeout("verify", a)
+  if model.is_dynamic(t) then local m = model.wait(t, a, "verify"); return m end
   return match.wrap(call(native.wait, target.normalize(t, "verify"), a or -1, "verify"))
 end
 
@@ -180,10 +188,15 @@ function M.run_info() return call(native.run_info) end
 --- a Match, a box or a target (X11; see eacu.highlight).
 M.highlight = require("eacu.highlight")
 
+--- Model-driven steps (eacu.model): ask(question [, {json=true}]), plan(task), agent(task),
+--- som(); eacu.model.config{...} and eacu.model.info().
+M.ask, M.plan, M.agent, M.som = model.ask, model.plan, model.agent, model.som
+M.model = model
+
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
-  "screen_size", "settings", "highlight",
+  "screen_size", "settings", "highlight", "ask", "plan", "agent", "som",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

@@ -24,7 +24,8 @@ function M.normalize(t, fname)
       error(fname .. ": text targets need OCR, which this build does not have yet", 3)
     end
     if t.dynamic then
-      error(fname .. ": dynamic (model) targets are not available in this build yet", 3)
+      error(fname .. ": dynamic (model) targets work with tap, double_tap, long_press, locate, exists, wait " ..
+        "and verify, not here", 3)
     end
   end
   error(string.format("%s: expected a target (asset name, image path, {image=...}, {x=, y=} or a Match), got %s",

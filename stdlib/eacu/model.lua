@@ -1,0 +1,161 @@
+-- Model-driven steps over the private native module eacu._model: ask (a question about the
+-- screen), plan (seed 002's planner), agent (seed 000's Set-of-Marks loop), som (the element
+-- list), and dynamic targets ({dynamic = "the blue Send button"}) grounded by the model.
+-- The model is configured by the environment (EACU_MODEL_PROVIDER, EACU_MODEL,
+-- EACU_MODEL_BASE_URL, EACU_MODEL_API_KEY, EACU_MODEL_FALLBACK_*) or by model.config{}.
+local native = require("eacu._model")
+local match = require("eacu.match")
+
+local M = {}
+
+-- Calls a native function; a failure is re-raised `level` frames up (the script's line).
+local function call(level, fn, ...)
+  local results = { pcall(fn, ...) }
+  if not results[1] then error(results[2], level + 1) end
+  return unpack(results, 2, table.maxn(results))
+end
+
+local function check_opts(fname, opts, level)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(string.format("%s: expected an options table, got %s", fname, type(opts)), level + 1)
+  end
+  return opts or {}
+end
+
+--- True when `t` is a dynamic target: a table with a `dynamic` description (not a Match).
+function M.is_dynamic(t)
+  return type(t) == "table" and t.dynamic ~= nil and not match.is(t)
+end
+
+local function description(t, fname, level)
+  if type(t.dynamic) ~= "string" or t.dynamic == "" then
+    error(string.format("%s: a dynamic target needs a description string, got %s", fname, type(t.dynamic)), level + 1)
+  end
+  return t.dynamic
+end
+
+local function ground(t, fname, action, timeout, level)
+  local desc = description(t, fname, level + 1)
+  if timeout ~= nil and (type(timeout) ~= "number" or timeout < 0) then
+    error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(timeout)), level + 1)
+  end
+  return match.wrap(call(level + 1, native.ground, desc,
+    { action = action, timeout = timeout or t.timeout or 0, provider = t.provider }))
+end
+
+-- Dynamic forms of the DSL's target functions. They are called by eacu (init.lua) for a
+-- {dynamic=...} target, so errors point two levels up: at the script's line.
+
+--- tap{dynamic=...} -> Match: the model finds the element (Set-of-Marks id or a 0-1000 box)
+--- and it is clicked at the centre. opts: button ("left"|"right"), timeout (seconds to keep
+--- asking while the model says it is not there; default 0: one look).
+function M.tap(t, opts)
+  opts = check_opts("tap", opts, 3)
+  local action = opts.button == "right" and "right_tap" or "tap"
+  return ground(t, "tap", action, opts.timeout, 3)
+end
+
+function M.double_tap(t, opts)
+  opts = check_opts("double_tap", opts, 3)
+  return ground(t, "double_tap", "double_tap", opts.timeout, 3)
+end
+
+function M.long_press(t, seconds, opts)
+  opts = check_opts("long_press", opts, 3)
+  local m = ground(t, "long_press", "locate", opts.timeout, 3)
+  if not m.found then
+    error("long_press {dynamic=" .. string.format("%q", t.dynamic) .. "}: the model did not find it" ..
+      (m.reason ~= "" and (": " .. m.reason) or ""), 3)
+  end
+  local native_dsl = require("eacu._native")
+  call(3, native_dsl.tap, { x = m.cx, y = m.cy, label = string.format("{dynamic=%q}", t.dynamic) },
+    { hold = seconds or 1, action = "long_press" })
+  return m
+end
+
+--- locate{dynamic=...} -> Match, or nil, reason, the not-found Match.
+function M.locate(t, timeout)
+  local m = ground(t, "locate", "locate", timeout, 3)
+  if m.found then return m end
+  return nil, string.format("{dynamic=%q} not found by the model%s", t.dynamic,
+    m.reason ~= "" and (": " .. m.reason) or ""), m
+end
+
+function M.exists(t, timeout)
+  local m = ground(t, "exists", "locate", timeout, 3)
+  if m.found then return true, m end
+  return false
+end
+
+--- wait/verify{dynamic=...}: error unless the model finds it within `timeout` (default 5 s).
+function M.wait(t, timeout, fname)
+  fname = fname or "wait"
+  local m = ground(t, fname, "locate", timeout or 5, 3)
+  if not m.found then
+    error(string.format("%s {dynamic=%q}: not found by the model within %s s%s", fname, t.dynamic,
+      tostring(timeout or 5), m.reason ~= "" and (": " .. m.reason) or ""), 3)
+  end
+  return m
+end
+
+--- ask(question [, {json=true, provider=}]) -> the model's answer about the current screen:
+--- text, or with json=true the decoded JSON value (tables for objects and arrays) and the raw
+--- text. An answer that is not JSON when JSON was asked for is an error showing the text.
+function M.ask(question, opts)
+  if type(question) ~= "string" or question == "" then
+    error("ask: expected a question (a non-empty string), got " .. (question == "" and "an empty string" or type(question)), 2)
+  end
+  opts = check_opts("ask", opts, 2)
+  local text, value = call(2, native.ask, question, opts.json and true or false, opts.provider)
+  if opts.json then return value, text end
+  return text
+end
+
+--- plan(task [, {max_replans=2, max_steps=40, provider=}]) -> result {ok, steps, replans,
+--- executed, plans}. The model plans steps (assets or dynamic: targets) from the screen; they
+--- run with retries, fallbacks and verification; a failed step is replanned. Error on failure.
+function M.plan(task, opts)
+  if type(task) ~= "string" or task == "" then error("plan: expected a task (a non-empty string), got " .. type(task), 2) end
+  opts = check_opts("plan", opts, 2)
+  local r = call(2, native.plan, task, opts)
+  if not r.ok and opts.raise ~= false then
+    error("plan: " .. r.error .. "\n  executed:\n    " .. table.concat(r.executed, "\n    "), 2)
+  end
+  return r
+end
+
+--- agent(task [, {max_steps=20, provider=, keep_images=3, raise=true}]) -> result {status,
+--- message, steps, cached, history, actions}. The Set-of-Marks loop: screenshot with numbered
+--- elements → one JSON action → executed → effect checked → history line, until the model says
+--- done. fail, needs_user and the step limit are errors (with the history) unless raise=false.
+function M.agent(task, opts)
+  if type(task) ~= "string" or task == "" then error("agent: expected a task (a non-empty string), got " .. type(task), 2) end
+  opts = check_opts("agent", opts, 2)
+  local r = call(2, native.agent, task, opts)
+  if r.status ~= "done" and opts.raise ~= false then
+    error("agent " .. r.status .. ": " .. r.message .. "\n  history:\n    " .. table.concat(r.history, "\n    "), 2)
+  end
+  return r
+end
+
+--- som() -> {elements = {{id, type, kind, x, y, w, h, interactivity, content, source}...},
+--- text, frame_id, ms}: the Set-of-Marks elements of the current screen; printed as text.
+function M.som()
+  local r = call(2, native.som)
+  return setmetatable(r, { __tostring = function(s) return s.text end })
+end
+
+--- model.config{provider=, model=, base_url=, api_key_env=, timeout=, max_retries=} sets the
+--- model for the rest of the run (the key is read from the variable api_key_env names);
+--- model.config(false) removes it. Returns a description ("openai qwen, cache off").
+function M.config(cfg)
+  if cfg ~= false and type(cfg) ~= "table" then
+    error("model.config: expected {provider=, model=, base_url=, api_key_env=} or false, got " .. type(cfg), 2)
+  end
+  return call(2, native.config, cfg)
+end
+
+--- model.info() -> {provider, model, cache, calls, description}.
+function M.info() return call(2, native.info) end
+
+return M
