@@ -13,8 +13,10 @@
 #include "process/Process.h"
 #include "record/RunLog.h"
 #include "task/Cancel.h"
+#include "task/ModelContext.h"
 #include "task/Session.h"
 #include "vision/TemplateMatcher.h"
+#include "wrap_Model.h"
 
 namespace fs = std::filesystem;
 
@@ -43,7 +45,7 @@ std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); 
 int cmdRun(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {}, {"--verbose"});
+        o = parseCli(argc, argv, 2, {"--model-cache"}, {"--verbose"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
@@ -59,6 +61,18 @@ int cmdRun(int argc, char** argv) {
         return 2;
     }
     script = fs::absolute(script);
+    // The model for model-driven steps (ask, plan, agent, dynamic targets): EACU_MODEL_* from
+    // the environment (none is fine: then only cached answers can be replayed).
+    model::CacheMode cache_mode;
+    std::unique_ptr<model::ModelClient> model_client;
+    try {
+        auto mc = o.flag("--model-cache");
+        cache_mode = mc ? model::parseCacheMode(*mc) : ModelContext::cacheModeFromEnv();
+        model_client = ModelContext::clientFromEnv();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu run: %s\n", e.what());
+        return 2;
+    }
     std::unique_ptr<RunLog> log;
     OpenDevice dev;
     AssetLibrary assets;
@@ -91,6 +105,7 @@ int cmdRun(int argc, char** argv) {
     try {
         Session session(*dev.device, assets, matcher, log.get(), run_id, so);
         LuaHost host(&session);
+        luax_setmodel(host.state(), std::make_unique<ModelContext>(session, std::move(model_client), cache_mode));
         // App modules (scripts/<app>/init.lua) come first, then modules beside the script.
         host.addPackagePath(so.script_dir);
         host.addPackagePath((fs::path(eacuHome()) / "scripts").string());

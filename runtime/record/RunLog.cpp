@@ -6,6 +6,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "model/ModelCallLog.h"
 #include "record/Statement.h"
 
 namespace fs = std::filesystem;
@@ -124,6 +125,9 @@ RunLog::RunLog(const std::string& path) : path_(path) {
         exec("PRAGMA synchronous=NORMAL");
         exec("PRAGMA foreign_keys=ON");
         migrate();
+        // model_calls (issue 5: every model call, the response cache): an additive,
+        // idempotent step (CREATE ... IF NOT EXISTS), so it needs no schema version of its own.
+        exec(model::modelCallsSchemaSql());
     } catch (...) {
         sqlite3_close(db_);
         db_ = nullptr;

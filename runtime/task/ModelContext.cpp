@@ -37,7 +37,7 @@ std::unique_ptr<model::ModelClient> ModelContext::clientFromEnv(const std::funct
 
 model::CacheMode ModelContext::cacheModeFromEnv() {
     const char* v = std::getenv("EACU_MODEL_CACHE");
-    if (!v || !*v) return model::CacheMode::Off;
+    if (!v || !*v) return model::CacheMode::Record;
     try {
         return model::parseCacheMode(v);
     } catch (const std::invalid_argument& e) {

@@ -65,7 +65,8 @@ public:
     /// std::invalid_argument for a bad configuration (the message never holds a key).
     static std::unique_ptr<model::ModelClient> clientFromEnv(
         const std::function<const char*(const char*)>& getenv = nullptr);
-    /// The cache mode named by $EACU_MODEL_CACHE (off when unset). Throws std::invalid_argument.
+    /// The cache mode named by $EACU_MODEL_CACHE (record when unset: live calls, stored with
+    /// their cache keys so the run can be replayed). Throws std::invalid_argument.
     static model::CacheMode cacheModeFromEnv();
 
     Session& session() { return session_; }
