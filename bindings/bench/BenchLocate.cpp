@@ -10,6 +10,7 @@
 #include "bench/Corpus.h"
 #include "device/Frame.h"
 #include "vision/Locator.h"
+#include "vision/ScaleEstimator.h"
 
 namespace eacu {
 
@@ -22,7 +23,8 @@ struct ScaleStats {
 
 }  // namespace
 
-int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool learn_scale) {
+int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool learn_scale,
+                double threshold) {
     std::vector<CorpusCase> cases;
     try {
         cases = loadCorpus(corpus_dir);
@@ -40,7 +42,7 @@ int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool
     }
     Locator locator;
     std::map<std::string, cv::Mat> shots;
-    std::map<std::string, double> device_scale;  // learned per screenshot file
+    std::map<std::string, ScaleEstimator> device_scale;  // learned per screenshot file
     std::map<double, ScaleStats> by_scale;
     ScaleStats all;
     for (const CorpusCase& c : cases) {
@@ -55,17 +57,15 @@ int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool
             it = shots.emplace(c.screenshot, img).first;
         }
         Template tpl = Template::load(c.tmpl);
+        if (threshold > 0) tpl.threshold = threshold;
         LocateHints hints;
-        if (learn_scale) {
-            auto ds = device_scale.find(c.screenshot);
-            if (ds != device_scale.end()) hints.expected_scale = ds->second / tpl.scale;
-        }
+        if (learn_scale) hints.expected_scale = device_scale[c.screenshot].expectedScale(tpl.scale);
         double t0 = monotonicSeconds();
         PreparedFrame frame(it->second);
         LocateReport r = locator.locate(frame, {tpl}, hints);
         double ms = (monotonicSeconds() - t0) * 1000;
         const Match& m = r.match;
-        if (m.found && learn_scale) device_scale[c.screenshot] = m.scale * tpl.scale;
+        if (learn_scale) device_scale[c.screenshot].observe(m, tpl.scale);
 
         ScaleStats& st = by_scale[c.scale];
         for (ScaleStats* s : {&st, &all}) {
@@ -79,6 +79,7 @@ int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool
             }
         }
         nlohmann::json line = {{"found", m.found}, {"score", m.score}, {"ms", ms}};
+        line["best"] = {m.box.x, m.box.y, m.box.w, m.box.h, m.scale, m.method};
         if (m.found) {
             line["x"] = m.box.x;
             line["y"] = m.box.y;

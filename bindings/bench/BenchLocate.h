@@ -10,6 +10,8 @@ namespace eacu {
 /// scale of its screen, unless `learn_scale` is false. Writes one JSON line per case to
 /// `out_path` (if not empty) and prints per scale: hit rate, false positives, median and p90 ms.
 /// Returns 0, or 1 when the corpus cannot be read.
-int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool learn_scale);
+/// `threshold` (if > 0) replaces the default similarity threshold of the templates.
+int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool learn_scale,
+                double threshold = 0);
 
 }  // namespace eacu

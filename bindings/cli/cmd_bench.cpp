@@ -35,14 +35,15 @@ void print(const char* what, const std::vector<double>& v) {
 
 int cmdBench(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out"}, {"--no-learn"});
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold"}, {"--no-learn"});
         std::string what = o.positional.empty() ? "" : o.positional[0];
         if (what == "locate") {
             if (o.positional.size() != 2) {
                 std::fprintf(stderr, "eacu bench locate: expected a CORPUS folder\n");
                 return 2;
             }
-            return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"));
+            return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"),
+                               std::stod(o.flag("--threshold").value_or("0")));
         }
         if (what != "tap") {
             std::fprintf(stderr, "eacu bench: expected a benchmark: tap, locate (usage: eacu bench "

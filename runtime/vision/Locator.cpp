@@ -26,7 +26,7 @@ double msSince(Clock::time_point t0) {
 }
 
 // Downsampling factors of the coarse level; sharing a few levels lets scales reuse them.
-constexpr double kLevels[] = {1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0};
+constexpr double kLevels[] = {1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0};
 
 // Coarse peaks below this correlation are not worth confirming.
 constexpr double kCoarseFloor = 0.2;
@@ -81,23 +81,29 @@ public:
         return slot.grey.empty() ? nullptr : &slot;
     }
 
-    // Confirms around `approx` (full-resolution top-left) at scales s·e^(i·step), i in
-    // [-n, n], within `margin` pixels. Returns the best confirmed candidate (grey score only).
-    Match confirm(Point approx, double s, int margin, double log_range, int n) {
+    // Locates the template around `approx` (full-resolution top-left, within `margin` full
+    // pixels) at scales s·e^(i·log_range/n), i in [-n, n], on the frame downsampled by `f`
+    // (1 = full resolution). Returns the best (grey correlation; box in full-resolution
+    // pixels, exact only when f = 1), or score -2 when no scale fits.
+    Match confirmAt(Point approx, double s, int margin, double log_range, int n, double f = 1.0) {
         Match best;
         best.score = -2;
-        const cv::Mat& grey = pf_.grey();
+        const cv::Mat& img = pf_.downsampled(f);
+        cv::Rect bounds(int(std::ceil(area_.x / f)), int(std::ceil(area_.y / f)),
+                        int(std::floor(area_.w / f)), int(std::floor(area_.h / f)));
+        bounds &= cv::Rect(0, 0, img.cols, img.rows);
+        int m = int(std::ceil(margin / f)) + 1;
         for (int i = -n; i <= n; ++i) {
             double sc = s * std::exp(n ? log_range * i / n : 0.0);
-            if (sc < o_.min_scale * 0.97 || sc > o_.max_scale * 1.03) continue;
-            const Scaled* t = at(sc);
+            if (sc < o_.min_scale * 0.95 || sc > o_.max_scale * 1.05) continue;
+            const Scaled* t = at(sc / f);
             if (!t) continue;
-            Rect roi = Rect{approx.x - margin, approx.y - margin, t->grey.cols + 2 * margin,
-                            t->grey.rows + 2 * margin}.intersect(area_);
-            if (roi.w < t->grey.cols || roi.h < t->grey.rows) continue;
+            cv::Rect roi(int(std::lround(approx.x / f)) - m, int(std::lround(approx.y / f)) - m,
+                         t->grey.cols + 2 * m, t->grey.rows + 2 * m);
+            roi &= bounds;
+            if (roi.width < t->grey.cols || roi.height < t->grey.rows) continue;
             cv::Mat r;
-            cv::matchTemplate(grey(cv::Rect(roi.x, roi.y, roi.w, roi.h)), t->grey, r,
-                              cv::TM_CCOEFF_NORMED, t->mask);
+            cv::matchTemplate(img(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
             cv::patchNaNs(r, -1.0);
             double mx;
             cv::Point loc;
@@ -106,17 +112,46 @@ public:
             if (mx > best.score) {
                 best.score = mx;
                 best.scale = sc;
-                best.box = {roi.x + loc.x, roi.y + loc.y, t->grey.cols, t->grey.rows};
+                best.box = {int(std::lround((roi.x + loc.x) * f)), int(std::lround((roi.y + loc.y) * f)),
+                            int(std::lround(t->grey.cols * f)), int(std::lround(t->grey.rows * f))};
             }
         }
         return best;
+    }
+
+    // The level on which candidates at scale s are first confirmed: as coarse as keeps the
+    // template's short side >= 10 px and its area >= 2000 px (big templates stay
+    // discriminative when reduced).
+    double confirmLevel(double s) const {
+        double w = tgrey_.cols * s, h = tgrey_.rows * s;
+        double f = std::min(std::min(w, h) / 10.0, std::sqrt(w * h / 2000.0));
+        double level = 1.0;
+        for (double l : kLevels)
+            if (l <= f) level = l;
+        return level;
+    }
+
+    // Full-resolution refinement of a candidate: position and scale, halving the scale step
+    // until it changes the template's width by less than a pixel.
+    Match refine(Match m, double log_range, int margin) {
+        if (m.score < -1.5) return m;
+        Match best = confirmAt({m.box.x, m.box.y}, m.scale, margin, log_range, 2, 1.0);
+        double r = log_range / 2;
+        double min_r = 0.5 / std::max(8.0, tgrey_.cols * best.scale);
+        while (best.score > -1.5 && r >= min_r) {
+            Match b = confirmAt({best.box.x, best.box.y}, best.scale, 2, r, 1, 1.0);
+            if (b.score > best.score) best = b;
+            r /= 2;
+        }
+        return best.score > -1.5 ? best : m;
     }
 
     // Coarse search at scale s: the frame downsampled as far as the template allows, the
     // best `k` separated peaks.
     std::vector<Candidate> coarse(double s, int k) {
         double minside = std::min(tgrey_.cols, tgrey_.rows) * s;
-        double ideal = minside / o_.coarse_min_side;
+        double area = tgrey_.cols * s * tgrey_.rows * s;
+        double ideal = std::min(minside / o_.coarse_min_side, std::sqrt(area / o_.coarse_min_area));
         double factor = 1.0;
         for (double l : kLevels)
             if (l <= ideal) factor = l;
@@ -134,33 +169,90 @@ public:
         cv::patchNaNs(r, -1.0);
         std::vector<Candidate> out;
         int margin = int(std::ceil(factor)) + 2;
-        for (int i = 0; i < k; ++i) {
-            double mx;
-            cv::Point loc;
-            cv::minMaxLoc(r, nullptr, &mx, nullptr, &loc);
-            if (mx < kCoarseFloor) break;
-            out.push_back({{int(std::lround((croi.x + loc.x) * factor)), int(std::lround((croi.y + loc.y) * factor))},
-                           mx, s, margin});
-            // Suppress this peak's neighbourhood (a template's size around it).
-            cv::Rect sup(loc.x - tsize.width / 2, loc.y - tsize.height / 2, tsize.width, tsize.height);
-            sup &= cv::Rect(0, 0, r.cols, r.rows);
-            r(sup).setTo(-1.0);
+        // Local maxima (3x3) above the floor, best first, then greedy suppression of peaks
+        // within half a template of a better one.
+        cv::Mat dil;
+        cv::dilate(r, dil, cv::Mat());
+        cv::Mat peaks = (r >= dil) & (r >= kCoarseFloor);
+        std::vector<cv::Point> locs;
+        cv::findNonZero(peaks, locs);
+        std::vector<std::pair<float, cv::Point>> scored;
+        scored.reserve(locs.size());
+        for (const auto& p : locs) scored.emplace_back(r.at<float>(p), p);
+        size_t keep = std::min(scored.size(), size_t(8 * k));
+        std::partial_sort(scored.begin(), scored.begin() + keep, scored.end(),
+                          [](const auto& a, const auto& b) { return a.first > b.first; });
+        std::vector<cv::Point> taken;
+        for (size_t i = 0; i < keep && int(out.size()) < k; ++i) {
+            const cv::Point& p = scored[i].second;
+            bool near = false;
+            for (const auto& q : taken)
+                if (std::abs(p.x - q.x) < (tsize.width + 1) / 2 && std::abs(p.y - q.y) < (tsize.height + 1) / 2) {
+                    near = true;
+                    break;
+                }
+            if (near) continue;
+            taken.push_back(p);
+            out.push_back({{int(std::lround((croi.x + p.x) * factor)), int(std::lround((croi.y + p.y) * factor))},
+                           scored[i].first, s, margin});
         }
         return out;
     }
 
-    // The colour confirm of a confirmed grey match: TM_CCOEFF_NORMED over BGR at its place and
-    // scale.
-    double colorScore(const Match& m) {
-        Template scaled = tpl_;
-        scaled.bgr = resizeTo(tpl_.bgr, {m.box.w, m.box.h});
-        if (!tpl_.mask.empty()) scaled.mask = resizeTo(tpl_.mask, {m.box.w, m.box.h}, true);
-        return TemplateMatcher::colorScore(pf_.bgr(), scaled, m.box);
+    // The confirm score of a located candidate, compared at the lower of the two resolutions
+    // (see Locator), best over one-pixel shifts of the box. Sets m.score, m.color_score and
+    // moves m.box to the best shift.
+    void rescore(Match& m) {
+        const cv::Mat& frame_bgr = pf_.bgr();
+        cv::Rect bounds(0, 0, frame_bgr.cols, frame_bgr.rows);
+        double s = m.box.w / double(tpl_.bgr.cols);
+        bool shrink_frame = s > 1.02, shrink_tpl = s < 0.98;
+        cv::Mat tb = tpl_.bgr, tm = tpl_.mask;
+        if (shrink_tpl) {
+            tb = resizeTo(tpl_.bgr, {m.box.w, m.box.h});
+            if (!tm.empty()) tm = resizeTo(tpl_.mask, {m.box.w, m.box.h}, true);
+        }
+        cv::Mat tg;
+        cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
+        double best = -2, best_color = -2;
+        Rect best_box = m.box;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                cv::Rect r(m.box.x + dx, m.box.y + dy, m.box.w, m.box.h);
+                if ((r & bounds) != r) continue;
+                cv::Mat patch = frame_bgr(r);
+                if (shrink_frame) patch = resizeTo(patch, tb.size());
+                else if (shrink_tpl) {
+                    cv::Mat soft;
+                    cv::GaussianBlur(patch, soft, {0, 0}, 0.5);
+                    patch = soft;
+                } else if (patch.size() != tb.size()) {
+                    patch = resizeTo(patch, tb.size());
+                }
+                cv::Mat pg, res;
+                cv::cvtColor(patch, pg, cv::COLOR_BGR2GRAY);
+                cv::matchTemplate(pg, tg, res, cv::TM_CCOEFF_NORMED, tm);
+                double v = res.at<float>(0, 0);
+                if (std::isnan(v)) v = -1;
+                if (v > best) {
+                    best = std::min(v, 1.0);
+                    best_box = {r.x, r.y, r.width, r.height};
+                    cv::matchTemplate(patch, tb, res, cv::TM_CCOEFF_NORMED, tm);
+                    double c = res.at<float>(0, 0);
+                    best_color = std::isnan(c) ? -1 : std::min(c, 1.0);
+                }
+            }
+        if (best > -1.5) {
+            m.score = best;
+            m.color_score = best_color;
+            m.box = best_box;
+        }
     }
 
     const Template& tpl() const { return tpl_; }
     const cv::Mat& tgrey() const { return tgrey_; }
     const Rect& area() const { return area_; }
+    const LocatorOptions& options() const { return o_; }
 
 private:
     const PreparedFrame& pf_;
@@ -172,18 +264,20 @@ private:
     std::mutex mutex_;
 };
 
-// Fills target, threshold, colour score and found of a confirmed grey match.
-Match finish(Search& s, Match m, const std::string& method) {
+// Fills score (the confirm at the lower resolution), colour score, target, threshold and found
+// of a located candidate. `required` is the threshold it must reach (the template's, or higher
+// for a match away from the expected scale).
+Match finish(Search& s, Match m, const std::string& method, double required) {
     const Template& t = s.tpl();
     m.method = method;
-    m.threshold = t.threshold;
+    m.threshold = required;
     if (m.score < -1.5) {  // nothing was confirmed
         m.score = 0;
         m.found = false;
         return m;
     }
-    m.color_score = s.colorScore(m);
-    m.found = m.score >= t.threshold && m.color_score >= t.threshold;
+    s.rescore(m);
+    m.found = m.score >= required && m.color_score >= required;
     Point c = m.box.center();
     double k = m.box.w / double(std::max(1, t.bgr.cols));
     m.target = {c.x + int(std::lround(t.offset.x * k)), c.y + int(std::lround(t.offset.y * k))};
@@ -195,13 +289,37 @@ bool better(const Match& a, const Match& b) {
     return a.score > b.score;
 }
 
-// Multi-scale coarse-to-fine search over `scales` (in the order given), shared by `threads`.
-Match multiScale(Search& search, const std::vector<double>& scales, const LocatorOptions& o,
-                 double step_log, double threshold) {
+// Phase 1 of confirming coarse candidates: each is located on its confirm level within the
+// coarse scale step; the result keeps the candidate's margin for the full-resolution refine.
+struct Confirmed {
+    Match match;
+    int margin;
+};
+
+Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range) {
+    double f = search.confirmLevel(c.scale);
+    return {search.confirmAt(c.pos, c.scale, c.margin, log_range, 2, f), c.margin + int(std::ceil(f))};
+}
+
+// The best `keep` phase-1 results refined at full resolution, non-maximum suppressed.
+std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range) {
+    std::sort(pool.begin(), pool.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
+    std::vector<Match> out;
+    for (int i = 0; i < int(pool.size()) && i < keep; ++i) {
+        Match m = search.refine(pool[i].match, log_range, pool[i].margin);
+        if (m.score > -1.5) out.push_back(m);
+    }
+    return nonMaximumSuppression(std::move(out), 0.3, keep);
+}
+
+// Multi-scale coarse-to-fine search over `scales` (in the order given), shared by `threads`:
+// coarse peaks per scale, confirmed on a reduced level, the best refined at full resolution.
+// A refined score of at least `sure` ends the search early. Returns refined candidates.
+std::vector<Match> multiScale(Search& search, const std::vector<double>& scales, const LocatorOptions& o,
+                              double step_log, double threshold) {
     std::mutex mutex;
-    std::vector<Candidate> pool;
-    Match best;
-    best.score = -2;
+    std::vector<Confirmed> pool;
+    std::vector<Match> early;
     std::atomic<size_t> next{0};
     std::atomic<bool> done{false};
     double sure = std::max(o.sure_score, threshold);
@@ -209,19 +327,26 @@ Match multiScale(Search& search, const std::vector<double>& scales, const Locato
         for (;;) {
             size_t i = next++;
             if (i >= scales.size() || done) return;
-            auto cands = search.coarse(scales[i], o.candidates_per_scale);
-            // Confirm the strongest peaks of this scale now; keep the rest for later.
-            for (size_t c = 0; c < cands.size(); ++c) {
-                if (c < 2) {
-                    Match m = search.confirm(cands[c].pos, cands[c].scale, cands[c].margin, step_log / 2, 2);
-                    std::lock_guard<std::mutex> lock(mutex);
-                    if (m.score > best.score) best = m;
-                    if (m.score >= sure) done = true;
-                } else {
-                    std::lock_guard<std::mutex> lock(mutex);
-                    pool.push_back(cands[c]);
+            std::vector<Confirmed> mine;
+            for (const Candidate& c : search.coarse(scales[i], o.candidates_per_scale))
+                mine.push_back(confirmCandidate(search, c, step_log / 2));
+            std::sort(mine.begin(), mine.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
+            if (!mine.empty() && mine.front().match.score >= sure) {
+                // Refine every candidate as good as the best (identical elements on one screen
+                // are then all there for the reading-order tie-break).
+                double floor = mine.front().match.score - o.tie_margin - 0.02;
+                for (const Confirmed& c : mine) {
+                    if (c.match.score < floor) break;
+                    Match m = search.refine(c.match, step_log / 4, c.margin);
+                    if (m.score >= sure) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        early.push_back(m);
+                        done = true;
+                    }
                 }
             }
+            std::lock_guard<std::mutex> lock(mutex);
+            pool.insert(pool.end(), mine.begin(), mine.end());
         }
     };
     int n = std::max(1, std::min<int>(o.threads, int(scales.size())));
@@ -229,20 +354,31 @@ Match multiScale(Search& search, const std::vector<double>& scales, const Locato
     for (int t = 1; t < n; ++t) threads.emplace_back(worker);
     worker();
     for (auto& t : threads) t.join();
-    if (!done) {
-        std::sort(pool.begin(), pool.end(), [](const Candidate& a, const Candidate& b) { return a.coarse > b.coarse; });
-        int budget = std::max(0, o.verify_budget - 2 * int(scales.size()));
-        for (int i = 0; i < int(pool.size()) && i < budget; ++i) {
-            Match m = search.confirm(pool[i].pos, pool[i].scale, pool[i].margin, step_log / 2, 2);
-            if (m.score > best.score) best = m;
-        }
+    std::vector<Match> out = refineBest(search, std::move(pool), o.refine_budget, step_log / 4);
+    out.insert(out.end(), early.begin(), early.end());
+    return nonMaximumSuppression(std::move(out), 0.3, o.refine_budget + 1);
+}
+
+// The final choice among confirmed candidates: each is rescored (finish), the best passing
+// one wins; candidates within tie_margin of it are taken in reading order.
+template <class Required>
+Match pick(Search& search, const std::vector<Match>& cands, const std::string& method, Required required) {
+    std::vector<Match> done;
+    for (const Match& c : cands) done.push_back(finish(search, c, method, required(c.scale)));
+    if (done.empty()) {
+        Match none;
+        none.score = -2;
+        return finish(search, none, method, search.tpl().threshold);
     }
-    if (best.score > -1.5) {
-        // Polish: a finer scale sweep around the best.
-        Match p = search.confirm({best.box.x, best.box.y}, best.scale, 3, step_log / 4, 2);
-        if (p.score > best.score) best = p;
-    }
-    return best;
+    std::sort(done.begin(), done.end(), better);
+    const Match& top = done.front();
+    Match chosen = top;
+    for (const Match& m : done)
+        if (m.found == top.found && top.score - m.score <= search.options().tie_margin &&
+            (m.box.y < chosen.box.y - chosen.box.h / 2 ||
+             (std::abs(m.box.y - chosen.box.y) <= chosen.box.h / 2 && m.box.x < chosen.box.x)))
+            chosen = m;
+    return chosen;
 }
 
 // ORB keypoints + RANSAC homography; the projected box is then confirmed by correlation.
@@ -251,14 +387,16 @@ Match featureStage(Search& search, const PreparedFrame& pf, const LocatorOptions
     none.score = -2;
     *ran = false;
     const cv::Mat& tg = search.tgrey();
-    // Small templates are upscaled so that ORB's patches fit.
-    double up = std::max(1.0, 64.0 / std::min(tg.cols, tg.rows));
+    // Features are for textured images (icons, pictures) of some size; a line of text has few
+    // stable keypoints and is left to the template stages. Very small images are upscaled so
+    // that ORB's patches fit.
+    double up = std::max(1.0, 24.0 / std::min(tg.cols, tg.rows));
     cv::Mat t = up > 1 ? resizeTo(tg, {int(tg.cols * up), int(tg.rows * up)}) : tg;
     auto orb = cv::ORB::create(500, 1.2f, 8, 15, 0, 2, cv::ORB::HARRIS_SCORE, 15);
     std::vector<cv::KeyPoint> tk, fk;
     cv::Mat td, fd;
     orb->detectAndCompute(t, cv::noArray(), tk, td);
-    if (tk.size() < 20) return none;  // too little texture for features: not attempted
+    if (tk.size() < 25) return none;  // too little texture for features: not attempted
     *ran = true;
     const Rect& a = search.area();
     cv::Mat fg = pf.grey()(cv::Rect(a.x, a.y, a.w, a.h));
@@ -283,7 +421,8 @@ Match featureStage(Search& search, const PreparedFrame& pf, const LocatorOptions
     double scale = std::sqrt(std::max(0.0f, bb.area()) / (double(tg.cols) * tg.rows));
     if (!(scale >= o.min_scale && scale <= o.max_scale)) return none;
     Point approx{a.x + int(bb.x), a.y + int(bb.y)};
-    return search.confirm(approx, scale, int(4 + 0.1 * std::max(bb.width, bb.height)), std::log(1.1), 3);
+    Match m = search.confirmAt(approx, scale, int(4 + 0.1 * std::max(bb.width, bb.height)), std::log(1.1), 3);
+    return search.refine(m, std::log(1.03), 4);
 }
 
 }  // namespace
@@ -321,25 +460,32 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
             continue;
         }
         Search search(frame, tpl, area, options_);
+        // Away from the expected scale a match must be clearly better than the threshold.
+        auto required = [&](double scale) {
+            if (!hints.expected_scale) return tpl.threshold;
+            if (std::abs(std::log(scale / *hints.expected_scale)) <= std::log(options_.scale_tolerance))
+                return tpl.threshold;
+            return std::min(0.99, tpl.threshold + options_.off_scale_margin);
+        };
         // 1. Where it was last seen, at the scale it was seen.
         if (hints.last_seen && hints.last_scale) {
             auto t0 = Clock::now();
             Rect ls = *hints.last_seen;
             int grow = std::max(16, std::max(ls.w, ls.h) / 2);
-            Match m = search.confirm({ls.x, ls.y}, *hints.last_scale, grow, std::log(1.03), 1);
-            if (consider("last_seen", finish(search, m, "last_seen"), msSince(t0))) break;
+            Match m = search.confirmAt({ls.x, ls.y}, *hints.last_scale, grow, std::log(1.02), 1);
+            m = search.refine(m, std::log(1.01), 2);
+            if (consider("last_seen", finish(search, m, "last_seen", tpl.threshold), msSince(t0))) break;
         }
         // 2. The expected scale.
         double prior = hints.expected_scale.value_or(1.0);
         if (hints.expected_scale) {
             auto t0 = Clock::now();
-            Match m;
-            m.score = -2;
-            for (const Candidate& c : search.coarse(prior, options_.candidates_per_scale)) {
-                Match v = search.confirm(c.pos, c.scale, c.margin, step_log / 2, 2);
-                if (v.score > m.score) m = v;
-            }
-            if (consider("expected_scale", finish(search, m, "expected_scale"), msSince(t0))) break;
+            std::vector<Confirmed> pool;
+            for (const Candidate& c : search.coarse(prior, 2 * options_.candidates_per_scale))
+                pool.push_back(confirmCandidate(search, c, std::log(options_.scale_tolerance)));
+            auto cands = refineBest(search, std::move(pool), options_.refine_budget, std::log(options_.scale_tolerance) / 2);
+            Match m = pick(search, cands, "expected_scale", [&](double) { return tpl.threshold; });
+            if (consider("expected_scale", m, msSince(t0))) break;
         }
         // 3. Coarse-to-fine over the whole scale range, nearest the prior first.
         {
@@ -350,15 +496,16 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
             std::sort(scales.begin(), scales.end(), [&](double a, double b) {
                 return std::abs(std::log(a / prior)) < std::abs(std::log(b / prior));
             });
-            Match m = multiScale(search, scales, options_, step_log, tpl.threshold);
-            if (consider("multi_scale", finish(search, m, "multi_scale"), msSince(t0))) break;
+            std::vector<Match> cands = multiScale(search, scales, options_, step_log, tpl.threshold);
+            Match m = pick(search, cands, "multi_scale", required);
+            if (consider("multi_scale", m, msSince(t0))) break;
         }
         // 4. Features, for templates with texture enough.
         if (options_.features) {
             auto t0 = Clock::now();
             bool ran = false;
             Match m = featureStage(search, frame, options_, &ran);
-            if (ran && consider("features", finish(search, m, "features"), msSince(t0))) break;
+            if (ran && consider("features", finish(search, m, "features", required(m.scale)), msSince(t0))) break;
         }
     }
     double total = 0;

@@ -15,23 +15,33 @@ namespace eacu {
 /// - `min_scale`, `max_scale`: the bounded range of the multi-scale search.
 /// - `scale_step`: ratio between neighbouring coarse scales (> 1); the fine stage searches
 ///   between them.
-/// - `coarse_min_side`: the template's short side (pixels) at the coarse level; the frame is
-///   downsampled as far as this allows.
-/// - `candidates_per_scale`, `verify_budget`: coarse peaks kept per scale, and how many of all
-///   coarse peaks are confirmed at full resolution.
+/// - `coarse_min_side`, `coarse_min_area`: the template's short side and area (pixels) at the
+///   coarse level; the frame is downsampled as far as both allow.
+/// - `candidates_per_scale`: coarse peaks kept per scale (each confirmed on a reduced level);
+/// - `refine_budget`: how many of the confirmed candidates are refined at full resolution.
 /// - `sure_score`: a confirmed score this high ends the search early.
 /// - `threads`: search threads (scales are shared out between them).
 /// - `features`: allow the ORB + homography stage.
+/// - `scale_tolerance`: how far (ratio) a match's scale may be from the expected scale and
+///   still count as at the expected scale.
+/// - `off_scale_margin`: a match away from the expected scale needs its template's threshold
+///   plus this (the threshold is raised for it, never lowered).
+/// - `tie_margin`: candidates within this score of the best are ranked in reading order (top
+///   to bottom, then left to right), so of two identical elements the first is taken.
 struct LocatorOptions {
     double min_scale = 0.5;
     double max_scale = 2.0;
-    double scale_step = 1.12;
-    int coarse_min_side = 7;
-    int candidates_per_scale = 4;
-    int verify_budget = 40;
+    double scale_step = 1.2;
+    int coarse_min_side = 6;
+    int coarse_min_area = 200;
+    int candidates_per_scale = 12;
+    int refine_budget = 6;
     double sure_score = 0.93;
     int threads = 2;
     bool features = true;
+    double scale_tolerance = 1.1;
+    double off_scale_margin = 0.1;
+    double tie_margin = 0.01;
 };
 
 /// What a caller knows before searching (all optional):
@@ -60,9 +70,12 @@ struct LocateReport {
 };
 
 /// Finds templates at any scale in a frame. Every candidate, whatever stage proposed it, is
-/// confirmed by a greyscale normalized cross-correlation (TM_CCOEFF_NORMED) of the template
-/// resized to the candidate's scale, then a colour confirm at the same place; a match needs
-/// both scores at the template's threshold, which no stage lowers. Scores are raw.
+/// confirmed by a greyscale normalized cross-correlation (TM_CCOEFF_NORMED), then a colour
+/// confirm at the same place; a match needs both scores at the template's threshold, which no
+/// stage lowers. The confirm compares at the lower of the two resolutions: a larger rendering
+/// is downsampled (area averaging) to the template's size; for a smaller one the template is
+/// downsampled and the frame patch gets the same softening (Gaussian, sigma 0.5 px), since a
+/// fresh small rendering is sharper than an area-downsampled one. Scores are raw correlations.
 class Locator : public Matcher {
 public:
     explicit Locator(LocatorOptions options = {}) : options_(options) {}
