@@ -281,7 +281,7 @@ int w_som(lua_State* L) {
     });
 }
 
-// config{provider=, model=, base_url=, api_key_env=, timeout=, max_retries=}: sets the client.
+// config{provider=, model=, base_url=, api_key= | api_key_env=, timeout=, max_retries=}: sets the client.
 // config(false): no model. Returns the description ("openai qwen, cache record").
 int w_config(lua_State* L) {
     ModelContext& ctx = model(L);
@@ -295,6 +295,7 @@ int w_config(lua_State* L) {
     c.provider = optString(L, 1, "provider");
     c.model = optString(L, 1, "model");
     c.base_url = optString(L, 1, "base_url");
+    c.api_key = optString(L, 1, "api_key");
     std::string key_env = optString(L, 1, "api_key_env");
     if (!key_env.empty()) {
         const char* k = std::getenv(key_env.c_str());

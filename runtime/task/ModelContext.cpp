@@ -64,6 +64,87 @@ std::string ModelContext::describe() const {
     return who + ", cache " + model::cacheModeName(mode_);
 }
 
+std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
+    const AssetLibrary& lib = session_.assets();
+    // Screening at half resolution: a template whose best half-scale score is far below its
+    // threshold is absent; otherwise it is confirmed by the full matcher around the candidate.
+    cv::Mat grey, half;
+    cv::cvtColor(frame.bgr, grey, cv::COLOR_BGR2GRAY);
+    cv::resize(grey, half, {}, 0.5, 0.5, cv::INTER_AREA);
+    std::vector<SomAssetHit> hits;
+    for (const std::string& name : lib.names()) {
+        if (cancelRequested()) throw std::runtime_error("cancelled");
+        const Asset* a = lib.find(name);
+        if (!a) continue;
+        if (!options_.asset_apps.empty()) {
+            bool want = false;
+            for (const auto& app : options_.asset_apps) want |= app == a->app;
+            if (!want) continue;
+        }
+        Template tpl;
+        try {
+            tpl = lib.resolve(name, session_.options().script_dir);
+        } catch (const std::exception&) {
+            continue;  // an unreadable image is not an element
+        }
+        double ratio = frame.scale / tpl.scale;
+        if (std::abs(ratio - 1.0) > 1e-3) {
+            cv::Mat r;
+            cv::resize(tpl.bgr, r, {}, ratio, ratio, ratio < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+            tpl.bgr = r;
+            if (!tpl.mask.empty()) {
+                cv::resize(tpl.mask, r, tpl.bgr.size(), 0, 0, cv::INTER_NEAREST);
+                tpl.mask = r;
+            }
+        }
+        if (tpl.bgr.cols > frame.bgr.cols || tpl.bgr.rows > frame.bgr.rows) continue;
+        std::optional<Rect> region;
+        if (tpl.mask.empty() && tpl.bgr.cols >= 12 && tpl.bgr.rows >= 12) {
+            cv::Mat tg, th, res;
+            cv::cvtColor(tpl.bgr, tg, cv::COLOR_BGR2GRAY);
+            cv::resize(tg, th, {}, 0.5, 0.5, cv::INTER_AREA);
+            cv::Scalar mean, sd;
+            cv::meanStdDev(th, mean, sd);
+            if (sd[0] > 2.0 && th.cols <= half.cols && th.rows <= half.rows) {
+                cv::matchTemplate(half, th, res, cv::TM_CCOEFF_NORMED);
+                double best;
+                cv::Point at;
+                cv::minMaxLoc(res, nullptr, &best, nullptr, &at);
+                if (std::isfinite(best)) {
+                    if (best < tpl.threshold - 0.25) continue;
+                    const int pad = 6;
+                    region = Rect{at.x * 2 - pad, at.y * 2 - pad, tpl.bgr.cols + 2 * pad, tpl.bgr.rows + 2 * pad};
+                    Rect& r = *region;
+                    r.x = std::max(0, r.x);
+                    r.y = std::max(0, r.y);
+                    r.w = std::min(r.w, frame.bgr.cols - r.x);
+                    r.h = std::min(r.h, frame.bgr.rows - r.y);
+                    if (r.w < tpl.bgr.cols || r.h < tpl.bgr.rows) region.reset();
+                }
+            }
+        }
+        Match m = matcher_.locate(frame.bgr, tpl, region);
+        if (!m.found) continue;
+        hits.push_back({a->aliases.empty() ? a->qualifiedName() : a->aliases.front(), m.box, m.score});
+    }
+    // An asset found inside a larger asset's box (a digit glyph on a key) is part of it.
+    std::vector<SomAssetHit> kept;
+    for (size_t i = 0; i < hits.size(); ++i) {
+        bool inside = false;
+        const Rect& b = hits[i].box;
+        for (size_t j = 0; j < hits.size() && !inside; ++j) {
+            const Rect& c = hits[j].box;
+            if (i == j || c.w * c.h <= b.w * b.h) continue;
+            int x1 = std::max(b.x, c.x), y1 = std::max(b.y, c.y);
+            int x2 = std::min(b.x + b.w, c.x + c.w), y2 = std::min(b.y + b.h, c.y + c.h);
+            double inter = (x2 > x1 && y2 > y1) ? double(x2 - x1) * (y2 - y1) : 0;
+            inside = inter >= 0.8 * b.w * b.h;
+        }
+        if (!inside) kept.push_back(hits[i]);
+    }
+    return kept;
+}
+
 Observation ModelContext::observe(bool with_som) {
     double t0 = monotonicSeconds();
     Observation o;
@@ -73,39 +154,7 @@ Observation ModelContext::observe(bool with_som) {
     o.fingerprint = model::screenFingerprint(o.frame.bgr);
     if (with_som) {
         std::vector<SomAssetHit> hits;
-        if (options_.som_assets) {
-            const AssetLibrary& lib = session_.assets();
-            for (const std::string& name : lib.names()) {
-                if (cancelRequested()) throw std::runtime_error("cancelled");
-                const Asset* a = lib.find(name);
-                if (!a) continue;
-                if (!options_.asset_apps.empty()) {
-                    bool want = false;
-                    for (const auto& app : options_.asset_apps) want |= app == a->app;
-                    if (!want) continue;
-                }
-                Template tpl;
-                try {
-                    tpl = lib.resolve(name, session_.options().script_dir);
-                } catch (const std::exception&) {
-                    continue;  // an unreadable image is not an element
-                }
-                double ratio = o.frame.scale / tpl.scale;
-                if (std::abs(ratio - 1.0) > 1e-3) {
-                    cv::Mat r;
-                    cv::resize(tpl.bgr, r, {}, ratio, ratio, ratio < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
-                    tpl.bgr = r;
-                    if (!tpl.mask.empty()) {
-                        cv::resize(tpl.mask, r, tpl.bgr.size(), 0, 0, cv::INTER_NEAREST);
-                        tpl.mask = r;
-                    }
-                }
-                if (tpl.bgr.cols > o.frame.bgr.cols || tpl.bgr.rows > o.frame.bgr.rows) continue;
-                Match m = matcher_.locate(o.frame.bgr, tpl);
-                if (!m.found) continue;
-                hits.push_back({a->aliases.empty() ? a->qualifiedName() : a->aliases.front(), m.box, m.score});
-            }
-        }
+        if (options_.som_assets) hits = findAssets(o.frame);
         o.som = buildSom(o.frame.bgr, {}, hits, options_.som);
         o.som_text = somText(o.som);
     }
@@ -114,6 +163,10 @@ Observation ModelContext::observe(bool with_som) {
 }
 
 model::Response ModelContext::call(const model::Request& req, const model::CallMeta& meta, const std::string& provider) {
+    if (!client_ && (mode_ != model::CacheMode::Replay || !meta.cacheable))
+        throw model::ModelError("model", 0,
+                                "no model is configured: set EACU_MODEL_PROVIDER (anthropic|openai), EACU_MODEL and "
+                                "EACU_MODEL_BASE_URL/EACU_MODEL_API_KEY, or call eacu.model.config{...}");
     model::ModelClient* chosen = client_.get();
     if (!provider.empty() && client_ && client_->provider() != provider) {
         chosen = nullptr;

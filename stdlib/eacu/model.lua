@@ -146,7 +146,8 @@ function M.som()
 end
 
 --- model.config{provider=, model=, base_url=, api_key_env=, timeout=, max_retries=} sets the
---- model for the rest of the run (the key is read from the variable api_key_env names);
+--- model for the rest of the run (the key is read from the variable api_key_env names, or
+--- given as api_key=, for local servers; keys are never logged);
 --- model.config(false) removes it. Returns a description ("openai qwen, cache off").
 function M.config(cfg)
   if cfg ~= false and type(cfg) ~= "table" then

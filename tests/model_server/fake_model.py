@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for a vision model, for eacu's tests: a real HTTP server on 127.0.0.1
+speaking the Anthropic Messages API (POST /v1/messages) and OpenAI chat completions
+(POST /v1/chat/completions). It checks each request's shape (headers, roles, image blocks that
+decode as PNG/JPEG) and answers like a model would, from what the request says:
+
+- the Set-of-Marks agent (seed 000's system prompt): reads the task ("compute 12*34"), counts
+  the history lines and clicks the element whose content is the next key ("AC", "1", "2", "*",
+  ..., "="), found in the element list it was sent; then {"action": "done"};
+- grounding ("You locate one UI element"): the element whose content is the quoted text or the
+  named key in "# Find: ..."; with "(box)" in the description it answers with the element's
+  0-1000 box instead of its id; unknown keys get {"found": false};
+- the planner: taps the keys of the task's expression (the last one as "dynamic:the equals
+  key"); with "replan" in the task the first plan has a step that cannot be found, and the
+  replan (which sees the executed steps) gives the keys that are still missing;
+- ask: with JSON requested, {"width", "height", "images"} of the screenshot it received, or
+  prose when the question says "not json"; plain text otherwise.
+
+Usage: fake_model.py [--port N] [--key KEY] [--log FILE]. Prints "PORT <n>" when listening.
+"""
+import argparse
+import base64
+import json
+import re
+import struct
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ARGS = None
+LOCK = threading.Lock()
+WORDS = {"equals": "=", "plus": "+", "minus": "-", "multiply": "*", "times": "*", "clear": "AC",
+         "divide": "/", "point": ".", "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4",
+         "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+
+
+class BadRequest(Exception):
+    pass
+
+
+def image_size(data):
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        w, h = struct.unpack(">II", data[16:24])
+        return w, h
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i < len(data):
+            if data[i] != 0xFF:
+                break
+            marker = data[i + 1]
+            length = struct.unpack(">H", data[i + 2:i + 4])[0]
+            if marker in (0xC0, 0xC2):
+                h, w = struct.unpack(">HH", data[i + 5:i + 9])
+                return w, h
+            i += 2 + length
+    raise BadRequest("image data is neither PNG nor JPEG")
+
+
+def decode_b64(s):
+    try:
+        return base64.b64decode(s, validate=True)
+    except Exception as e:  # noqa: BLE001
+        raise BadRequest(f"image data is not base64: {e}")
+
+
+def parse_anthropic(body):
+    for k in ("model", "max_tokens", "messages"):
+        if k not in body:
+            raise BadRequest(f"missing field {k}")
+    system = body.get("system", "")
+    if isinstance(system, list):
+        system = "".join(b.get("text", "") for b in system)
+    texts, images, roles = [], [], []
+    for m in body["messages"]:
+        roles.append(m["role"])
+        content = m["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        parts = []
+        for b in content:
+            if b["type"] == "text":
+                parts.append(b["text"])
+            elif b["type"] == "image":
+                src = b["source"]
+                if src.get("type") != "base64" or src.get("media_type") not in ("image/png", "image/jpeg"):
+                    raise BadRequest("image source must be base64 png/jpeg")
+                images.append(image_size(decode_b64(src["data"])))
+        texts.append("\n".join(parts))
+    return system, texts, roles, images
+
+
+def parse_openai(body):
+    for k in ("model", "messages"):
+        if k not in body:
+            raise BadRequest(f"missing field {k}")
+    system, texts, roles, images = "", [], [], []
+    for m in body["messages"]:
+        if m["role"] == "system":
+            system += m["content"] if isinstance(m["content"], str) else "".join(p.get("text", "") for p in m["content"])
+            continue
+        roles.append(m["role"])
+        content = m.get("content") or ""
+        if isinstance(content, str):
+            texts.append(content)
+            continue
+        parts = []
+        for p in content:
+            if p["type"] == "text":
+                parts.append(p["text"])
+            elif p["type"] == "image_url":
+                url = p["image_url"]["url"]
+                mt = re.match(r"data:(image/(?:png|jpeg));base64,(.*)$", url, re.S)
+                if not mt:
+                    raise BadRequest("image_url must be a data: URI with base64 PNG/JPEG")
+                images.append(image_size(decode_b64(mt.group(2))))
+        texts.append("\n".join(parts))
+    return system, texts, roles, images
+
+
+def check_roles(roles):
+    if not roles or roles[0] != "user" or roles[-1] != "user":
+        raise BadRequest(f"messages must start and end with a user turn, got {roles}")
+    for a, b in zip(roles, roles[1:]):
+        if a == b:
+            raise BadRequest(f"roles must alternate, got {roles}")
+
+
+def keys_of(task):
+    m = re.search(r"(\d+)\s*([*x×+\-/])\s*(\d+)", task)
+    if not m:
+        return None
+    op = {"x": "*", "×": "*"}.get(m.group(2), m.group(2))
+    return ["AC"] + list(m.group(1)) + [op] + list(m.group(3)) + ["="]
+
+
+def som_elements(text):
+    """[(id, content)] from seed 000's list: `  [5] 🔘 asset | "=" | 屏幕下右`."""
+    return [(int(i), c) for i, c in re.findall(r"\[(\d+)\] \S+ \S+ \| \"(.*?)\" \|", text)]
+
+
+def agent_answer(system, texts):
+    prompt = texts[-1]
+    task = re.search(r"# 任务：(.*)", prompt).group(1)
+    history = prompt.split("# 历史操作：", 1)[1]
+    done = len(re.findall(r"^Step \d+:", history, re.M))
+    if "needs a human" in task:
+        return {"thought": "需要登录", "action": "needs_user", "text": "请先登录"}
+    seq = keys_of(task)
+    if seq is None:
+        return {"thought": "看不懂任务", "action": "fail", "text": "no arithmetic in the task"}
+    if done >= len(seq):
+        return {"thought": "结果已显示", "action": "done"}
+    want = seq[done]
+    for i, c in som_elements(prompt):
+        if c == want:
+            return {"thought": f"点击 {want} 键", "element_id": i, "action": "click"}
+    return {"thought": f"找不到 {want} 键", "action": "fail", "text": f"no element with content {want!r}"}
+
+
+def ground_answer(texts):
+    prompt = texts[-1]
+    desc = re.search(r"# Find: (.*)", prompt).group(1)
+    q = re.search(r"\"(.+?)\"", desc)
+    want = q.group(1) if q else None
+    if want is None:
+        for w, k in WORDS.items():
+            if re.search(r"\b" + w + r"\b", desc) or re.search(r"\bthe " + re.escape(k) + r" key\b", desc):
+                want = k
+                break
+        m = re.search(r"\bthe (\S) key\b", desc)
+        if want is None and m:
+            want = m.group(1)
+    for i, kind, content, box in re.findall(r"\[(\d+)\] (\S+) (\".*?\"|\(no text\)) box=\[([\d,]+)\]", prompt):
+        if content != "(no text)" and json.loads(content) == want:
+            if "(box)" in desc:
+                return {"thought": "by box", "box": [int(v) for v in box.split(",")]}
+            return {"thought": f"element {i} is {want}", "element_id": int(i)}
+    return {"found": False, "reason": f"no element looks like {desc!r}"}
+
+
+def plan_answer(texts):
+    prompt = texts[-1]
+    task = re.search(r"# Task: (.*)", prompt).group(1)
+    seq = keys_of(task) or []
+    names = {"AC": "AC", "*": "*", "=": "dynamic:the equals key"}
+
+    def step(k):
+        ref = names.get(k, k)
+        return {"action": "tap", "target_ref": ref, "description": f"press {k}", "timeout": 2000, "retry": 0}
+
+    if "# Failed step" in prompt:
+        executed = re.findall(r"^\d+ tap \"(.*?)\" ok$", prompt, re.M)
+        done = len(executed)
+        rest = seq[done:]
+        return {"analysis": {"replan": True, "done": done}, "steps": [step(k) for k in rest],
+                "success_criteria": "the display shows the result"}
+    steps = [step(k) for k in seq]
+    if "replan" in task:
+        steps.insert(3, {"action": "tap", "target_ref": "dynamic:the percent key", "description": "press %",
+                         "timeout": 0, "retry": 0})
+    return {"analysis": {"current_screen": "xcalc"}, "steps": steps, "success_criteria": "the display shows the result"}
+
+
+def ask_answer(system, texts, images):
+    q = texts[-1]
+    if "exactly one JSON value" in system:
+        if "not json" in q.lower():
+            return "The screenshot shows a calculator."
+        w, h = images[-1] if images else (0, 0)
+        return json.dumps({"width": w, "height": h, "images": len(images), "question_words": len(q.split())})
+    w, h = images[-1] if images else (0, 0)
+    return f"A screenshot of {w}x{h} pixels."
+
+
+def answer(system, texts, images):
+    if "桌面自动化 Agent" in system:
+        return json.dumps(agent_answer(system, texts), ensure_ascii=False), "agent"
+    if "You locate one UI element" in system:
+        return json.dumps(ground_answer(texts)), "locate"
+    if "task planner" in system:
+        return json.dumps(plan_answer(texts)), "plan"
+    return ask_answer(system, texts, images), "ask"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def reply(self, status, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):  # noqa: N802
+        n = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(n)
+        anthropic = self.path == "/v1/messages"
+        entry = {"path": self.path, "auth_ok": None}
+        try:
+            if self.path not in ("/v1/messages", "/v1/chat/completions"):
+                self.reply(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            if anthropic:
+                if not self.headers.get("anthropic-version"):
+                    raise BadRequest("missing anthropic-version header")
+                got = self.headers.get("x-api-key", "")
+            else:
+                got = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            entry["auth_ok"] = (got == ARGS.key) if ARGS.key else True
+            if not entry["auth_ok"]:
+                self.reply(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+                           if anthropic else {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+                return
+            body = json.loads(raw)
+            system, texts, roles, images = (parse_anthropic if anthropic else parse_openai)(body)
+            check_roles(roles)
+            text, kind = answer(system, texts, images)
+            entry.update(kind=kind, images=len(images), messages=len(roles), answer=text)
+        except (BadRequest, KeyError, ValueError, AttributeError, IndexError) as e:
+            entry["error"] = f"{type(e).__name__}: {e}"
+            self.log(entry)
+            msg = f"bad request: {e}"
+            self.reply(400, {"type": "error", "error": {"type": "invalid_request_error", "message": msg}}
+                       if anthropic else {"error": {"message": msg, "type": "invalid_request_error"}})
+            return
+        self.log(entry)
+        if anthropic:
+            self.reply(200, {"id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
+                             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                             "usage": {"input_tokens": 100 + 1000 * len(images), "output_tokens": len(text) // 4 + 1}})
+        else:
+            self.reply(200, {"id": "chatcmpl-fake", "object": "chat.completion", "model": body["model"],
+                             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                          "finish_reason": "stop"}],
+                             "usage": {"prompt_tokens": 100 + 1000 * len(images), "completion_tokens": len(text) // 4 + 1}})
+
+    def log(self, entry):
+        if ARGS.log:
+            with LOCK, open(ARGS.log, "a") as f:
+                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--key", default="")
+    p.add_argument("--log", default="")
+    ARGS = p.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
+    print(f"PORT {srv.server_address[1]}", flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
