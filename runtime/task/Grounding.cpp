@@ -145,7 +145,8 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         if (o.frame_id) meta.frame_ids = {o.frame_id};
         meta.validate = [&](const model::Response& r) {
             try {
-                return parseGrounding(r.text, actx).found;
+                parseGrounding(r.text, actx);  // a "not found" answer stands as it is
+                return true;
             } catch (const model::ActionParseError&) {
                 return false;
             }

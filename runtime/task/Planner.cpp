@@ -220,6 +220,8 @@ void executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& pr
         try {
             executeOnce(ctx, s, provider);
             return;
+        } catch (const model::ModelError&) {
+            throw;  // no model answer: retrying or replanning cannot help
         } catch (const std::exception& e) {
             if (std::string(e.what()) == "cancelled") throw;
             last = e.what();
@@ -231,6 +233,8 @@ void executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& pr
             // The fallback ran; the step itself must now succeed (e.g. it revealed the target).
             executeOnce(ctx, s, provider);
             return;
+        } catch (const model::ModelError&) {
+            throw;
         } catch (const std::exception& e) {
             if (std::string(e.what()) == "cancelled") throw;
             last += "; fallback: " + std::string(e.what());
@@ -328,6 +332,12 @@ PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions
                 executePlanStep(ctx, s, opts.provider);
                 ++res.steps_done;
                 res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " ok");
+            } catch (const model::ModelError& e) {
+                res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " failed: " +
+                                       clipUtf8(e.what(), 300));
+                res.error = "step " + stepLabel(s) + ": " + e.what();
+                finish();
+                throw;
             } catch (const std::exception& e) {
                 if (std::string(e.what()) == "cancelled") throw;
                 res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " failed: " +

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Model-driven steps end to end: a real local model server (tests/model_server/fake_model.py on
+# 127.0.0.1, OpenAI API shape) that reads each request (the Set-of-Marks list, the history, the
+# planner prompt) and answers like a model; the real xcalc under a private Xvfb.
+# 1. agent("compute 12*34 ...") → 408; tap{dynamic=...} grounding; plan(...) with a replan → 63.
+#    model_calls rows recorded, the API key nowhere in the run log.
+# 2. The same script with --model-cache replay and the server stopped: same results, every
+#    answer from the cache, no network.
+# 3. Replay with a different task (no recorded answer) and no server: a clear error.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib.bash"
+rm -rf "$OUT"; mkdir -p "$OUT"
+db=$OUT/runs.db
+key=sk-e2e-SECRET-0123456789
+
+server_pid=
+cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+
+python3 "$root/tests/model_server/fake_model.py" --key "$key" --log "$OUT/server.jsonl" >"$OUT/port" &
+server_pid=$!
+port=
+for i in $(seq 100); do
+  port=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$OUT/port")
+  [ -n "$port" ] && break
+  kill -0 "$server_pid" 2>/dev/null || fail "the model server exited"
+  sleep 0.1
+done
+[ -n "$port" ] || fail "the model server did not print its port within 10 s"
+
+export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
+export EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+
+cat > "$OUT/task.lua" <<'LUA'
+local calc = require "calculator"
+calc.open()
+local r = agent("compute 12*34 on the calculator", { max_steps = 12 })
+print(string.format("agent: %s after %d steps (%d cached)", r.status, r.steps, r.cached))
+for _, line in ipairs(r.history) do print(line) end
+verify(function() return calc.read_display() == "408" end, "the display shows 408", 3)
+print("display after agent: " .. calc.read_display())
+local m = tap { dynamic = 'the "AC" key' }
+tap { dynamic = "the seven key (box)" }
+verify(function() return calc.read_display() == "7" end, "the display shows 7", 3)
+print(string.format("grounded: %s at (%d,%d) by %s", "AC", m.cx, m.cy, m.method))
+local p = plan("compute 56+7 on the calculator, with a replan")
+print(string.format("plan: ok=%s steps=%d replans=%d", tostring(p.ok), p.steps, p.replans))
+verify(function() return calc.read_display() == "63" end, "the display shows 63", 3)
+print("display after plan: " .. calc.read_display())
+LUA
+
+# 1. Live, recorded.
+t0=$(date +%s.%N)
+out=$("$EACU" run "$OUT/task.lua" --display virtual --db "$db" 2>"$OUT/run1.err") || {
+  cat "$OUT/run1.err" >&2; echo "$out" >&2; fail "the live run exited $?"; }
+echo "$out"
+expect_contains "$out" "agent: done after 8 steps (0 cached)" "agent summary"
+expect_contains "$out" 'Step 1: 点击了 [' "history line in seed 000's form"
+expect_contains "$out" '"AC" → 界面' "history names the element"
+expect_contains "$out" "display after agent: 408" "agent result"
+expect_contains "$out" "by model-element" "grounding by element id"
+expect_contains "$out" "plan: ok=true steps=6 replans=1" "plan with one replan"
+expect_contains "$out" "display after plan: 63" "plan result"
+run1=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$run1")" "passed" "run 1 status"
+q() { sqlite3 "$db" "$1"; }
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1 AND kind='agent' AND status='ok'")" "8" "agent calls"
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1 AND kind='plan' AND status='ok'")" "2" "plan calls (plan + replan)"
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1 AND cache_key IS NULL")" "0" "every call keyed (record mode)"
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1 AND provider='openai' AND model='fake-qwen-vl' AND http_status=200 AND input_tokens > 0 AND latency_ms > 0 AND length(fingerprint) = 516 AND frame_ids_json LIKE '[%]' AND frame_ids_json != '[]'")" \
+  "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1")" "complete model_calls rows"
+# Images are referenced by frame id; the frames exist.
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1 AND request_json LIKE '%\"url\":\"frame:%' AND request_json NOT LIKE '%base64,%' AND request_json NOT LIKE '%iVBOR%'")" \
+  "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1")" "images redacted to frame ids"
+fid=$(q "SELECT json_extract(frame_ids_json, '\$[0]') FROM model_calls WHERE run_id=$run1 AND kind='agent' AND seq=1")
+expect_eq "$(q "SELECT COUNT(*) FROM frames WHERE id=$fid AND run_id=$run1")" "1" "the frame a call showed is in the run log"
+# The key was sent (the server checked it) but is nowhere in the run log.
+expect_eq "$(python3 -c "import json,sys; print(all(json.loads(l)['auth_ok'] for l in open(sys.argv[1])))" "$OUT/server.jsonl")" "True" "the server got the key"
+if grep -a -q "$key" "$db" "$db-wal" 2>/dev/null; then fail "the API key is in the run log"; fi
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE request_json LIKE '%Authorization%' OR request_json LIKE '%$key%'")" "0" "no auth header in requests"
+# Agent steps: taps with method model, element boxes, before/after frames; the summary step.
+expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run1 AND action='tap' AND method='model' AND box_w > 0 AND input_x >= box_x AND input_x < box_x + box_w AND frame_before IS NOT NULL AND frame_after IS NOT NULL AND json_extract(params, '\$.model_call') > 0")" \
+  "10" "model taps (7 agent + 2 grounding + 1 in the plan)"
+expect_eq "$(q "SELECT status || ' ' || json_extract(params, '\$.status') || ' ' || json_array_length(json_extract(params, '\$.history')) FROM steps WHERE run_id=$run1 AND action='agent'")" "ok done 8" "agent summary step"
+expect_eq "$(q "SELECT status || ' ' || json_extract(params, '\$.replans') FROM steps WHERE run_id=$run1 AND action='plan'")" "ok 1" "plan summary step"
+"$EACU" show "$run1" --db "$db" >"$OUT/show1.txt"
+expect_contains "$(cat "$OUT/show1.txt")" "agent" "eacu show lists the agent step"
+calls1=$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1")
+echo "run 1: $calls1 model calls, $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
+
+# 2. Replay from the cache with the server stopped.
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+t0=$(date +%s.%N)
+out=$("$EACU" run "$OUT/task.lua" --display virtual --db "$db" --model-cache replay 2>"$OUT/run2.err") || {
+  cat "$OUT/run2.err" >&2; echo "$out" >&2; fail "the replayed run exited $?"; }
+expect_contains "$out" "agent: done after 8 steps (8 cached)" "agent replayed from the cache"
+expect_contains "$out" "display after agent: 408" "replayed agent result"
+expect_contains "$out" "display after plan: 63" "replayed plan result"
+run2=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2 AND status='cached'")" "$calls1" "every call answered from the cache"
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2 AND status!='cached'")" "0" "no live call"
+echo "run 2 (replay): $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
+
+# 3. Replay of a task never recorded, with no server: fails clearly, naming the call.
+cat > "$OUT/other.lua" <<'LUA'
+local calc = require "calculator"
+calc.open()
+agent("compute 99-1 on the calculator", { max_steps = 3 })
+LUA
+set +e
+env -u EACU_MODEL_PROVIDER "$EACU" run "$OUT/other.lua" --display virtual --db "$db" --model-cache replay 2>"$OUT/run3.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status of a replay miss"
+err=$(cat "$OUT/run3.err")
+expect_contains "$err" "model cache replay: agent call #1" "the error names the call"
+expect_contains "$err" "no recorded answer" "and why"
+expect_display_gone "$(display_of_run "$db" "$(sqlite3 "$db" "SELECT MAX(id) FROM runs")")"
+echo "model_agent: ok"
