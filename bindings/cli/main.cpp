@@ -9,9 +9,12 @@
 static const char* kHelp = R"(eacu — GUI automation with Lua scripts, image targets and a recorded run log
 
 Usage:
-  eacu run SCRIPT [--display :N|virtual|virtual:WxH|image:PNG] [--db PATH] [-- ARGS...]
+  eacu run SCRIPT [--display :N|virtual|virtual:WxH|image:PNG] [--db PATH]
+           [--model-cache off|record|replay] [-- ARGS...]
       Run a task script. Exit 0 on success; on failure print one line with the reason and
-      the run id, exit 1.
+      the run id, exit 1. --model-cache: model answers (ask, plan, agent, dynamic targets)
+      are recorded with cache keys (record, the default), not keyed (off), or served from
+      earlier runs' recorded answers when the screen still fits (replay: no network needed).
   eacu runs [--db PATH] [--status passed|failed|running|interrupted] [--script NAME]
             [--since 2h|3d|YYYY-MM-DD[ HH:MM]|UNIX] [--replays] [--limit N]
       List recent runs.
@@ -40,6 +43,11 @@ Options:
 Environment:
   EACU_DB, EACU_HOME (folder with assets/ and scripts/), EACU_STDLIB_DIR (load stdlib/*.lua
   from disk instead of the embedded copy).
+  The model: EACU_MODEL_PROVIDER (anthropic|openai), EACU_MODEL (model name),
+  EACU_MODEL_BASE_URL (https://api.anthropic.com, or https://host/v1 for OpenAI-compatible
+  servers), EACU_MODEL_API_KEY (else ANTHROPIC_API_KEY / OPENAI_API_KEY; never logged),
+  EACU_MODEL_TIMEOUT, EACU_MODEL_MAX_RETRIES; the same with EACU_MODEL_FALLBACK_ for a second
+  provider tried when the first fails; EACU_MODEL_CACHE (as --model-cache).
 )";
 
 int main(int argc, char** argv) {
