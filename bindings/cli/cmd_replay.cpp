@@ -16,7 +16,7 @@
 #include "record/RunLog.h"
 #include "task/Cancel.h"
 #include "task/Session.h"
-#include "vision/TemplateMatcher.h"
+#include "vision/Locator.h"
 
 namespace fs = std::filesystem;
 
@@ -122,7 +122,7 @@ int cmdReplay(int argc, char** argv) {
         std::fprintf(stderr, "eacu replay: note: the screen is %dx%d, the recording %dx%d; targets are "
                              "re-located where they moved\n", size.w, size.h, orig->screen_w, orig->screen_h);
 
-    TemplateMatcher matcher;
+    Locator matcher;
     SessionOptions so;
     so.script_dir = fs::path(orig->script).parent_path().string();
     std::string error;

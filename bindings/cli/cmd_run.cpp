@@ -15,7 +15,7 @@
 #include "task/Cancel.h"
 #include "task/ModelContext.h"
 #include "task/Session.h"
-#include "vision/TemplateMatcher.h"
+#include "vision/Locator.h"
 #include "wrap_Model.h"
 
 namespace fs = std::filesystem;
@@ -97,7 +97,7 @@ int cmdRun(int argc, char** argv) {
     rec.scale = dev.device->scaleFactor();
     int64_t run_id = log->beginRun(rec);
 
-    TemplateMatcher matcher;
+    Locator matcher;
     SessionOptions so;
     so.script_dir = script.parent_path().string();
     std::string error;

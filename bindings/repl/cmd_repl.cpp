@@ -36,7 +36,7 @@ extern "C" {
 #include "repl/wrap_Highlight.h"
 #include "task/Cancel.h"
 #include "task/Session.h"
-#include "vision/TemplateMatcher.h"
+#include "vision/Locator.h"
 
 namespace fs = std::filesystem;
 
@@ -354,7 +354,7 @@ int cmdRepl(int argc, char** argv) {
     rec.scale = dev.device->scaleFactor();
     int64_t run_id = log->beginRun(rec);
 
-    TemplateMatcher matcher;
+    Locator matcher;
     SessionOptions so;
     so.script_dir = fs::current_path().string();
     int code = 0;

@@ -164,6 +164,24 @@ Template AssetLibrary::resolve(const std::string& target, const std::string& scr
     throw TargetNotFound(msg);
 }
 
+std::vector<Template> AssetLibrary::resolveVariants(const std::string& target,
+                                                    const std::string& script_dir) const {
+    std::vector<Template> out{resolve(target, script_dir)};
+    const Template& base = out.front();
+    fs::path p(base.path);
+    for (int v = 2; v <= 9; ++v) {
+        fs::path variant = p.parent_path() / (p.stem().string() + "_v" + std::to_string(v) + p.extension().string());
+        if (!fs::is_regular_file(variant)) continue;
+        Template t = loadImage(variant.string());
+        t.name = base.name + " (v" + std::to_string(v) + ")";
+        t.threshold = base.threshold;
+        t.offset = base.offset;
+        t.scale = base.scale;
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
 std::vector<std::string> AssetLibrary::names() const {
     std::vector<std::string> out;
     for (const auto& a : assets_) out.push_back(a->qualifiedName());

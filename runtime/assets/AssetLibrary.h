@@ -60,6 +60,11 @@ public:
     /// when the file exists but is not an image.
     Template resolve(const std::string& target, const std::string& script_dir) const;
 
+    /// resolve(), plus the variants of the image: files beside it named `<stem>_v2.png`,
+    /// `<stem>_v3.png`, ... (seed 002: any one matching is a hit), each with the same
+    /// threshold, offset and scale. The first element is resolve()'s template.
+    std::vector<Template> resolveVariants(const std::string& target, const std::string& script_dir) const;
+
     /// Loads an image file as a template (cached).
     Template loadImage(const std::string& path) const;
 

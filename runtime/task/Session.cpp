@@ -35,32 +35,22 @@ std::string describeTarget(const TargetSpec& t) {
     return "(no target)";
 }
 
-Session::Session(Device& device, const AssetLibrary& assets, const Matcher& matcher, RunLog* log,
+Session::Session(Device& device, const AssetLibrary& assets, const Locator& locator, RunLog* log,
                  int64_t run_id, SessionOptions options)
-    : device_(device), assets_(assets), matcher_(matcher), log_(log), run_id_(run_id),
+    : device_(device), assets_(assets), locator_(locator), log_(log), run_id_(run_id),
       options_(std::move(options)) {}
 
 Session::~Session() {
     for (auto& p : processes_) p->stop();
 }
 
-Template Session::templateFor(const TargetSpec& t, double frame_scale) const {
-    Template tpl = assets_.resolve(*t.image, options_.script_dir);
-    if (t.threshold) tpl.threshold = *t.threshold;
-    if (t.offset) tpl.offset = *t.offset;
-    // Expected scale: the frame's device scale factor over the one the image was captured at.
-    double ratio = frame_scale / tpl.scale;
-    if (std::abs(ratio - 1.0) > 1e-3) {
-        cv::Mat resized;
-        cv::resize(tpl.bgr, resized, {}, ratio, ratio, ratio < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
-        tpl.bgr = resized;
-        if (!tpl.mask.empty()) {
-            cv::resize(tpl.mask, resized, tpl.bgr.size(), 0, 0, cv::INTER_NEAREST);
-            tpl.mask = resized;
-        }
-        tpl.offset = {int(std::lround(tpl.offset.x * ratio)), int(std::lround(tpl.offset.y * ratio))};
+std::vector<Template> Session::templatesFor(const TargetSpec& t) const {
+    std::vector<Template> variants = assets_.resolveVariants(*t.image, options_.script_dir);
+    for (Template& tpl : variants) {
+        if (t.threshold) tpl.threshold = *t.threshold;
+        if (t.offset) tpl.offset = *t.offset;
     }
-    return tpl;
+    return variants;
 }
 
 std::optional<Rect> Session::regionFor(const TargetSpec& t) const {
@@ -75,27 +65,44 @@ Point Session::pointFor(const TargetSpec& t) const {
     return p;
 }
 
+// The key under which a target's last-seen place is kept: its image and search region.
+static std::string seenKey(const TargetSpec& t) {
+    std::string k = t.image ? *t.image : "";
+    if (t.region)
+        for (double v : *t.region) k += "|" + std::to_string(v);
+    return k;
+}
+
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
     if (!t.image) throw std::invalid_argument("expected an image target, got " + describeTarget(t));
-    std::optional<Rect> region = regionFor(t);
+    std::vector<Template> variants = templatesFor(t);
+    LocateHints hints;
+    hints.region = regionFor(t);
+    std::string key = seenKey(t);
     double deadline = monotonicSeconds() + std::max(0.0, timeout);
     Located best;
     bool have_best = false;
-    std::optional<Template> tpl;
-    double tpl_scale = 0;
     for (;;) {
         if (cancelRequested()) throw std::runtime_error("cancelled");
         Frame f = device_.capture();
-        if (!tpl || tpl_scale != f.scale) {
-            tpl = templateFor(t, f.scale);
-            tpl_scale = f.scale;
+        double recorded = variants.front().scale;
+        hints.expected_scale = scales_.expectedScale(recorded).value_or(f.scale / recorded);
+        if (auto it = last_seen_.find(key); it != last_seen_.end()) {
+            hints.last_seen = it->second.first;
+            hints.last_scale = it->second.second;
         }
-        Match m = matcher_.locate(f.bgr, *tpl, region);
+        PreparedFrame pf(f.bgr);
+        LocateReport r = locator_.locate(pf, variants, hints);
+        const Match& m = r.match;
+        if (m.found) {
+            scales_.observe(m, recorded);
+            last_seen_[key] = {m.box, m.scale};
+        }
         if (!have_best || m.found == want_present || m.score > best.match.score) {
-            best = {m, f};
+            best = {m, f, r.stages};
             have_best = true;
         }
-        if (m.found == want_present) return {m, f};
+        if (m.found == want_present) return best;
         if (monotonicSeconds() + options_.poll_interval > deadline) return best;
         sleepCancellable(options_.poll_interval);
     }
@@ -125,6 +132,30 @@ int64_t Session::commit(StepRecord& s) {
     return s.id;
 }
 
+// The best candidate of each locate stage, as text for errors ("multi_scale 0.62 at (..)
+// x1.48") and as JSON for the run log.
+static std::string stagesText(const std::vector<StageResult>& stages) {
+    std::string out;
+    for (const auto& st : stages)
+        out += (out.empty() ? "" : "; ") + st.stage + " " + fmt(st.best.score) + " at " +
+               st.best.box.str() + " x" + fmt(st.best.scale);
+    return out;
+}
+
+static nlohmann::json stagesJson(const std::vector<StageResult>& stages) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& st : stages)
+        arr.push_back({{"stage", st.stage},
+                       {"score", st.best.score},
+                       {"color_score", st.best.color_score},
+                       {"threshold", st.best.threshold},
+                       {"box", {st.best.box.x, st.best.box.y, st.best.box.w, st.best.box.h}},
+                       {"scale", st.best.scale},
+                       {"found", st.best.found},
+                       {"ms", st.ms}});
+    return arr;
+}
+
 void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, double timeout,
                          const char* verb) {
     int64_t frame = saveFrame(l.frame);
@@ -134,6 +165,10 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
     if (timeout > 0) msg += " within " + fmt(timeout, 1) + " s";
     msg += ": best score " + fmt(m.score) + " (colour " + fmt(m.color_score) + ") at " +
            m.box.str() + ", threshold " + fmt(m.threshold);
+    if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";
+    nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json);
+    params["stages"] = stagesJson(l.stages);
+    s.params_json = params.dump();
     if (frame) msg += "; frame " + std::to_string(frame) + " of run " + std::to_string(run_id_);
     if (log_) msg += " in " + log_->path();
     s.status = "failed";
@@ -154,6 +189,7 @@ Match Session::locate(const TargetSpec& t, double timeout) {
     s.threshold = l.match.threshold;
     s.box = l.match.box;
     s.locate_ms = l.match.ms;
+    s.params_json = nlohmann::json{{"stages", stagesJson(l.stages)}, {"scale", l.match.scale}}.dump();
     s.status = l.match.found ? "ok" : "not_found";
     commit(s);
     return l.match;
@@ -163,9 +199,9 @@ std::vector<Match> Session::findAll(const TargetSpec& t, int max_results) {
     if (!t.image) throw std::invalid_argument("find_all: expected an image target, got " + describeTarget(t));
     StepRecord s = newStep("find_all", &t);
     Frame f = device_.capture();
-    Template tpl = templateFor(t, f.scale);
+    Template tpl = templatesFor(t).front();
     auto t0 = monotonicSeconds();
-    std::vector<Match> all = matcher_.findAll(f.bgr, tpl, regionFor(t), max_results);
+    std::vector<Match> all = locator_.findAll(f.bgr, tpl, regionFor(t), max_results);
     s.locate_ms = msBetween(t0, monotonicSeconds());
     s.method = "template";
     s.threshold = tpl.threshold;

@@ -12,7 +12,10 @@
 #include "record/RunLog.h"
 #include "task/StepError.h"
 #include "task/Target.h"
-#include "vision/Matcher.h"
+#include <map>
+
+#include "vision/Locator.h"
+#include "vision/ScaleEstimator.h"
 
 namespace eacu {
 
@@ -60,7 +63,10 @@ struct Settle {
 class Session {
 public:
     /// `log` may be null (nothing recorded); `run_id` is the run rows belong to.
-    Session(Device& device, const AssetLibrary& assets, const Matcher& matcher, RunLog* log,
+    /// Image targets are found by `locator` with hints the session keeps: where each target
+    /// was last seen and at what scale, and the device scale factor learned from confident
+    /// matches (until one is seen: the frame's scale factor over the image's recorded scale).
+    Session(Device& device, const AssetLibrary& assets, const Locator& locator, RunLog* log,
             int64_t run_id, SessionOptions options = {});
     ~Session();
 
@@ -118,8 +124,9 @@ private:
     struct Located {
         Match match;
         Frame frame;
+        std::vector<StageResult> stages;
     };
-    Template templateFor(const TargetSpec& t, double frame_scale) const;
+    std::vector<Template> templatesFor(const TargetSpec& t) const;
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
     Point pointFor(const TargetSpec& t) const;
@@ -132,7 +139,9 @@ private:
 
     Device& device_;
     const AssetLibrary& assets_;
-    const Matcher& matcher_;
+    const Locator& locator_;
+    ScaleEstimator scales_;
+    std::map<std::string, std::pair<Rect, double>> last_seen_;  // target key -> box, scale
     RunLog* log_;
     int64_t run_id_;
     SessionOptions options_;

@@ -17,11 +17,11 @@ expect_contains "$(cat "$OUT/stderr")" "passed" "summary line"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$run")" "passed" "run status"
 expect_eq "$(sqlite3 "$db" "SELECT screen_w || 'x' || screen_h FROM runs WHERE id=$run")" "1280x800" "screen size"
-# Seven taps (AC 1 2 × 3 4 =), each found by template with its raw score, box, input point and
+# Seven taps (AC 1 2 × 3 4 =), each found by image (a locator stage) with its raw score, box, input point and
 # both frames, in order.
 expect_eq "$(sqlite3 "$db" "SELECT group_concat(target, ' ') FROM (SELECT target FROM steps WHERE run_id=$run AND action='tap' ORDER BY idx)")" \
   '"AC" "1" "2" "×" "3" "4" "="' "tapped targets"
-expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='template' AND score >= threshold AND threshold = 0.9 AND box_w = 32 AND input_x IS NOT NULL AND frame_before IS NOT NULL AND frame_after IS NOT NULL AND status='ok' AND change_ratio > 0")" \
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method IN ('last_seen','expected_scale','multi_scale') AND score >= threshold AND threshold = 0.9 AND box_w = 32 AND input_x IS NOT NULL AND frame_before IS NOT NULL AND frame_after IS NOT NULL AND status='ok' AND change_ratio > 0")" \
   "7" "complete tap rows"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM frames f JOIN steps s ON s.frame_after = f.id WHERE s.run_id=$run AND s.action='tap' AND length(f.png) > 1000 AND f.width = 1280")" \
   "7" "after-frames stored as PNG"
@@ -32,7 +32,7 @@ expect_display_gone "$(display_of_run "$db" "$run")"
 # 2. eacu show lists every tap with its score; eacu runs lists the run.
 show=$("$EACU" show "$run" --db "$db")
 echo "$show"
-expect_eq "$(echo "$show" | grep -cE '^ +[0-9]+ +tap +.* template +1\.000 +0\.90 ')" "7" "taps in eacu show"
+expect_eq "$(echo "$show" | grep -cE '^ +[0-9]+ +tap +.* (last_seen|expected_scale|multi_scale) +1\.000 +0\.90 ')" "7" "taps in eacu show"
 expect_contains "$("$EACU" runs --db "$db")" "examples/calculator.lua" "eacu runs"
 expect_contains "$("$EACU" runs --db "$db" --status passed)" "passed" "eacu runs --status"
 

@@ -38,7 +38,7 @@ send 'launch "xcalc"'
 send 'm = wait("AC", 10)'
 send 'm'
 wait_for "Match{found box=(186,68 32x18) at=(202,77) score=1.000"
-wait_for "method=template scale=1.00"
+wait_for "method=expected_scale scale=1.00"
 send '{ n = 1, list = { 2, 3 }, "x" }'
 wait_for '{ "x", list = { 2, 3 }, n = 1 }'
 

@@ -125,10 +125,7 @@ TEST_CASE("model calls recorded for a step show with its reasoning and answer", 
     sqlite3* s = nullptr;
     REQUIRE(sqlite3_open(db.c_str(), &s) == SQLITE_OK);
     std::string sql =
-        "CREATE TABLE model_calls(id INTEGER PRIMARY KEY, run_id INTEGER, step_id INTEGER, seq INTEGER NOT NULL, "
-        "kind TEXT NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, endpoint TEXT NOT NULL, request_json TEXT "
-        "NOT NULL, response_json TEXT, answer TEXT, status TEXT NOT NULL, error TEXT, http_status INTEGER, attempts "
-        "INTEGER, latency_ms REAL, input_tokens INTEGER, output_tokens INTEGER, created_at REAL NOT NULL);"
+        // The run log itself creates model_calls (runtime/model/ModelCallLog).
         "INSERT INTO model_calls(run_id, step_id, seq, kind, provider, model, endpoint, request_json, answer, status, "
         "latency_ms, input_tokens, output_tokens, created_at) VALUES(" + std::to_string(run) + ", " +
         std::to_string(step) + ", 1, 'agent', 'openai', 'qwen-vl', 'http://x', '{}', "
