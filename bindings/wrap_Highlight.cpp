@@ -1,5 +1,5 @@
 // eacu._highlight: the native side of highlight() (an outline on the X11 screen).
-#include "repl/wrap_Highlight.h"
+#include "wrap_Highlight.h"
 
 #include <cstdlib>
 #include <stdexcept>

@@ -13,6 +13,7 @@ extern "C" {
 }
 
 #include "host/EmbeddedStdlib.h"
+#include "wrap_Highlight.h"
 #include "wrap_Model.h"
 #include "wrap_Session.h"
 
@@ -66,6 +67,8 @@ LuaHost::LuaHost(Session* session) : L_(luaL_newstate()) {
     lua_setfield(L_, -2, "eacu._native");
     lua_pushcfunction(L_, luaopen_eacu_model);
     lua_setfield(L_, -2, "eacu._model");
+    lua_pushcfunction(L_, luaopen_eacu_highlight);
+    lua_setfield(L_, -2, "eacu._highlight");
     for (const EmbeddedModule& m : embeddedStdlib()) {
         lua_pushlightuserdata(L_, const_cast<EmbeddedModule*>(&m));
         lua_pushcclosure(L_, loadStdlibModule, 1);

@@ -33,7 +33,6 @@ extern "C" {
 #include "host/LuaHost.h"
 #include "process/Process.h"
 #include "record/RunLog.h"
-#include "repl/wrap_Highlight.h"
 #include "task/Cancel.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
@@ -363,12 +362,6 @@ int cmdRepl(int argc, char** argv) {
         LuaHost host(&session);
         host.addPackagePath(so.script_dir);
         host.addPackagePath((fs::path(eacuHome()) / "scripts").string());
-        lua_State* L = host.state();
-        lua_getglobal(L, "package");
-        lua_getfield(L, -1, "preload");
-        lua_pushcfunction(L, luaopen_eacu_highlight);
-        lua_setfield(L, -2, "eacu._highlight");
-        lua_pop(L, 2);
 
         Repl repl;
         repl.host = &host;
