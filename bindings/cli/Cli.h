@@ -55,6 +55,7 @@ int cmdRun(int argc, char** argv);
 int cmdRuns(int argc, char** argv);
 int cmdShow(int argc, char** argv);
 int cmdBench(int argc, char** argv);
+int cmdLocate(int argc, char** argv);
 /// A RUN argument: a positive run id. Throws std::invalid_argument("expected a run id (a
 /// positive number), got \"abc\"").
 int64_t parseRunId(const std::string& text);

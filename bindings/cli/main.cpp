@@ -31,8 +31,14 @@ Usage:
       Export a run's frames as PNG files (frame-<id>.png and frames.tsv).
   eacu repl [--display D] [--db PATH]
       Interactive Lua with the whole API: history, tab completion, .help, .shot, .record.
+  eacu locate SHOT.png TEMPLATE.png [--threshold T] [--scale S] [--region x,y,w,h]
+      [--annotate OUT.png]
+      Locate a template in a screenshot and print every stage's best candidate; exit 0 if found.
   eacu bench tap [--display D] [--n 30]
       Time taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.
+  eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]
+      The image cases of a corpus (../shared/corpus/locate-v1 format), blind: hit rate, false
+      positives, median and p90 ms per scale; one JSON line per case with --out.
   eacu --help | --version
 
 Options:
@@ -66,11 +72,12 @@ int main(int argc, char** argv) {
     if (cmd == "runs") return eacu::cmdRuns(argc, argv);
     if (cmd == "show") return eacu::cmdShow(argc, argv);
     if (cmd == "bench") return eacu::cmdBench(argc, argv);
+    if (cmd == "locate") return eacu::cmdLocate(argc, argv);
     if (cmd == "report") return eacu::cmdReport(argc, argv);
     if (cmd == "replay") return eacu::cmdReplay(argc, argv);
     if (cmd == "frames") return eacu::cmdFrames(argc, argv);
     if (cmd == "repl") return eacu::cmdRepl(argc, argv);
-    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show, report, replay, frames, repl, bench; see eacu --help)\n",
+    std::fprintf(stderr, "eacu: unknown command \"%s\" (expected run, runs, show, report, replay, frames, repl, bench, locate; see eacu --help)\n",
                  cmd.c_str());
     return 2;
 }

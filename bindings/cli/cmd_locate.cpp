@@ -1,0 +1,79 @@
+// eacu locate IMAGE TEMPLATE: the locator's verdict on one screenshot, stage by stage.
+#include <cstdio>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "cli/Cli.h"
+#include "device/Frame.h"
+#include "vision/Locator.h"
+
+namespace eacu {
+
+namespace {
+
+void drawBox(cv::Mat& img, const Rect& r, cv::Scalar colour, const std::string& label) {
+    cv::rectangle(img, cv::Rect(r.x, r.y, r.w, r.h), colour, 2);
+    cv::putText(img, label, {r.x, std::max(12, r.y - 4)}, cv::FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv::LINE_AA);
+}
+
+}  // namespace
+
+int cmdLocate(int argc, char** argv) {
+    try {
+        CliOptions o = parseCli(argc, argv, 2, {"--annotate", "--threshold", "--scale", "--region"});
+        if (o.positional.size() != 2) {
+            std::fprintf(stderr, "eacu locate: expected IMAGE TEMPLATE (usage: eacu locate SHOT.png "
+                                 "TEMPLATE.png [--threshold T] [--scale S] [--region x,y,w,h] "
+                                 "[--annotate OUT.png])\n");
+            return 2;
+        }
+        cv::Mat frame = cv::imread(o.positional[0], cv::IMREAD_COLOR);
+        if (frame.empty()) {
+            std::fprintf(stderr, "eacu locate: cannot read image \"%s\"\n", o.positional[0].c_str());
+            return 1;
+        }
+        Template tpl = Template::load(o.positional[1]);
+        if (auto t = o.flag("--threshold")) tpl.threshold = std::stod(*t);
+        LocateHints hints;
+        if (auto s = o.flag("--scale")) hints.expected_scale = std::stod(*s);
+        if (auto r = o.flag("--region")) {
+            Rect reg;
+            if (std::sscanf(r->c_str(), "%d,%d,%d,%d", &reg.x, &reg.y, &reg.w, &reg.h) != 4)
+                throw std::invalid_argument("--region expects x,y,w,h in pixels, got \"" + *r + "\"");
+            hints.region = reg;
+        }
+        Locator locator;
+        double t0 = monotonicSeconds();
+        PreparedFrame pf(frame);
+        LocateReport r = locator.locate(pf, {tpl}, hints);
+        double ms = (monotonicSeconds() - t0) * 1000;
+        const Match& m = r.match;
+        std::printf("%s %s in %s: score %.3f (colour %.3f), threshold %.2f, box %s, at (%d,%d), "
+                    "scale %.3f, method %s, %.1f ms\n",
+                    m.found ? "FOUND" : "NOT FOUND", tpl.name.c_str(), o.positional[0].c_str(), m.score,
+                    m.color_score, m.threshold, m.box.str().c_str(), m.target.x, m.target.y, m.scale,
+                    m.method.c_str(), ms);
+        for (const auto& st : r.stages)
+            std::printf("  stage %-15s best %.3f (colour %.3f) at %s scale %.3f %s %.1f ms\n", st.stage.c_str(),
+                        st.best.score, st.best.color_score, st.best.box.str().c_str(), st.best.scale,
+                        st.best.found ? "found" : "rejected", st.ms);
+        if (auto out = o.flag("--annotate")) {
+            cv::Mat img = frame.clone();
+            for (const auto& st : r.stages)
+                if (!st.best.box.empty())
+                    drawBox(img, st.best.box, cv::Scalar(0, 165, 255), st.stage + " " + cv::format("%.2f", st.best.score));
+            if (!m.box.empty())
+                drawBox(img, m.box, m.found ? cv::Scalar(0, 200, 0) : cv::Scalar(0, 0, 255),
+                        cv::format("%s %.3f", m.found ? "found" : "best", m.score));
+            if (!cv::imwrite(*out, img)) throw std::runtime_error("cannot write \"" + *out + "\"");
+            std::printf("annotated: %s\n", out->c_str());
+        }
+        return m.found ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu locate: %s\n", e.what());
+        return 2;
+    }
+}
+
+}  // namespace eacu
