@@ -1,6 +1,9 @@
 #include "vision/Template.h"
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include <opencv2/imgcodecs.hpp>
@@ -17,6 +20,7 @@ Template Template::load(const std::string& path) {
                                  "\": not a PNG/JPEG image OpenCV can decode");
     Template t;
     t.path = path;
+    if (auto s = pngScale(path)) t.scale = *s;
     t.name = std::filesystem::path(path).stem().string();
     if (img.depth() != CV_8U) img.convertTo(img, CV_8U, 1.0 / 256);
     switch (img.channels()) {
@@ -34,6 +38,35 @@ Template Template::load(const std::string& path) {
         default: throw std::runtime_error("cannot read image \"" + path + "\": unsupported channels");
     }
     return t;
+}
+
+std::optional<double> pngScale(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char sig[8];
+    static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (!in.read(reinterpret_cast<char*>(sig), 8) || std::memcmp(sig, kPng, 8) != 0) return std::nullopt;
+    auto be32 = [](const unsigned char* p) {
+        return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
+    };
+    // Chunks: length, type, data, CRC. pHYs comes before the image data (IDAT).
+    unsigned char head[8];
+    while (in.read(reinterpret_cast<char*>(head), 8)) {
+        uint32_t len = be32(head);
+        std::string type(reinterpret_cast<char*>(head + 4), 4);
+        if (type == "IDAT" || type == "IEND") return std::nullopt;
+        if (type == "pHYs" && len == 9) {
+            unsigned char d[9];
+            if (!in.read(reinterpret_cast<char*>(d), 9)) return std::nullopt;
+            uint32_t ppm = be32(d);
+            if (d[8] != 1 || ppm == 0) return std::nullopt;  // unit 1 = metre
+            double dpi = ppm * 0.0254;
+            double base = std::abs(dpi / 72 - std::round(dpi / 72)) < 0.02 ? 72.0 : 96.0;
+            double scale = std::round(dpi / base * 100) / 100;
+            return scale > 0.2 && scale < 8 ? std::optional<double>(scale) : std::nullopt;
+        }
+        in.seekg(len + 4, std::ios::cur);
+    }
+    return std::nullopt;
 }
 
 }  // namespace eacu

@@ -1,5 +1,6 @@
 // A reference image to search for, with its matching settings.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <opencv2/core.hpp>
@@ -25,10 +26,16 @@ struct Template {
     Point offset;
     double scale = 1.0;
 
-    /// Loads a PNG/JPEG from `path` (alpha becomes the mask when it is not fully opaque).
-    /// Throws std::runtime_error("cannot read image \"...\"") when the file is missing or
-    /// not an image.
+    /// Loads a PNG/JPEG from `path` (alpha becomes the mask when it is not fully opaque; a
+    /// PNG's pHYs chunk, when present, gives `scale`: see pngScale). Throws
+    /// std::runtime_error("cannot read image \"...\"") when the file is missing or not an image.
     static Template load(const std::string& path);
 };
+
+/// The device scale factor a PNG records in its pHYs chunk, or nullopt when it has none (or it
+/// is not a PNG). Resolutions that are multiples of 72 dpi are read as macOS writes them
+/// (72 dpi = 1x, 144 dpi = 2x); others against the 96 dpi of Windows and X11 (120 dpi = 1.25x,
+/// 192 dpi = 2x).
+std::optional<double> pngScale(const std::string& path);
 
 }  // namespace eacu

@@ -130,3 +130,11 @@ TEST_CASE("non-maximum suppression keeps the best of overlapping boxes", "[visio
     CHECK(kept[0].score == 0.9);
     CHECK(kept[1].box.x == 50);
 }
+
+TEST_CASE("a PNG's pHYs gives the scale it was captured at", "[vision]") {
+    const std::string f = EACU_FIXTURES;
+    CHECK(pngScale(f + "/dpi192.png") == Approx(2.0));   // 192 dpi against 96
+    CHECK(pngScale(f + "/dpi144.png") == Approx(2.0));   // 144 dpi: macOS's 2x
+    CHECK_FALSE(pngScale(f + "/xcalc.png").has_value());  // no pHYs
+    CHECK(Template::load(f + "/dpi192.png").scale == Approx(2.0));
+}
