@@ -134,7 +134,7 @@ Template AssetLibrary::resolve(const std::string& target, const std::string& scr
         t.name = a->qualifiedName();
         if (a->threshold) t.threshold = *a->threshold;
         t.offset = a->offset;
-        t.scale = a->scale;
+        if (a->scale) t.scale = *a->scale;
         return t;
     }
     std::vector<fs::path> tried;

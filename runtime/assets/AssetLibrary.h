@@ -12,7 +12,7 @@ namespace eacu {
 
 /// One named reference image. `path` is absolute. `threshold` overrides the default similarity
 /// threshold; `offset` moves the input point from the match centre (template pixels);
-/// `scale` is the device scale factor the image was captured at.
+/// `scale` is the device scale factor the image was captured at (unset: the PNG's pHYs, else 1).
 struct Asset {
     std::string name;            // as written in the index, e.g. "btn_1"
     std::string app;             // "" for assets/index.json, else the scripts/<app> folder name
@@ -20,7 +20,7 @@ struct Asset {
     std::vector<std::string> aliases;
     std::optional<double> threshold;
     Point offset;
-    double scale = 1.0;
+    std::optional<double> scale;
     std::string description;
 
     /// "calculator.btn_1", or the bare name for a global asset.
