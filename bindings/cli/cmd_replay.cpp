@@ -7,6 +7,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
+#include "cli/ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
@@ -15,6 +16,7 @@
 #include "record/ReplayDiff.h"
 #include "record/RunLog.h"
 #include "task/Cancel.h"
+#include "task/ModelContext.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
 
@@ -22,22 +24,6 @@ namespace fs = std::filesystem;
 
 namespace eacu {
 namespace {
-
-volatile std::sig_atomic_t g_replay_signals = 0;
-
-// As in eacu run: the first SIGINT/SIGTERM cancels the step in flight, the second kills.
-void onReplaySignal(int sig) {
-    g_replay_signals = g_replay_signals + 1;
-    if (g_replay_signals == 1) {
-        requestCancel();
-        return;
-    }
-    Process::killAllChildren();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-}
-
-std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // A number option in [lo, hi]; the error names the option, the range and what came.
 double numberFlag(const std::string& name, const std::string& v, double lo, double hi, const char* range) {
@@ -101,17 +87,10 @@ int cmdReplay(int argc, char** argv) {
         std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 1;
     }
-    std::signal(SIGINT, onReplaySignal);
-    std::signal(SIGTERM, onReplaySignal);
-
-    RunRecord rec;
-    rec.script = orig->script;
-    rec.args_json = orig->args_json;
-    rec.device = dev.device->describe();
+    installRunSignals();
+    std::vector<std::string> args = nlohmann::json::parse(orig->args_json).get<std::vector<std::string>>();
+    RunRecord rec = runRecordFor(*dev.device, orig->script, args);
     Size size = dev.device->screenSize();
-    rec.screen_w = size.w;
-    rec.screen_h = size.h;
-    rec.scale = dev.device->scaleFactor();
     rec.replay_of = orig->id;
     rec.replay_mode = mode;
     int64_t run_id = log->beginRun(rec);
@@ -134,12 +113,10 @@ int cmdReplay(int argc, char** argv) {
             ReplayResult r = replayActions(*log, orig->id, run_id, *dev.device, matcher, helper, ro);
             if (!r.ok) error = r.error;
         } else {
-            std::vector<std::string> args = nlohmann::json::parse(orig->args_json).get<std::vector<std::string>>();
-            Session session(*dev.device, assets, matcher, log.get(), run_id, so);
-            LuaHost host(&session);
-            host.addPackagePath(so.script_dir);
-            host.addPackagePath((fs::path(eacuHome()) / "scripts").string());
-            error = host.runFile(orig->script, args);
+            // Model answers come from the recorded calls (the model cache): no network needed.
+            // A configured model (EACU_MODEL_*) answers only what was never recorded.
+            error = runScript(*dev.device, assets, matcher, *log, run_id, orig->script, args,
+                              ModelContext::clientFromEnv(), model::CacheMode::Replay);
         }
     } catch (const std::exception& e) {
         error = e.what();

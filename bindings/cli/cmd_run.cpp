@@ -1,46 +1,20 @@
 // eacu run SCRIPT: runs a task script on a device and records the run.
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
+#include "cli/ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
-#include "host/LuaHost.h"
-#include "process/Process.h"
 #include "record/RunLog.h"
 #include "task/Cancel.h"
 #include "task/ModelContext.h"
-#include "task/Session.h"
 #include "vision/Locator.h"
-#include "wrap_Model.h"
 
 namespace fs = std::filesystem;
 
 namespace eacu {
-namespace {
-
-volatile std::sig_atomic_t g_signals = 0;
-
-// First SIGINT/SIGTERM: cancel the running wait/locate so the run ends cleanly and is recorded
-// as interrupted. Second: stop children and die with the signal.
-void onSignal(int sig) {
-    g_signals = g_signals + 1;
-    if (g_signals == 1) {
-        requestCancel();
-        return;
-    }
-    Process::killAllChildren();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-}
-
-std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
-}  // namespace
 
 int cmdRun(int argc, char** argv) {
     CliOptions o;
@@ -84,35 +58,12 @@ int cmdRun(int argc, char** argv) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 1;
     }
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
-
-    RunRecord rec;
-    rec.script = script.string();
-    rec.args_json = nlohmann::json(o.passthrough).dump();
-    rec.device = dev.device->describe();
-    Size size = dev.device->screenSize();
-    rec.screen_w = size.w;
-    rec.screen_h = size.h;
-    rec.scale = dev.device->scaleFactor();
-    int64_t run_id = log->beginRun(rec);
-
-    Locator matcher;
-    SessionOptions so;
-    so.script_dir = script.parent_path().string();
-    std::string error;
+    installRunSignals();
+    int64_t run_id = log->beginRun(runRecordFor(*dev.device, script.string(), o.passthrough));
+    Locator locator;
     double t0 = monotonicSeconds();
-    try {
-        Session session(*dev.device, assets, matcher, log.get(), run_id, so);
-        LuaHost host(&session);
-        luax_setmodel(host.state(), std::make_unique<ModelContext>(session, std::move(model_client), cache_mode));
-        // App modules (scripts/<app>/init.lua) come first, then modules beside the script.
-        host.addPackagePath(so.script_dir);
-        host.addPackagePath((fs::path(eacuHome()) / "scripts").string());
-        error = host.runFile(script.string(), o.passthrough);
-    } catch (const std::exception& e) {
-        error = e.what();
-    }
+    std::string error = runScript(*dev.device, assets, locator, *log, run_id, script.string(),
+                                  o.passthrough, std::move(model_client), cache_mode);
     double secs = monotonicSeconds() - t0;
     size_t steps = log->steps(run_id).size();
     if (error.empty()) {

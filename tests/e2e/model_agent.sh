@@ -104,6 +104,14 @@ expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2 AND status='
 expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2 AND status!='cached'")" "0" "no live call"
 echo "run 2 (replay): $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 
+# 2b. eacu replay of the recorded run (script mode) serves the model answers from its calls.
+"$EACU" replay "$run1" --display virtual --db "$db" >"$OUT/replay.out" 2>"$OUT/replay.err" || {
+  cat "$OUT/replay.err" >&2; fail "eacu replay of the agent run exited $?"; }
+expect_contains "$(cat "$OUT/replay.out")" "display after agent: 408" "eacu replay: agent result"
+run2b=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(q "SELECT replay_of FROM runs WHERE id=$run2b")" "$run1" "the replay is linked to its run"
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2b AND status!='cached'")" "0" "eacu replay made no live call"
+
 # 3. Replay of a task never recorded, with no server: fails clearly, naming the call.
 cat > "$OUT/other.lua" <<'LUA'
 local calc = require "calculator"

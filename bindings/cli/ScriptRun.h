@@ -1,0 +1,38 @@
+// What eacu run and eacu replay --mode script share: running a script as a recorded run.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/ModelClient.h"
+#include "model/ResponseCache.h"
+#include "record/RunLog.h"
+
+namespace eacu {
+
+class AssetLibrary;
+class Device;
+class Locator;
+
+/// Installs SIGINT/SIGTERM handlers for a run: the first signal cancels the wait or locate in
+/// flight (the run ends as "interrupted"); a second stops every child process and dies.
+void installRunSignals();
+
+/// A `runs` row for `script` (absolute path) with `args` run on `device`.
+RunRecord runRecordFor(const Device& device, const std::string& script,
+                       const std::vector<std::string>& args);
+
+/// Runs `script` with `args` as run `run_id` of `log`: a Session on `device`, a LuaHost with
+/// the model context (`client` may be null: then only cached answers can be served, per
+/// `cache_mode`), app modules and the script's folder on package.path. Returns "" on success,
+/// else the error with its traceback.
+std::string runScript(Device& device, const AssetLibrary& assets, const Locator& locator,
+                      RunLog& log, int64_t run_id, const std::string& script,
+                      const std::vector<std::string>& args,
+                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode);
+
+/// The first line of a message.
+std::string firstLine(const std::string& s);
+
+}  // namespace eacu
