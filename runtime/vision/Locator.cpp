@@ -28,6 +28,32 @@ double msSince(Clock::time_point t0) {
 // Downsampling factors of the coarse level; sharing a few levels lets scales reuse them.
 constexpr double kLevels[] = {1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0};
 
+// The worst correlation over the parts of a template: it is cut into vertical strips about as
+// wide as it is high (2 to 8), each compared with the patch within one pixel sideways; strips
+// with almost no contrast (standard deviation under 10 grey levels) say nothing and are
+// skipped. A look-alike word shares most glyphs with the template and differs in one, which
+// the whole-template correlation averages away and the worst part does not.
+double partsScore(const cv::Mat& patch, const cv::Mat& tpl) {
+    int k = std::clamp(int(std::lround(double(tpl.cols) / std::max(1, tpl.rows))), 2, 8);
+    double worst = 2;
+    for (int i = 0; i < k; ++i) {
+        int x0 = tpl.cols * i / k, x1 = tpl.cols * (i + 1) / k;
+        if (x1 - x0 < 2) continue;
+        cv::Mat strip = tpl(cv::Rect(x0, 0, x1 - x0, tpl.rows));
+        cv::Scalar mean, sd;
+        cv::meanStdDev(strip, mean, sd);
+        if (sd[0] < 10) continue;
+        int a0 = std::max(0, x0 - 1), a1 = std::min(patch.cols, x1 + 1);
+        cv::Mat r;
+        cv::matchTemplate(patch(cv::Rect(a0, 0, a1 - a0, patch.rows)), strip, r, cv::TM_CCOEFF_NORMED);
+        cv::patchNaNs(r, -1.0);
+        double v;
+        cv::minMaxLoc(r, nullptr, &v);
+        worst = std::min(worst, v);
+    }
+    return worst > 1.5 ? 1.0 : worst;
+}
+
 // Coarse peaks below this correlation are not worth confirming.
 constexpr double kCoarseFloor = 0.2;
 
@@ -95,7 +121,7 @@ public:
         int m = int(std::ceil(margin / f)) + 1;
         for (int i = -n; i <= n; ++i) {
             double sc = s * std::exp(n ? log_range * i / n : 0.0);
-            if (sc < o_.min_scale * 0.95 || sc > o_.max_scale * 1.05) continue;
+            if (sc < o_.min_scale || sc > o_.max_scale) continue;
             const Scaled* t = at(sc / f);
             if (!t) continue;
             cv::Rect roi(int(std::lround(approx.x / f)) - m, int(std::lround(approx.y / f)) - m,
@@ -216,6 +242,7 @@ public:
         cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
         double best = -2, best_color = -2;
         Rect best_box = m.box;
+        cv::Mat best_pg;
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
                 cv::Rect r(m.box.x + dx, m.box.y + dy, m.box.w, m.box.h);
@@ -237,6 +264,7 @@ public:
                 if (v > best) {
                     best = std::min(v, 1.0);
                     best_box = {r.x, r.y, r.width, r.height};
+                    best_pg = pg;
                     cv::matchTemplate(patch, tb, res, cv::TM_CCOEFF_NORMED, tm);
                     double c = res.at<float>(0, 0);
                     best_color = std::isnan(c) ? -1 : std::min(c, 1.0);
@@ -246,6 +274,7 @@ public:
             m.score = best;
             m.color_score = best_color;
             m.box = best_box;
+            m.parts_score = tm.empty() ? partsScore(best_pg, tg) : best;
         }
     }
 
@@ -277,7 +306,8 @@ Match finish(Search& s, Match m, const std::string& method, double required) {
         return m;
     }
     s.rescore(m);
-    m.found = m.score >= required && m.color_score >= required;
+    m.found = m.score >= required && m.color_score >= required &&
+              m.parts_score >= required - s.options().parts_slack;
     Point c = m.box.center();
     double k = m.box.w / double(std::max(1, t.bgr.cols));
     m.target = {c.x + int(std::lround(t.offset.x * k)), c.y + int(std::lround(t.offset.y * k))};

@@ -26,6 +26,9 @@ namespace eacu {
 ///   still count as at the expected scale.
 /// - `off_scale_margin`: a match away from the expected scale needs its template's threshold
 ///   plus this (the threshold is raised for it, never lowered).
+/// - `parts_slack`: every part of the template (strips about as wide as it is high) must
+///   correlate at least at the threshold minus this, so a look-alike that differs in one
+///   glyph is rejected.
 /// - `tie_margin`: candidates within this score of the best are ranked in reading order (top
 ///   to bottom, then left to right), so of two identical elements the first is taken.
 struct LocatorOptions {
@@ -42,6 +45,7 @@ struct LocatorOptions {
     double scale_tolerance = 1.1;
     double off_scale_margin = 0.1;
     double tie_margin = 0.01;
+    double parts_slack = 0.15;
 };
 
 /// What a caller knows before searching (all optional):

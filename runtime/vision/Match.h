@@ -10,7 +10,8 @@ namespace eacu {
 /// - `box`: physical pixels of the searched frame.
 /// - `target`: the input point: box centre plus the template's target offset.
 /// - `score`: raw normalized cross-correlation of the greyscale search in [-1, 1], never
-///   rescaled; `color_score` the same measure over the BGR channels at the same place.
+///   rescaled; `color_score` the same measure over the BGR channels at the same place;
+///   `parts_score` the worst correlation over the template's parts (Locator), 1 when unused.
 /// - `found`: both scores reached `threshold`.
 /// - `method`: how it was found ("template"); `scale` the template scale used.
 /// - `ms`: wall time of the search in milliseconds.
@@ -20,6 +21,7 @@ struct Match {
     Point target;
     double score = 0.0;
     double color_score = 0.0;
+    double parts_score = 1.0;
     double threshold = 0.0;
     double scale = 1.0;
     std::string method = "template";

@@ -18,7 +18,7 @@ public:
     static constexpr int kMinExtent = 32;
 
     /// `confident`: the raw score a found match needs to count.
-    explicit ScaleEstimator(double confident = 0.9) : confident_(confident) {}
+    explicit ScaleEstimator(double confident = 0.85) : confident_(confident) {}
     /// Records a match of a template recorded at `template_scale` (ignored unless found and
     /// at least `confident`).
     void observe(const Match& m, double template_scale = 1.0);

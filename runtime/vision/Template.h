@@ -9,10 +9,11 @@
 
 namespace eacu {
 
-/// Default similarity threshold for template matching (raw normalized cross-correlation).
-/// Airtest and SikuliX use 0.7 with score inflation or colour-blind matching; eacu confirms in
-/// colour and never inflates, and 0.8 keeps false positives out on UI screenshots.
-inline constexpr double kDefaultThreshold = 0.8;
+/// Default similarity threshold for template matching (raw normalized cross-correlation), the
+/// value Airtest and SikuliX default to. Where they inflate scores (Airtest's (1+c)/2 for
+/// feature hits) or match colour-blind, eacu keeps scores raw and adds a colour confirm and a
+/// per-part check (Locator) against look-alikes; assets can set their own.
+inline constexpr double kDefaultThreshold = 0.7;
 
 /// A template: `bgr` pixels (CV_8UC3), optional `mask` (CV_8UC1, non-zero = compare) taken from
 /// the PNG alpha channel, threshold in [0, 1], target `offset` in template pixels from the
