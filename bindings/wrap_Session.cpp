@@ -121,8 +121,8 @@ int w_scroll(lua_State* L) {
     if (!lua_isnoneornil(L, 3)) at = luax_checktarget(L, 3);
     Session& s = session(L);
     return luax_catchexcept(L, [&] {
-        s.scroll(dx, dy, at);
-        return 0;
+        lua_pushboolean(L, s.scroll(dx, dy, at));
+        return 1;
     });
 }
 
@@ -263,6 +263,11 @@ int w_set_options(lua_State* L) {
     if (auto v = luax_optnumberfield(L, 1, "settle_interval")) o.settle_interval = *v;
     if (auto v = luax_optnumberfield(L, 1, "settle_timeout")) o.settle_timeout = *v;
     if (auto v = luax_optnumberfield(L, 1, "change_tolerance")) o.change_tolerance = int(*v);
+    if (auto v = luax_optnumberfield(L, 1, "noise_ratio")) o.noise_ratio = *v;
+    if (auto v = luax_optnumberfield(L, 1, "tap_retries")) o.tap_retries = int(*v);
+    if (auto v = luax_optnumberfield(L, 1, "jitter")) o.jitter = int(*v);
+    if (auto v = luax_optnumberfield(L, 1, "cursor_attempts")) o.cursor_attempts = int(*v);
+    if (auto v = luax_optnumberfield(L, 1, "blocker_interval")) o.blocker_interval = *v;
     return 0;
 }
 

@@ -16,6 +16,7 @@ extern "C" {
 #include "wrap_Highlight.h"
 #include "wrap_Model.h"
 #include "wrap_Session.h"
+#include "wrap_Steps.h"
 
 namespace eacu {
 namespace {
@@ -69,6 +70,8 @@ LuaHost::LuaHost(Session* session) : L_(luaL_newstate()) {
     lua_setfield(L_, -2, "eacu._model");
     lua_pushcfunction(L_, luaopen_eacu_highlight);
     lua_setfield(L_, -2, "eacu._highlight");
+    lua_pushcfunction(L_, luaopen_eacu_steps);
+    lua_setfield(L_, -2, "eacu._steps");
     for (const EmbeddedModule& m : embeddedStdlib()) {
         lua_pushlightuserdata(L_, const_cast<EmbeddedModule*>(&m));
         lua_pushcclosure(L_, loadStdlibModule, 1);

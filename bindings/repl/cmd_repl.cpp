@@ -356,6 +356,7 @@ int cmdRepl(int argc, char** argv) {
     Locator matcher;
     SessionOptions so;
     so.script_dir = fs::current_path().string();
+    so.limits = {};  // an interactive session has no action or time limit
     int code = 0;
     {
         Session session(*dev.device, assets, matcher, log.get(), run_id, so);

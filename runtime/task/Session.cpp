@@ -38,7 +38,7 @@ std::string describeTarget(const TargetSpec& t) {
 Session::Session(Device& device, const AssetLibrary& assets, const Locator& locator, RunLog* log,
                  int64_t run_id, SessionOptions options)
     : device_(device), assets_(assets), locator_(locator), log_(log), run_id_(run_id),
-      options_(std::move(options)) {}
+      options_(std::move(options)), limits_(options_.limits) {}
 
 Session::~Session() {
     for (auto& p : processes_) p->stop();
@@ -106,6 +106,41 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
         if (monotonicSeconds() + options_.poll_interval > deadline) return best;
         sleepCancellable(options_.poll_interval);
     }
+}
+
+// find(), with the registered blockers looked for whenever the target is missing: one look
+// first, then blockers, then looks in slices of blocker_interval until the deadline.
+Session::Located Session::findOrDismiss(const TargetSpec& t, double timeout) {
+    if (blockers_.empty() || in_blocker_) return find(t, timeout, true);
+    const double deadline = monotonicSeconds() + std::max(0.0, timeout);
+    Located l = find(t, 0, true);
+    int handled = 0;
+    while (!l.match.found) {
+        if (handled < 10 && !handleBlockers(describeTarget(t)).empty()) {
+            ++handled;
+            l = find(t, 0, true);
+            continue;
+        }
+        double remaining = deadline - monotonicSeconds();
+        if (remaining <= 0) break;
+        l = find(t, std::min(remaining, options_.blocker_interval), true);
+    }
+    return l;
+}
+
+// Before a click: a frame older than the settle interval may no longer show where the target
+// is (it may have moved): look again, once, and use the new place when it is found.
+Session::Located Session::relocateIfStale(const TargetSpec& t, Located l, bool& relocated) {
+    relocated = false;
+    if (l.frame.monotonic <= 0 || monotonicSeconds() - l.frame.monotonic <= options_.settle_interval) return l;
+    Located again = find(t, 0, true);
+    if (!again.match.found) return l;
+    relocated = !(again.match.box == l.match.box);
+    return again;
+}
+
+void Session::beforeAction(const std::string& action, const std::string& target) {
+    limits_.beforeAction(action + (target.empty() ? "" : " " + target));
 }
 
 StepRecord Session::newStep(const std::string& action, const TargetSpec* t) {
@@ -217,7 +252,7 @@ std::vector<Match> Session::findAll(const TargetSpec& t, int max_results) {
 Match Session::wait(const TargetSpec& t, double timeout, const std::string& action) {
     if (timeout < 0) timeout = options_.find_timeout;
     StepRecord s = newStep(action, &t);
-    Located l = find(t, timeout, true);
+    Located l = findOrDismiss(t, timeout);
     if (!l.match.found) failLocate(s, t, l, timeout, "not found");
     s.method = l.match.method;
     s.score = l.match.score;
@@ -240,22 +275,37 @@ void Session::waitVanish(const TargetSpec& t, double timeout) {
     commit(s);
 }
 
-void Session::moveExactly(Point p) {
-    device_.move(p);
-    // Read the pointer back and correct once if the server put it elsewhere (seed 001 §4).
-    Point c = device_.cursor();
-    if (c.x != p.x || c.y != p.y) device_.move(p);
+Point Session::moveExactly(Point p) {
+    // Move, read the pointer back and correct until it is where it should be (seed 001 §4:
+    // up to N attempts); never press somewhere else.
+    Point c{};
+    for (int i = 0; i < std::max(1, options_.cursor_attempts); ++i) {
+        device_.move(p);
+        device_.sync();
+        c = device_.cursor();
+        if (c.x == p.x && c.y == p.y) return c;
+    }
+    throw std::runtime_error("the pointer is at (" + std::to_string(c.x) + "," + std::to_string(c.y) +
+                             ") after " + std::to_string(std::max(1, options_.cursor_attempts)) +
+                             " moves, expected (" + std::to_string(p.x) + "," + std::to_string(p.y) +
+                             "): not pressing");
 }
 
 Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     StepRecord s = newStep(o.action, &t);
-    s.params_json = nlohmann::json{{"button", int(o.button)}, {"count", o.count}, {"hold", o.hold}}.dump();
+    nlohmann::json params{{"button", int(o.button)}, {"count", o.count}, {"hold", o.hold}};
+    s.params_json = params.dump();
+    beforeAction(o.action, s.target);
     Match m;
     Frame before;
     if (t.image) {
         double timeout = o.timeout < 0 ? options_.find_timeout : o.timeout;
-        Located l = find(t, timeout, true);
+        Located l = findOrDismiss(t, timeout);
         if (!l.match.found) failLocate(s, t, l, timeout, "not found");
+        bool relocated = false;
+        double age = monotonicSeconds() - l.frame.monotonic;
+        l = relocateIfStale(t, std::move(l), relocated);
+        if (relocated) params["relocated"] = {{"frame_age_ms", age * 1000}};
         m = l.match;
         before = std::move(l.frame);
         s.locate_ms = m.ms;
@@ -275,20 +325,56 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
         s.box = m.box;
     }
     s.input = m.target;
-    double a0 = monotonicSeconds();
-    moveExactly(m.target);
-    if (o.hold > 0) {
-        device_.press(o.button);
+    auto press = [&](Point p) {
+        try {
+            moveExactly(p);
+        } catch (const std::exception& e) {
+            s.status = "failed";
+            s.error = o.action + " " + describeTarget(t) + ": " + e.what();
+            s.params_json = params.dump();
+            int64_t id = commit(s);
+            throw StepError(s.error, id, 0);
+        }
+        if (o.hold > 0) {
+            device_.press(o.button);
+            device_.sync();
+            sleepCancellable(o.hold);
+            device_.release(o.button);
+        } else {
+            device_.click(o.button, o.count);
+        }
         device_.sync();
-        sleepCancellable(o.hold);
-        device_.release(o.button);
-    } else {
-        device_.click(o.button, o.count);
-    }
-    device_.sync();
+    };
+    double a0 = monotonicSeconds();
+    press(m.target);
     s.action_ms = msBetween(a0, monotonicSeconds());
     if (auto id = saveFrame(before)) s.frame_before = id;
     Settle st = waitSettled(before);
+    // Effect check (seed 000 §5): a single tap that changed nothing is tapped again a few
+    // pixels off, inside the target's box. Long presses and double taps are not repeated.
+    int retries = 0;
+    if (!st.changed && o.count == 1 && o.hold <= 0) {
+        static const int dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+        nlohmann::json tried = nlohmann::json::array();
+        for (int i = 0; i < options_.tap_retries && !st.changed; ++i) {
+            int j = options_.jitter;
+            Point p{m.target.x + dirs[i % 4][0] * j, m.target.y + dirs[i % 4][1] * j};
+            if (m.method != "point") {
+                p.x = std::clamp(p.x, m.box.x, m.box.x + std::max(0, m.box.w - 1));
+                p.y = std::clamp(p.y, m.box.y, m.box.y + std::max(0, m.box.h - 1));
+            }
+            press(p);
+            ++retries;
+            tried.push_back({p.x, p.y});
+            s.input = p;
+            st = waitSettled(before);
+        }
+        params["retried_at"] = tried;
+    }
+    params["retries"] = retries;
+    params["effect"] = st.changed ? "changed" : "none";
+    params["settled"] = st.settled;
+    s.params_json = params.dump();
     s.change_ratio = st.change_ratio;
     s.settle_ms = st.ms;
     if (auto id = saveFrame(st.frame)) s.frame_after = id;
@@ -300,6 +386,7 @@ void Session::input(const std::string& text) {
     StepRecord s = newStep("input", nullptr);
     s.target = text;
     s.method = "keyboard";
+    beforeAction("input", nlohmann::json(text).dump());
     Frame before = device_.capture();
     double a0 = monotonicSeconds();
     device_.typeText(text);
@@ -318,6 +405,7 @@ void Session::key(const std::string& combo) {
     StepRecord s = newStep("key", nullptr);
     s.target = combo;
     s.method = "keyboard";
+    beforeAction("key", combo);
     Frame before = device_.capture();
     double a0 = monotonicSeconds();
     device_.keyCombo(keys);
@@ -331,14 +419,15 @@ void Session::key(const std::string& combo) {
     commit(s);
 }
 
-void Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
+bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
     StepRecord s = newStep("scroll", at ? &*at : nullptr);
     s.params_json = nlohmann::json{{"dx", dx}, {"dy", dy}}.dump();
+    beforeAction("scroll", s.target);
     Frame before;
     if (at) {
         Match m;
         if (at->image) {
-            Located l = find(*at, options_.find_timeout, true);
+            Located l = findOrDismiss(*at, options_.find_timeout);
             if (!l.match.found) failLocate(s, *at, l, options_.find_timeout, "not found");
             m = l.match;
             before = std::move(l.frame);
@@ -364,19 +453,25 @@ void Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
     Settle st = waitSettled(before);
     s.change_ratio = st.change_ratio;
     s.settle_ms = st.ms;
+    // A scroll that moved nothing (the end of the page, nothing scrollable under the pointer)
+    // is reported in the step, not retried (seed 000: the caller may scroll the other way).
+    s.params_json = nlohmann::json{{"dx", dx}, {"dy", dy}, {"effect", st.changed ? "changed" : "none"},
+                                   {"settled", st.settled}}.dump();
     if (auto id = saveFrame(st.frame)) s.frame_after = id;
     commit(s);
+    return st.changed;
 }
 
 void Session::drag(const TargetSpec& from, const TargetSpec& to, double duration) {
     StepRecord s = newStep("drag", &from);
     s.target = describeTarget(from) + " -> " + describeTarget(to);
+    beforeAction("drag", s.target);
     auto resolve = [&](const TargetSpec& t, Frame& frame) -> Point {
         if (t.point) {
             if (frame.empty()) frame = device_.capture();
             return pointFor(t);
         }
-        Located l = find(t, options_.find_timeout, true);
+        Located l = findOrDismiss(t, options_.find_timeout);
         if (!l.match.found) failLocate(s, t, l, options_.find_timeout, "not found");
         if (frame.empty()) frame = l.frame;
         return l.match.target;
@@ -450,39 +545,104 @@ int64_t Session::commitStep(StepRecord& s) { return commit(s); }
 
 int64_t Session::recordFrame(const Frame& f) { return saveFrame(f); }
 
+StabilityOptions Session::stability() const {
+    StabilityOptions o;
+    o.tolerance = options_.change_tolerance;
+    o.noise_ratio = options_.noise_ratio;
+    o.effect_timeout = options_.effect_timeout;
+    o.settle_interval = options_.settle_interval;
+    o.settle_timeout = options_.settle_timeout;
+    o.poll_interval = options_.poll_interval;
+    return o;
+}
+
 Settle Session::waitSettled(const Frame& before) {
-    Settle r;
-    double t0 = monotonicSeconds();
-    double last_change = -1;  // monotonic time of the last change seen between captures
-    Frame prev = before;
-    for (;;) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
-        Frame f = device_.capture();
-        double now = monotonicSeconds();
-        if (f.bgr.size() != before.bgr.size()) {
-            // The screen was resized: that is a change; compare against the new frame from now on.
-            last_change = now;
-            r.change_ratio = 1.0;
-        } else {
-            double vs_before = changeRatio(before.bgr, f.bgr, options_.change_tolerance);
-            r.change_ratio = std::max(r.change_ratio, vs_before);
-            if (prev.bgr.size() == f.bgr.size() &&
-                changeRatio(prev.bgr, f.bgr, options_.change_tolerance) > 0)
-                last_change = now;
-        }
-        prev = std::move(f);
-        bool changed = last_change >= 0;
-        if (changed && now - last_change >= options_.settle_interval) break;
-        if (!changed && now - t0 >= options_.effect_timeout) break;
-        if (now - t0 >= options_.settle_timeout) {
-            r.settled = false;
-            break;
-        }
-        sleepCancellable(options_.poll_interval);
+    return waitEffectAndSettle([this] { return device_.capture(); }, before, stability());
+}
+
+Settle Session::waitChange(std::optional<Rect> region, double threshold, double timeout) {
+    if (timeout < 0) timeout = options_.find_timeout;
+    StepRecord s = newStep("wait_change", nullptr);
+    StabilityOptions o = stability();
+    o.region = region;
+    s.target = region ? region->str() : "screen";
+    s.method = "diff";
+    s.threshold = threshold;
+    Frame before = device_.capture();
+    Settle st = eacu::waitChange([this] { return device_.capture(); }, before, threshold, timeout, o);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    s.params_json = nlohmann::json{{"changed", st.changed}, {"settled", st.settled}, {"frames", st.frames},
+                                   {"timeout", timeout}}.dump();
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    if (!st.changed) {
+        s.status = "failed";
+        s.error = "wait_change " + s.target + ": no change above " + fmt(threshold, 4) + " within " +
+                  fmt(timeout, 1) + " s: the largest change was " + fmt(st.change_ratio, 4);
+        int64_t id = commit(s);
+        throw StepError(s.error, id, s.frame_after.value_or(0));
     }
-    r.ms = msBetween(t0, monotonicSeconds());
-    r.frame = std::move(prev);
-    return r;
+    commit(s);
+    return st;
+}
+
+Settle Session::waitStable(double timeout) {
+    if (timeout < 0) timeout = options_.settle_timeout;
+    StepRecord s = newStep("wait_stable", nullptr);
+    s.target = "screen";
+    s.method = "diff";
+    Settle st = eacu::waitStable([this] { return device_.capture(); }, timeout, stability());
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    if (!st.settled) {
+        s.status = "failed";
+        s.error = "wait_stable: the screen kept changing for " + fmt(timeout, 1) + " s (largest change " +
+                  fmt(st.change_ratio, 4) + ")";
+        int64_t id = commit(s);
+        throw StepError(s.error, id, s.frame_after.value_or(0));
+    }
+    commit(s);
+    return st;
+}
+
+std::string Session::handleBlockers(const std::string& context) {
+    if (blockers_.empty() || in_blocker_) return "";
+    for (Blocker& b : blockers_.list()) {
+        if (b.max_handled > 0 && b.handled >= b.max_handled) continue;
+        Located l = find(b.target, 0, true);
+        if (!l.match.found) continue;
+        // Found: handle it with the other blockers switched off (a handler's own taps must not
+        // recurse into blocker handling).
+        in_blocker_ = true;
+        StepRecord s = newStep("blocker", &b.target);
+        s.target = b.name;
+        s.method = l.match.method;
+        s.score = l.match.score;
+        s.threshold = l.match.threshold;
+        s.box = l.match.box;
+        s.locate_ms = l.match.ms;
+        std::string how = b.handler ? "handler" : b.dismiss ? "tap " + describeTarget(*b.dismiss)
+                                                           : "key " + (b.key.empty() ? std::string("Escape") : b.key);
+        s.params_json = nlohmann::json{{"kind", b.kind}, {"while_looking_for", context}, {"dismiss", how},
+                                       {"handled_before", b.handled}}.dump();
+        if (auto id = saveFrame(l.frame)) s.frame_before = id;
+        int64_t step_id = commit(s);
+        (void)step_id;
+        try {
+            if (b.handler) b.handler(l.match);
+            else if (b.dismiss) tap(*b.dismiss);
+            else key(b.key.empty() ? "Escape" : b.key);
+        } catch (...) {
+            in_blocker_ = false;
+            throw;
+        }
+        in_blocker_ = false;
+        ++b.handled;
+        return b.name;
+    }
+    return "";
 }
 
 }  // namespace eacu

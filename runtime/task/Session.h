@@ -10,12 +10,15 @@
 #include "device/Device.h"
 #include "process/Process.h"
 #include "record/RunLog.h"
+#include "task/Blockers.h"
+#include "task/Limits.h"
 #include "task/StepError.h"
 #include "task/Target.h"
 #include <map>
 
 #include "vision/Locator.h"
 #include "vision/ScaleEstimator.h"
+#include "vision/Stability.h"
 
 namespace eacu {
 
@@ -26,6 +29,12 @@ namespace eacu {
 /// - `settle_interval`: how long the screen must stay unchanged to count as settled.
 /// - `settle_timeout`: the most an action waits for the screen to settle.
 /// - `change_tolerance`: grey levels a pixel must move to count as changed (seed 000: 15).
+/// - `noise_ratio`: a change ratio at or below this is noise (a blinking caret), not an effect.
+/// - `tap_retries`: a single tap that changed nothing is tapped again this many times, each
+///   time a few pixels (`jitter`) off the centre, inside the target's box (seed 000 §5).
+/// - `cursor_attempts`: pointer moves read back and corrected before a press (seed 001 §4).
+/// - `blocker_interval`: while a target is missing, registered blockers are checked this often.
+/// - `limits`: the run's action and time limits (seed 001: 80 actions, 8 minutes; 0: none).
 struct SessionOptions {
     std::string script_dir;
     double find_timeout = 5.0;
@@ -34,6 +43,12 @@ struct SessionOptions {
     double settle_interval = 0.1;
     double settle_timeout = 5.0;
     int change_tolerance = 15;
+    double noise_ratio = 0.00005;
+    int tap_retries = 2;
+    int jitter = 3;
+    int cursor_attempts = 4;
+    double blocker_interval = 1.0;
+    RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     bool record_frames = true;
 };
 
@@ -45,15 +60,6 @@ struct TapOptions {
     double hold = 0.0;
     double timeout = -1;
     std::string action = "tap";
-};
-
-/// What the screen did after an action: the largest change ratio seen against the before
-/// frame, whether it settled, and the milliseconds spent waiting.
-struct Settle {
-    double change_ratio = 0;
-    bool settled = true;
-    double ms = 0;
-    Frame frame;
 };
 
 /// Runs steps on a device: resolves targets, captures, locates, injects input, waits for the
@@ -95,7 +101,8 @@ public:
     /// Presses a key combo ("ctrl+s", "Return"). Throws std::invalid_argument for unknown keys.
     void key(const std::string& combo);
     /// Scrolls by wheel clicks (dy > 0: down) with the pointer over `at` (or where it is).
-    void scroll(int dx, int dy, const std::optional<TargetSpec>& at = std::nullopt);
+    /// Returns whether the screen changed (a scroll with no effect is reported, not retried).
+    bool scroll(int dx, int dy, const std::optional<TargetSpec>& at = std::nullopt);
     /// Presses at `from`, moves to `to` in about `duration` seconds, releases.
     void drag(const TargetSpec& from, const TargetSpec& to, double duration = 0.3);
     /// Captures the screen; when `path` is not empty also writes it as PNG. Records the frame
@@ -108,8 +115,30 @@ public:
     std::shared_ptr<Process> launch(const std::vector<std::string>& argv);
 
     /// Captures until the screen changed and then stayed unchanged for settle_interval, or
-    /// effect_timeout passed without change, or settle_timeout passed.
+    /// effect_timeout passed without change, or settle_timeout passed (vision/Stability.h).
     Settle waitSettled(const Frame& before);
+    /// The session's stability settings (tolerance, noise, intervals, timeouts).
+    StabilityOptions stability() const;
+    /// Waits up to `timeout` seconds for the screen (or `region`) to change by more than
+    /// `threshold` of its pixels against a capture taken now, then to settle. Recorded as a
+    /// "wait_change" step; throws StepError when nothing changed in time.
+    Settle waitChange(std::optional<Rect> region, double threshold, double timeout);
+    /// Waits up to `timeout` seconds until the screen is still; recorded as "wait_stable";
+    /// throws StepError when it kept changing.
+    Settle waitStable(double timeout);
+
+    /// Registered blockers (on_blocker): looked for before a locate gives up.
+    BlockerSet& blockers() { return blockers_; }
+    /// Looks once for each registered blocker and handles the first one found (tap its
+    /// dismiss target, press its key, or run its handler); recorded as a "blocker" step.
+    /// Returns the name of the blocker handled, or "" when none was on screen. `context` says
+    /// which target was missing, for the run log.
+    std::string handleBlockers(const std::string& context);
+
+    /// The run's limits: counts actions, checks time. `eacu run` sets the defaults.
+    LimitGuard& limits() { return limits_; }
+    /// How risky steps are confirmed (ask on a terminal, else refuse; or yes/no).
+    ConfirmMode& confirmMode() { return confirm_; }
 
     /// Hooks for steps recorded outside Session (model steps: ask, plan, agent, grounding).
     /// beginStep: a step row with the next index, `action` and `target` (not yet written).
@@ -129,13 +158,16 @@ private:
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
+    Located findOrDismiss(const TargetSpec& t, double timeout);
+    Located relocateIfStale(const TargetSpec& t, Located l, bool& relocated);
     Point pointFor(const TargetSpec& t) const;
     StepRecord newStep(const std::string& action, const TargetSpec* t);
     int64_t saveFrame(const Frame& f);
     int64_t commit(StepRecord& s);
     [[noreturn]] void failLocate(StepRecord& s, const TargetSpec& t, const Located& l,
                                  double timeout, const char* verb);
-    void moveExactly(Point p);
+    Point moveExactly(Point p);
+    void beforeAction(const std::string& action, const std::string& target);
 
     Device& device_;
     const AssetLibrary& assets_;
@@ -147,6 +179,10 @@ private:
     SessionOptions options_;
     int step_counter_ = 0;
     std::vector<std::shared_ptr<Process>> processes_;
+    BlockerSet blockers_;
+    bool in_blocker_ = false;
+    LimitGuard limits_;
+    ConfirmMode confirm_ = ConfirmMode::Ask;
 };
 
 /// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.

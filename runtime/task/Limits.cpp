@@ -1,0 +1,74 @@
+#include "task/Limits.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <unistd.h>
+
+#include "device/Frame.h"
+
+namespace eacu {
+
+LimitGuard::LimitGuard(RunLimits limits) : limits_(limits), t0_(monotonicSeconds()) {}
+
+double LimitGuard::elapsed() const { return monotonicSeconds() - t0_; }
+
+void LimitGuard::checkTime(const std::string& what) const {
+    if (limits_.max_seconds > 0 && elapsed() > limits_.max_seconds) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f s", limits_.max_seconds);
+        throw LimitExceeded(what + ": the run's time limit of " + buf +
+                            " is used up (set limits{max_seconds=} or eacu run --max-time)");
+    }
+}
+
+void LimitGuard::beforeAction(const std::string& what) {
+    checkTime(what);
+    if (limits_.max_actions > 0 && actions_ >= limits_.max_actions)
+        throw LimitExceeded(what + ": the run's limit of " + std::to_string(limits_.max_actions) +
+                            " actions is reached (set limits{max_actions=} or eacu run --max-actions)");
+    ++actions_;
+}
+
+ConfirmMode confirmModeFromEnv() {
+    const char* v = std::getenv("EACU_CONFIRM");
+    std::string s = v ? v : "";
+    if (s.empty() || s == "ask") return ConfirmMode::Ask;
+    if (s == "yes") return ConfirmMode::Yes;
+    if (s == "no") return ConfirmMode::No;
+    throw std::invalid_argument("EACU_CONFIRM: expected yes, no or ask, got \"" + s + "\"");
+}
+
+std::string confirmRisky(const std::string& what, ConfirmMode mode) {
+    if (mode == ConfirmMode::Yes) return "";
+    if (mode == ConfirmMode::No) return "risky actions are refused (EACU_CONFIRM=no)";
+    if (!isatty(0) || !isatty(2))
+        return "it needs a confirmation and there is no terminal to ask on (failing closed; "
+               "run with --yes or EACU_CONFIRM=yes to allow it)";
+    std::fprintf(stderr, "eacu: confirm: %s [y/N] ", what.c_str());
+    std::fflush(stderr);
+    std::string line;
+    if (!std::getline(std::cin, line)) return "no answer (end of input)";
+    std::transform(line.begin(), line.end(), line.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (line == "y" || line == "yes") return "";
+    return "the user said no";
+}
+
+bool looksRisky(const std::string& text, const std::vector<std::string>& extra) {
+    std::string t = text;
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return c < 128 ? std::tolower(c) : c; });
+    static const std::vector<std::string> words = {"pay",     "delete", "send",   "submit", "purchase", "remove",
+                                                   "transfer", "付款",  "支付",   "删除",   "发送",     "提交",
+                                                   "转账"};
+    for (const auto& w : words)
+        if (t.find(w) != std::string::npos) return true;
+    for (auto w : extra) {
+        std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return c < 128 ? std::tolower(c) : c; });
+        if (!w.empty() && t.find(w) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace eacu
