@@ -5,6 +5,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "bench/BenchLocate.h"
+#include "bench/BenchSettle.h"
 #include "cli/Cli.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
@@ -45,8 +46,9 @@ int cmdBench(int argc, char** argv) {
             return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"),
                                std::stod(o.flag("--threshold").value_or("0")));
         }
+        if (what == "settle") return benchSettle(o.display);  // bench/BenchSettle.cpp
         if (what != "tap") {
-            std::fprintf(stderr, "eacu bench: expected a benchmark: tap, locate (usage: eacu bench "
+            std::fprintf(stderr, "eacu bench: expected a benchmark: tap, locate, settle (usage: eacu bench "
                                  "tap [--display ...] [--n 30] | eacu bench locate CORPUS [--out F.jsonl])\n");
             return 2;
         }

@@ -15,6 +15,13 @@ Usage:
       the run id, exit 1. --model-cache: model answers (ask, plan, agent, dynamic targets)
       are recorded with cache keys (record, the default), not keyed (off), or served from
       earlier runs' recorded answers when the screen still fits (replay: no network needed).
+  eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH]
+      Route a task sentence to an app module's template (scripts/<app>/init.lua: patterns,
+      keywords, package) and run it; --dry-run prints the module, template and parameters.
+      --yes allows risky templates without asking (else: asked on a terminal, refused without).
+  eacu bench settle [--display D]
+      A task of 12 actions on a real xcalc with eacu's change-and-settle waits and with a fixed
+      1 s wait after each action, in the same run: both wall times and the outcomes.
   eacu runs [--db PATH] [--status passed|failed|running|interrupted] [--script NAME]
             [--since 2h|3d|YYYY-MM-DD[ HH:MM]|UNIX] [--replays] [--limit N]
       List recent runs.
@@ -56,6 +63,10 @@ Environment:
   provider tried when the first fails; EACU_MODEL_CACHE (as --model-cache).
 )";
 
+namespace eacu {
+int cmdRunTask(int argc, char** argv);
+}
+
 int main(int argc, char** argv) {
     eacu::Process::installSignalCleanup();
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
@@ -68,7 +79,11 @@ int main(int argc, char** argv) {
         std::printf("eacu %s\n", EACU_VERSION);
         return 0;
     }
-    if (cmd == "run") return eacu::cmdRun(argc, argv);
+    if (cmd == "run") {
+        for (int i = 2; i < argc; ++i)
+            if (!std::strcmp(argv[i], "--task")) return eacu::cmdRunTask(argc, argv);  // cmd_task.cpp
+        return eacu::cmdRun(argc, argv);
+    }
     if (cmd == "runs") return eacu::cmdRuns(argc, argv);
     if (cmd == "show") return eacu::cmdShow(argc, argv);
     if (cmd == "bench") return eacu::cmdBench(argc, argv);

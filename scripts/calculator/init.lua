@@ -54,4 +54,21 @@ function M.read_display()
   return table.concat(out)
 end
 
+-- Task templates (eacu run --task "compute 12*34" or run_template("calculator.compute", {...})).
+M.templates = {
+  compute = {
+    patterns = { "compute {expression}", "calculate {expression}", "计算{expression}", "用计算器算{expression}" },
+    params = { "expression" },
+    run = function(p)
+      M.open()
+      local expr = p.expression:gsub("%s", ""):gsub("=$", "")
+      M.press("C" .. expr .. "=")
+      local shown
+      verify(function() shown = M.read_display(); return shown ~= "" end, "the display shows a result", 3)
+      print(p.expression .. " = " .. shown)
+      return shown
+    end,
+  },
+}
+
 return M
