@@ -114,10 +114,12 @@ public:
     Match confirmAt(Point approx, double s, int margin, double log_range, int n, double f = 1.0) {
         Match best;
         best.score = -2;
-        const cv::Mat& img = pf_.downsampled(f);
+        // At full resolution only the searched window is converted to grey.
+        const cv::Mat* img = f > 1.0 ? &pf_.downsampled(f) : nullptr;
+        cv::Size size = img ? img->size() : pf_.bgr().size();
         cv::Rect bounds(int(std::ceil(area_.x / f)), int(std::ceil(area_.y / f)),
                         int(std::floor(area_.w / f)), int(std::floor(area_.h / f)));
-        bounds &= cv::Rect(0, 0, img.cols, img.rows);
+        bounds &= cv::Rect(0, 0, size.width, size.height);
         int m = int(std::ceil(margin / f)) + 1;
         for (int i = -n; i <= n; ++i) {
             double sc = s * std::exp(n ? log_range * i / n : 0.0);
@@ -129,7 +131,7 @@ public:
             roi &= bounds;
             if (roi.width < t->grey.cols || roi.height < t->grey.rows) continue;
             cv::Mat r;
-            cv::matchTemplate(img(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
+            cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
             cv::patchNaNs(r, -1.0);
             double mx;
             cv::Point loc;
@@ -501,7 +503,7 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
         if (hints.last_seen && hints.last_scale) {
             auto t0 = Clock::now();
             Rect ls = *hints.last_seen;
-            int grow = std::max(16, std::max(ls.w, ls.h) / 2);
+            int grow = std::clamp(std::max(ls.w, ls.h) / 4, 16, 48);  // it moved a little, if at all
             Match m = search.confirmAt({ls.x, ls.y}, *hints.last_scale, grow, std::log(1.02), 1);
             m = search.refine(m, std::log(1.01), 2);
             if (consider("last_seen", finish(search, m, "last_seen", tpl.threshold), msSince(t0))) break;

@@ -14,6 +14,16 @@ const cv::Mat& PreparedFrame::grey() const {
     return grey_;
 }
 
+cv::Mat PreparedFrame::greyRegion(const cv::Rect& roi) const {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!grey_.empty()) return grey_(roi);
+    }
+    cv::Mat out;
+    cv::cvtColor(bgr_(roi), out, cv::COLOR_BGR2GRAY);
+    return out;
+}
+
 const cv::Mat& PreparedFrame::downsampled(double factor) const {
     if (factor <= 1.0) return grey();
     const cv::Mat& g = grey();

@@ -17,6 +17,9 @@ public:
     const cv::Mat& bgr() const { return bgr_; }
     /// The greyscale frame (CV_8UC1), computed once.
     const cv::Mat& grey() const;
+    /// The greyscale pixels of `roi` (inside the frame): a view into grey() once that exists,
+    /// else converted for the region alone (a small search need not convert the whole frame).
+    cv::Mat greyRegion(const cv::Rect& roi) const;
     /// The greyscale frame downsampled by `factor` (>= 1; 1 returns grey()), cached by factor.
     /// The returned reference stays valid for the life of the PreparedFrame.
     const cv::Mat& downsampled(double factor) const;
