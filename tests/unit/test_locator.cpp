@@ -1,0 +1,155 @@
+// The hybrid locator: scales, stages, variants, masks and ties, on real xcalc screenshots.
+#include <catch2/catch.hpp>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "vision/Locator.h"
+#include "vision/ScaleEstimator.h"
+
+using namespace eacu;
+
+namespace {
+
+const std::string kImages = EACU_SOURCE_DIR "/scripts/calculator/images/";
+
+cv::Mat xcalc() {
+    cv::Mat m = cv::imread(std::string(EACU_FIXTURES) + "/xcalc.png", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(m.empty());
+    return m;
+}
+
+cv::Mat scaled(const cv::Mat& m, double s) {
+    cv::Mat out;
+    cv::resize(m, out, {}, s, s, s < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    return out;
+}
+
+// The "7" key's label box in tests/fixtures/xcalc.png.
+const Rect kSeven{54, 278, 32, 18};
+
+}  // namespace
+
+TEST_CASE("the locator finds a key at other scales, blind", "[locator]") {
+    // The label of the "7" key: a glyph on white, which pins the place more than the scale.
+    Template t = Template::load(kImages + "btn_7.png");
+    Locator locator;
+    for (double s : {0.75, 1.0, 1.25, 1.5, 2.0}) {
+        INFO("scale " << s);
+        PreparedFrame frame(scaled(xcalc(), s));
+        LocateReport r = locator.locate(frame, {t});
+        CHECK(r.match.found);
+        CHECK(r.match.scale == Approx(s).epsilon(0.16));
+        Point c = r.match.box.center();
+        CHECK(std::abs(c.x - (kSeven.x + kSeven.w / 2.0) * s) <= 3 * s);
+        CHECK(std::abs(c.y - (kSeven.y + kSeven.h / 2.0) * s) <= 3 * s);
+        CHECK(r.match.score >= t.threshold);
+        CHECK(r.match.color_score >= t.threshold);
+    }
+}
+
+TEST_CASE("the locator does not find what is not there, at any scale", "[locator]") {
+    // The display of xcalc.png shows 0: no 5 in it (the "5" key's label below uses the same
+    // glyph, so the search is kept to the display).
+    Template t = Template::load(kImages + "display_5.png");
+    t.threshold = 0.9;
+    Locator locator;
+    PreparedFrame frame(xcalc());
+    LocateHints hints;
+    hints.region = Rect{0, 0, 226, 60};
+    LocateReport r = locator.locate(frame, {t}, hints);
+    CHECK_FALSE(r.match.found);
+    REQUIRE_FALSE(r.stages.empty());
+    for (const auto& st : r.stages) CHECK_FALSE(st.best.found);
+}
+
+TEST_CASE("hints: the expected scale and the last-seen place are tried first", "[locator]") {
+    Template t = Template::load(kImages + "btn_7.png");
+    Locator locator;
+    PreparedFrame frame(scaled(xcalc(), 1.5));
+    LocateHints hints;
+    hints.expected_scale = 1.5;
+    LocateReport r = locator.locate(frame, {t}, hints);
+    REQUIRE(r.match.found);
+    CHECK(r.match.method == "expected_scale");
+    CHECK(r.stages.size() == 1);
+
+    LocateHints again;
+    again.last_seen = r.match.box;
+    again.last_scale = r.match.scale;
+    PreparedFrame next(scaled(xcalc(), 1.5));
+    LocateReport r2 = locator.locate(next, {t}, again);
+    REQUIRE(r2.match.found);
+    CHECK(r2.match.method == "last_seen");
+    CHECK(r2.match.box == r.match.box);
+}
+
+TEST_CASE("any variant matching is a hit", "[locator]") {
+    Template absent = Template::load(kImages + "display_5.png");
+    absent.threshold = 0.95;
+    Template seven = Template::load(kImages + "btn_7.png");
+    seven.threshold = 0.95;
+    Locator locator;
+    PreparedFrame frame(xcalc());
+    LocateHints hints;
+    hints.expected_scale = 1.0;
+    hints.region = Rect{0, 250, 226, 60};  // the 7 8 9 row, no display digits
+    LocateReport r = locator.locate(frame, {absent, seven}, hints);
+    REQUIRE(r.match.found);
+    CHECK(r.match.box == kSeven);
+}
+
+TEST_CASE("a mask leaves the masked pixels out", "[locator]") {
+    // The "7" label with its right half replaced by noise, masked out: still found.
+    Template t = Template::load(kImages + "btn_7.png");
+    cv::Mat noise(t.bgr.rows, t.bgr.cols / 2, CV_8UC3);
+    cv::randu(noise, 0, 255);
+    noise.copyTo(t.bgr(cv::Rect(t.bgr.cols - noise.cols, 0, noise.cols, noise.rows)));
+    t.mask = cv::Mat(t.bgr.size(), CV_8UC1, cv::Scalar(255));
+    t.mask(cv::Rect(t.bgr.cols - noise.cols, 0, noise.cols, noise.rows)).setTo(0);
+    Locator locator;
+    PreparedFrame frame(xcalc());
+    LocateHints hints;
+    hints.expected_scale = 1.0;
+    hints.region = Rect{0, 250, 226, 60};
+    LocateReport r = locator.locate(frame, {t}, hints);
+    REQUIRE(r.match.found);
+    CHECK(std::abs(r.match.box.x - kSeven.x) <= 1);
+    CHECK(std::abs(r.match.box.y - kSeven.y) <= 1);
+}
+
+TEST_CASE("of identical elements the first in reading order is taken", "[locator]") {
+    cv::Mat frame(400, 500, CV_8UC3, cv::Scalar(255, 255, 255));
+    Template t = Template::load(kImages + "btn_7.png");
+    for (cv::Point p : {cv::Point(300, 300), cv::Point(40, 200), cv::Point(400, 20)})
+        t.bgr.copyTo(frame(cv::Rect(p.x, p.y, t.bgr.cols, t.bgr.rows)));
+    Locator locator;
+    PreparedFrame pf(frame);
+    LocateReport r = locator.locate(pf, {t});
+    REQUIRE(r.match.found);
+    CHECK(r.match.box.x == 400);
+    CHECK(r.match.box.y == 20);
+}
+
+TEST_CASE("the device scale is learned from confident, large matches only", "[locator]") {
+    ScaleEstimator est;
+    Match weak;
+    weak.found = true;
+    weak.score = 0.75;
+    weak.scale = 3.0;
+    weak.box = {0, 0, 100, 20};
+    est.observe(weak);
+    CHECK_FALSE(est.deviceScale());
+    Match tiny = weak;
+    tiny.score = 0.99;
+    tiny.box = {0, 0, 12, 12};
+    est.observe(tiny);
+    CHECK_FALSE(est.deviceScale());
+    Match good = weak;
+    good.score = 0.95;
+    good.scale = 1.5;
+    est.observe(good, 1.0);
+    REQUIRE(est.deviceScale());
+    CHECK(*est.deviceScale() == Approx(1.5));
+    CHECK(*est.expectedScale(2.0) == Approx(0.75));
+}
