@@ -356,6 +356,13 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     if (!st.changed && o.count == 1 && o.hold <= 0) {
         static const int dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
         nlohmann::json tried = nlohmann::json::array();
+        // A loaded machine may draw the effect late: give it one more effect interval before
+        // pressing again (a second press of a key that did work would type it twice).
+        if (options_.tap_retries > 0) {
+            Settle late = waitSettled(before);
+            late.ms += st.ms;
+            st = std::move(late);
+        }
         for (int i = 0; i < options_.tap_retries && !st.changed; ++i) {
             int j = options_.jitter;
             Point p{m.target.x + dirs[i % 4][0] * j, m.target.y + dirs[i % 4][1] * j};
