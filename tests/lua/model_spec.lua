@@ -2,25 +2,8 @@
 -- 127.0.0.1, started here) on a static xcalc screenshot (--display image:...): ask() returning
 -- text and JSON, a non-JSON answer giving a clear error, grounding by element id and by a
 -- 0-1000 box, a description the model does not find, som(), both API shapes, a bad key.
-local failures, passed = 0, 0
-
-local function check(cond, what)
-  if cond then passed = passed + 1 else
-    failures = failures + 1
-    io.stderr:write("FAIL: " .. what .. "\n")
-  end
-end
-
-local function error_of(fn, ...)
-  local ok, err = pcall(fn, ...)
-  check(not ok, "expected an error")
-  return tostring(err)
-end
-
-local function has(s, part) return string.find(s, part, 1, true) ~= nil end
-local function expect_has(s, part, what)
-  check(has(s, part), what .. ": expected " .. string.format("%q", part) .. " in: " .. s)
-end
+local spec = require "spec"
+local check, error_of, has, expect_has = spec.check, spec.error_of, spec.has, spec.expect_has
 
 local home = os.getenv("EACU_HOME") or "."
 local server = launch { "python3", home .. "/tests/model_server/fake_model.py", "--key", "sk-spec-key" }
@@ -104,5 +87,4 @@ expect_has(err, "401", "a wrong key: HTTP 401")
 check(not has(err, "sk-wrong"), "the key is not in the error")
 
 server:stop()
-print(string.format("model spec: %d checks passed, %d failed", passed, failures))
-if failures > 0 then error(failures .. " model spec check(s) failed", 0) end
+spec.finish("model_spec")

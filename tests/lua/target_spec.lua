@@ -1,26 +1,7 @@
 -- Target resolution and error messages, run by `eacu run` on a static xcalc screenshot
 -- (tests/fixtures/xcalc.png through --display image:...).
-local failures, passed = 0, 0
-
-local function check(cond, what)
-  if cond then passed = passed + 1 else
-    failures = failures + 1
-    io.stderr:write("FAIL: " .. what .. "\n")
-  end
-end
-
--- Runs fn, which must fail; returns the error message.
-local function error_of(fn, ...)
-  local ok, err = pcall(fn, ...)
-  check(not ok, "expected an error")
-  return tostring(err)
-end
-
-local function has(s, part) return string.find(s, part, 1, true) ~= nil end
-
-local function expect_has(s, part, what)
-  check(has(s, part), what .. ": expected " .. string.format("%q", part) .. " in: " .. s)
-end
+local spec = require "spec"
+local check, error_of, has, expect_has = spec.check, spec.error_of, spec.has, spec.expect_has
 
 -- Asset names, qualified names and aliases.
 local r = eacu.resolve("1")
@@ -44,7 +25,8 @@ expect_has(e, 'target "no_such_target" not found', "unknown target")
 expect_has(e, "not an asset name or alias", "unknown target")
 expect_has(e, "scripts/calculator/images/index.json", "unknown target names the index")
 expect_has(e, "tests/lua/no_such_target.png", "unknown target names the paths tried")
-expect_has(e, "target_spec.lua:", "the error points at the script line")
+local _, here = pcall(function() return eacu.resolve("no_such_target") end)
+expect_has(tostring(here), "target_spec.lua:", "the error points at the script line")
 
 -- Locate on the screenshot.
 local m = locate "1"
@@ -95,5 +77,4 @@ expect_has(error_of(wait, "1", -1), "timeout must be", "negative timeout")
 expect_has(error_of(tap, { text = "Library" }), "OCR", "text targets are not in this build")
 expect_has(error_of(launch, { "eacu-no-such-program" }), 'cannot start "eacu-no-such-program"', "launch failure")
 
-io.write(string.format("target_spec: %d passed, %d failed\n", passed, failures))
-if failures > 0 then error(failures .. " checks failed", 0) end
+spec.finish("target_spec")
