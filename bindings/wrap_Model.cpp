@@ -131,10 +131,12 @@ int w_ground(lua_State* L) {
     std::string desc = luaL_checkstring(L, 1);
     double timeout = 0;
     std::string provider, action = "locate";
+    bool assertion = false;
     if (lua_istable(L, 2)) {
         timeout = luax_optnumberfield(L, 2, "timeout").value_or(0);
         provider = optString(L, 2, "provider");
         action = luax_optstringfield(L, 2, "action").value_or("locate");
+        assertion = luax_optboolfield(L, 2, "assertion").value_or(false);
     }
     if (action != "locate" && action != "tap" && action != "double_tap" && action != "right_tap")
         luaL_error(L, "ground: expected action locate|tap|double_tap|right_tap, got \"%s\"", action.c_str());
@@ -142,7 +144,7 @@ int w_ground(lua_State* L) {
     return luax_catchexcept(L, [&] {
         std::string label = "{dynamic=" + json(desc).dump() + "}";
         double t0 = monotonicSeconds();
-        Grounding g = ground(ctx, desc, timeout, provider);
+        Grounding g = ground(ctx, desc, timeout, provider, assertion);
         double ms = (monotonicSeconds() - t0) * 1000;
         Session& s = ctx.session();
         if (action == "locate" || !g.found) {

@@ -119,7 +119,8 @@ Grounding parseGrounding(const std::string& raw, const model::ActionContext& ctx
     return g;
 }
 
-Grounding ground(ModelContext& ctx, const std::string& description, double timeout, const std::string& provider) {
+Grounding ground(ModelContext& ctx, const std::string& description, double timeout,
+                 const std::string& provider, bool assertion) {
     if (description.empty()) throw std::invalid_argument("dynamic target: expected a description, got an empty string");
     double deadline = monotonicSeconds() + std::max(0.0, timeout);
     for (;;) {
@@ -138,7 +139,8 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         actx.elements = o.som.boxes();
         actx.screen = {o.frame.width(), o.frame.height()};
         model::CallMeta meta;
-        meta.kind = "locate";
+        meta.kind = assertion ? "assert" : "locate";
+        meta.cacheable = !assertion;
         meta.prompt = req.system + "\n" + "# Find: " + description;
         meta.elements = list;
         meta.fingerprint = o.fingerprint;

@@ -46,9 +46,11 @@ std::string groundingElementList(const SomResult& som, const ModelImageTransform
 /// Looks for `description` on the live screen: observes (Set-of-Marks), asks the model (kind
 /// "locate", cached in record/replay; a cached answer is used only when its element is in the
 /// live element list and its point is on the screen). Retries with a fresh observation until
-/// `timeout` seconds passed when the model says it is not there. Throws model::ModelError on a
-/// failed call and model::ActionParseError for an answer that is not a grounding.
+/// `timeout` seconds passed when the model says it is not there. An `assertion` (verify) is
+/// never answered from the cache: it always asks the model (kind "assert"). Throws
+/// model::ModelError on a failed call and model::ActionParseError for an answer that is not a
+/// grounding.
 Grounding ground(ModelContext& ctx, const std::string& description, double timeout = 0,
-                 const std::string& provider = "");
+                 const std::string& provider = "", bool assertion = false);
 
 }  // namespace eacu

@@ -39,8 +39,9 @@ local function ground(t, fname, action, timeout, level)
   if timeout ~= nil and (type(timeout) ~= "number" or timeout < 0) then
     error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(timeout)), level + 1)
   end
+  -- verify is an assertion: always asked of the model, never served from the cache.
   return match.wrap(call(level + 1, native.ground, desc,
-    { action = action, timeout = timeout or t.timeout or 0, provider = t.provider }))
+    { action = action, timeout = timeout or t.timeout or 0, provider = t.provider, assertion = fname == "verify" }))
 end
 
 -- Dynamic forms of the DSL's target functions. They are called by eacu (init.lua) for a

@@ -127,4 +127,17 @@ err=$(cat "$OUT/run3.err")
 expect_contains "$err" "model cache replay: agent call #1" "the error names the call"
 expect_contains "$err" "no recorded answer" "and why"
 expect_display_gone "$(display_of_run "$db" "$(sqlite3 "$db" "SELECT MAX(id) FROM runs")")"
+
+# 4. An assertion is never answered from the cache: verify{dynamic=} in replay with no model fails.
+cat > "$OUT/assert.lua" <<'LUA'
+local calc = require "calculator"
+calc.open()
+verify { dynamic = "the equals key" }
+LUA
+set +e
+env -u EACU_MODEL_PROVIDER "$EACU" run "$OUT/assert.lua" --display virtual --db "$db" --model-cache replay 2>"$OUT/run4.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status of an assertion with no model"
+expect_contains "$(cat "$OUT/run4.err")" "no model is configured" "an assertion needs a live model"
 echo "model_agent: ok"
