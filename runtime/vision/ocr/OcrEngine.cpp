@@ -1,0 +1,314 @@
+#include "vision/ocr/OcrEngine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include <dlfcn.h>
+
+#include <opencv2/imgproc.hpp>
+#include <tesseract/baseapi.h>
+#include <tesseract/resultiterator.h>
+
+namespace fs = std::filesystem;
+
+namespace eacu {
+
+struct OcrEngine::Worker {
+    tesseract::TessBaseAPI api;
+};
+
+namespace {
+
+std::vector<std::string> splitLangs(const std::string& langs) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= langs.size()) {
+        size_t plus = langs.find('+', start);
+        if (plus == std::string::npos) plus = langs.size();
+        if (plus > start) out.push_back(langs.substr(start, plus - start));
+        start = plus + 1;
+    }
+    return out;
+}
+
+/// Debian package name of a Tesseract language: chi_sim -> tesseract-ocr-chi-sim.
+std::string packageFor(std::string lang) {
+    std::transform(lang.begin(), lang.end(), lang.begin(), [](unsigned char c) {
+        return c == '_' ? '-' : char(std::tolower(c));
+    });
+    return "tesseract-ocr-" + lang;
+}
+
+cv::Mat toGrey(const cv::Mat& img) {
+    if (img.depth() != CV_8U)
+        throw std::invalid_argument("OCR: expected an 8-bit image, got depth " + std::to_string(img.depth()));
+    cv::Mat grey;
+    switch (img.channels()) {
+        case 1: grey = img; break;
+        case 3: cv::cvtColor(img, grey, cv::COLOR_BGR2GRAY); break;
+        case 4: cv::cvtColor(img, grey, cv::COLOR_BGRA2GRAY); break;
+        default:
+            throw std::invalid_argument("OCR: expected a grey, BGR or BGRA image, got " +
+                                        std::to_string(img.channels()) + " channels");
+    }
+    return grey;
+}
+
+/// Rows where a horizontal band may be cut: the row with the least horizontal detail
+/// (sum of |dI/dx|) within `window` rows of each wanted cut.
+std::vector<int> bandCuts(const cv::Mat& grey, int bands) {
+    std::vector<int> cuts{0};
+    if (bands <= 1) {
+        cuts.push_back(grey.rows);
+        return cuts;
+    }
+    std::vector<double> detail(grey.rows, 0.0);
+    for (int y = 0; y < grey.rows; ++y) {
+        const uchar* p = grey.ptr<uchar>(y);
+        long s = 0;
+        for (int x = 1; x < grey.cols; ++x) s += std::abs(int(p[x]) - int(p[x - 1]));
+        detail[y] = double(s);
+    }
+    const int window = grey.rows / (bands * 4);
+    for (int k = 1; k < bands; ++k) {
+        int want = int(std::lround(double(grey.rows) * k / bands));
+        int best = want;
+        for (int y = std::max(cuts.back() + 1, want - window); y <= std::min(grey.rows - 1, want + window); ++y)
+            if (detail[y] < detail[best] || (detail[y] == detail[best] && std::abs(y - want) < std::abs(best - want)))
+                best = y;
+        cuts.push_back(best);
+    }
+    cuts.push_back(grey.rows);
+    return cuts;
+}
+
+struct Band {
+    int own0, own1;  // rows owned (a line belongs to the band holding its centre)
+    int y0, y1;      // rows given to Tesseract (owned rows plus overlap)
+};
+
+/// Reads one band with one Tesseract instance; boxes in pixels of the enlarged image.
+std::vector<OcrLine> readBand(tesseract::TessBaseAPI& api, const cv::Mat& big, const Band& band, int ppi) {
+    cv::Mat roi = big.rowRange(band.y0, band.y1);
+    if (!roi.isContinuous()) roi = roi.clone();
+    api.SetImage(roi.data, roi.cols, roi.rows, 1, int(roi.step));
+    api.SetSourceResolution(ppi);
+    if (api.Recognize(nullptr) != 0) throw std::runtime_error("OCR: Tesseract failed to recognise the image");
+    std::vector<OcrLine> lines;
+    std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator());
+    if (!it) return lines;
+    using tesseract::RIL_TEXTLINE;
+    using tesseract::RIL_WORD;
+    OcrLine line;
+    bool open = false;
+    auto text = [&](tesseract::PageIteratorLevel level) {
+        std::unique_ptr<char[]> s(it->GetUTF8Text(level));
+        std::string t = s ? s.get() : "";
+        while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == '\r')) t.pop_back();
+        size_t b = t.find_first_not_of(' ');
+        return b == std::string::npos ? std::string() : t.substr(b);
+    };
+    auto box = [&](tesseract::PageIteratorLevel level) {
+        int l, t, r, b;
+        if (!it->BoundingBox(level, &l, &t, &r, &b)) return Rect{};
+        return Rect{l, t + band.y0, r - l, b - t};
+    };
+    auto finish = [&]() {
+        if (open && !line.words.empty()) {
+            int cy = line.box.y + line.box.h / 2;
+            if (cy >= band.own0 && cy < band.own1) lines.push_back(std::move(line));
+        }
+        line = OcrLine{};
+        open = false;
+    };
+    do {
+        if (it->Empty(RIL_WORD)) continue;
+        if (it->IsAtBeginningOf(RIL_TEXTLINE)) {
+            finish();
+            line.text = text(RIL_TEXTLINE);
+            line.box = box(RIL_TEXTLINE);
+            line.confidence = it->Confidence(RIL_TEXTLINE) / 100.0f;
+            open = true;
+        }
+        OcrWord w;
+        w.text = text(RIL_WORD);
+        w.box = box(RIL_WORD);
+        w.confidence = it->Confidence(RIL_WORD) / 100.0f;
+        if (!w.text.empty() && !w.box.empty()) line.words.push_back(std::move(w));
+        if (it->IsAtFinalElement(RIL_TEXTLINE, RIL_WORD)) finish();
+    } while (it->Next(RIL_WORD));
+    finish();
+    api.Clear();
+    return lines;
+}
+
+/// Tesseract (Debian's build) parallelises its LSTM with OpenMP, 4 threads per call. With our
+/// own threads per band that oversubscribes the cores (and OpenMP's spin-waiting doubles the
+/// CPU time on a busy machine), so OpenMP regions started from this thread run on one thread:
+/// max-active-levels 0 is a per-thread setting in libgomp. Looked up at run time: libgomp is
+/// loaded by libtesseract, and eacu does not link it itself.
+void singleThreadedOpenMp() {
+    using SetLevels = void (*)(int);
+    static SetLevels set = reinterpret_cast<SetLevels>(dlsym(RTLD_DEFAULT, "omp_set_max_active_levels"));
+    if (set) set(0);
+}
+
+Rect unscale(const Rect& r, double f, Point offset) {
+    int x0 = int(std::floor(r.x / f)), y0 = int(std::floor(r.y / f));
+    int x1 = int(std::ceil((r.x + r.w) / f)), y1 = int(std::ceil((r.y + r.h) / f));
+    return {x0 + offset.x, y0 + offset.y, x1 - x0, y1 - y0};
+}
+
+}  // namespace
+
+std::string OcrEngine::tessdataDir() {
+    if (const char* env = std::getenv("TESSDATA_PREFIX"); env && *env) return env;
+    for (const char* d : {"/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                          "/usr/share/tessdata"})
+        if (fs::is_directory(d)) return d;
+    return "/usr/share/tesseract-ocr/5/tessdata";
+}
+
+void OcrEngine::checkLanguages(const std::string& langs) {
+    auto list = splitLangs(langs);
+    if (list.empty()) throw std::runtime_error("OCR: expected a language set such as \"eng+chi_sim\", got \"" + langs + "\"");
+    std::string dir = tessdataDir();
+    for (const auto& lang : list) {
+        fs::path model = fs::path(dir) / (lang + ".traineddata");
+        if (!fs::exists(model))
+            throw std::runtime_error("OCR: no Tesseract model for language \"" + lang + "\": " + model.string() +
+                                     " not found (install the Debian package " + packageFor(lang) +
+                                     ", or set TESSDATA_PREFIX to the folder holding " + lang + ".traineddata)");
+    }
+}
+
+double OcrEngine::estimateTextHeight(const cv::Mat& grey) {
+    if (grey.empty()) return 0;
+    cv::Mat edges;
+    cv::Canny(grey, edges, 60, 160);
+    cv::Mat labels, stats, centroids;
+    int n = cv::connectedComponentsWithStats(edges, labels, stats, centroids, 8, CV_32S);
+    std::vector<int> heights;
+    heights.reserve(n);
+    for (int i = 1; i < n; ++i) {
+        int w = stats.at<int>(i, cv::CC_STAT_WIDTH), h = stats.at<int>(i, cv::CC_STAT_HEIGHT);
+        // Glyph-like: not a speck, not a rule or a frame, not a big picture.
+        if (h < 4 || h > 200 || w > 3 * h || w < 2) continue;
+        heights.push_back(h);
+    }
+    if (heights.size() < 5) return 0;
+    std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
+    return heights[heights.size() / 2];
+}
+
+OcrEngine::OcrEngine(const std::string& langs, OcrOptions options) : langs_(langs), options_(options) {
+    checkLanguages(langs);
+    int n = options_.threads > 0 ? options_.threads
+                                 : std::clamp(int(std::thread::hardware_concurrency()), 1, 4);
+    std::string dir = tessdataDir();
+    for (int i = 0; i < n; ++i) {
+        auto w = std::make_unique<Worker>();
+        if (w->api.Init(dir.c_str(), langs.c_str(), tesseract::OEM_LSTM_ONLY) != 0)
+            throw std::runtime_error("OCR: Tesseract could not load \"" + langs + "\" from " + dir);
+        w->api.SetVariable("debug_file", "/dev/null");
+        w->api.SetPageSegMode(tesseract::PageSegMode(options_.page_seg_mode));
+        workers_.push_back(std::move(w));
+    }
+}
+
+OcrEngine::~OcrEngine() = default;
+
+OcrEngine& OcrEngine::shared(const std::string& langs) {
+    static std::mutex m;
+    static std::map<std::string, std::unique_ptr<OcrEngine>> engines;
+    std::lock_guard lock(m);
+    auto& e = engines[langs];
+    if (!e) {
+        try {
+            e = std::make_unique<OcrEngine>(langs);
+        } catch (...) {
+            engines.erase(langs);
+            throw;
+        }
+    }
+    return *e;
+}
+
+OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
+    auto t0 = std::chrono::steady_clock::now();
+    OcrResult result;
+    result.langs = langs_;
+    Rect area{0, 0, bgr.cols, bgr.rows};
+    if (region) area = area.intersect(*region);
+    if (bgr.empty() || area.empty()) return result;
+    cv::Mat grey = toGrey(bgr(cv::Rect(area.x, area.y, area.w, area.h)));
+
+    result.text_height = estimateTextHeight(grey);
+    double f = options_.upscale;
+    if (f <= 0) {
+        f = result.text_height > 0 ? options_.target_text_height / result.text_height : 1.0;
+        f = std::clamp(f, 1.0, options_.max_upscale);
+        f = std::round(f * 4) / 4;  // quarter steps: stable factors for similar frames
+    }
+    result.upscale = f;
+    cv::Mat big;
+    if (f != 1.0)
+        cv::resize(grey, big, cv::Size(), f, f, cv::INTER_CUBIC);
+    else
+        big = grey.isContinuous() ? grey : grey.clone();
+
+    std::lock_guard lock(mutex_);
+    // Bands: about 600 rows each (in enlarged pixels), at most two per worker, cut at rows
+    // without text, overlapping so that a line cut by one band is whole in the other.
+    int nworkers = int(workers_.size());
+    int nbands = std::clamp(big.rows / 600, 1, 2 * nworkers);
+    std::vector<int> cuts = bandCuts(big, nbands);
+    int overlap = int(std::ceil(3 * std::max(result.text_height, 10.0) * f));
+    std::vector<Band> bands;
+    for (size_t k = 0; k + 1 < cuts.size(); ++k)
+        bands.push_back({cuts[k], cuts[k + 1], std::max(0, cuts[k] - overlap), std::min(big.rows, cuts[k + 1] + overlap)});
+
+    int ppi = int(std::lround(96 * f));
+    std::vector<std::vector<OcrLine>> out(bands.size());
+    std::vector<std::string> errors(bands.size());
+    std::atomic<size_t> next{0};
+    auto work = [&](Worker& w) {
+        singleThreadedOpenMp();
+        for (size_t b; (b = next++) < bands.size();) {
+            try {
+                out[b] = readBand(w.api, big, bands[b], ppi);
+            } catch (const std::exception& e) {
+                errors[b] = e.what();
+            }
+        }
+    };
+    int nthreads = std::min<int>(nworkers, int(bands.size()));
+    std::vector<std::thread> threads;
+    for (int i = 1; i < nthreads; ++i) threads.emplace_back(work, std::ref(*workers_[i]));
+    work(*workers_[0]);
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (!e.empty()) throw std::runtime_error(e);
+
+    Point offset{area.x, area.y};
+    for (auto& band : out)
+        for (auto& line : band) {
+            line.box = unscale(line.box, f, offset);
+            for (auto& w : line.words) w.box = unscale(w.box, f, offset);
+            result.lines.push_back(std::move(line));
+        }
+    std::stable_sort(result.lines.begin(), result.lines.end(), [](const OcrLine& a, const OcrLine& b) {
+        return a.box.y + a.box.h / 2 < b.box.y + b.box.h / 2;
+    });
+    result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+}
+
+}  // namespace eacu

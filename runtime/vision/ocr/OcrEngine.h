@@ -1,0 +1,79 @@
+// Text recognition with Tesseract (libtesseract, LSTM models from Debian's tesseract-ocr-*).
+#pragma once
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "geometry/Rect.h"
+#include "vision/ocr/OcrResult.h"
+
+namespace eacu {
+
+/// How an OcrEngine reads a frame.
+/// - `threads`: Tesseract instances run in parallel on horizontal bands of the frame
+///   (0 = one per CPU core, at most 4).
+/// - `upscale`: fixed enlargement before recognition; 0 = chosen from the estimated text
+///   height so that glyphs are about `target_text_height` pixels high (never below 1, at most
+///   `max_upscale`).
+/// - `page_seg_mode`: Tesseract's page segmentation mode (11 = sparse text, good for UIs;
+///   3 = automatic page layout).
+struct OcrOptions {
+    int threads = 0;
+    double upscale = 0;
+    double target_text_height = 22;
+    double max_upscale = 4;
+    int page_seg_mode = 11;
+};
+
+/// A set of Tesseract engines for one language set, kept alive between calls (loading the
+/// models takes ~0.1-0.5 s). recognize() is thread-safe (calls are serialised per engine).
+class OcrEngine {
+public:
+    /// Creates the engines for `langs` ("eng", "chi_sim", "eng+chi_sim": Tesseract names
+    /// joined by '+'). Throws std::runtime_error naming the language, the folder searched and
+    /// the Debian package to install (e.g. tesseract-ocr-chi-sim) when a model is missing, or
+    /// when Tesseract fails to load it.
+    explicit OcrEngine(const std::string& langs = "eng+chi_sim", OcrOptions options = {});
+    ~OcrEngine();
+    OcrEngine(const OcrEngine&) = delete;
+    OcrEngine& operator=(const OcrEngine&) = delete;
+
+    /// The process-wide engine for `langs`, created on first use and kept until exit.
+    /// Throws as the constructor does.
+    static OcrEngine& shared(const std::string& langs = "eng+chi_sim");
+
+    /// Reads the text of `bgr` (8-bit BGR, BGRA or grey; physical pixels), or only of `region`
+    /// (clipped to the image). Boxes in the result are in pixels of `bgr` (region offset
+    /// added back). Small text is enlarged first (see OcrOptions). An empty image or region
+    /// gives an empty result. Throws std::invalid_argument for an unsupported pixel type and
+    /// std::runtime_error if Tesseract fails.
+    OcrResult recognize(const cv::Mat& bgr, std::optional<Rect> region = {});
+
+    const std::string& langs() const { return langs_; }
+    const OcrOptions& options() const { return options_; }
+
+    /// Throws std::runtime_error unless every language of `langs` has its model
+    /// (<lang>.traineddata) in the tessdata folder; the message names the missing language
+    /// and the package that provides it.
+    static void checkLanguages(const std::string& langs);
+    /// The tessdata folder used: $TESSDATA_PREFIX if set, else the first existing of
+    /// /usr/share/tesseract-ocr/5/tessdata, /usr/share/tesseract-ocr/4.00/tessdata,
+    /// /usr/share/tessdata.
+    static std::string tessdataDir();
+    /// The median height in pixels of glyph-like shapes (connected edge components) of a
+    /// grey image; 0 when there are too few of them to tell.
+    static double estimateTextHeight(const cv::Mat& grey);
+
+private:
+    struct Worker;
+    std::string langs_;
+    OcrOptions options_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::mutex mutex_;
+};
+
+}  // namespace eacu

@@ -1,0 +1,68 @@
+// Finding a phrase in OCR output: exact or fuzzy, folding case, width (CJK) and punctuation.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "geometry/Rect.h"
+#include "vision/ocr/OcrResult.h"
+
+namespace eacu {
+
+/// How findText compares.
+/// - `threshold`: the least similarity (0..1) a match needs; 1 = exact after folding.
+/// - `case_sensitive`: false folds case (ASCII, Latin-1, Greek, Cyrillic).
+/// - `max_results`: at most this many matches are returned (best first).
+struct TextFindOptions {
+    double threshold = 0.8;
+    bool case_sensitive = false;
+    size_t max_results = 10;
+};
+
+/// One place where the phrase was read.
+/// - `box`: union of the matched words, physical pixels of the frame; when the phrase is only
+///   part of a word (e.g. CJK text read without spaces) the box is narrowed to that part,
+///   in proportion to the characters matched.
+/// - `text`: the matched words as OCR spelled them (UTF-8).
+/// - `score`: similarity in 0..1 of the folded phrase and the folded text matched
+///   (1 - edit distance / phrase length); raw, never rescaled.
+/// - `confidence`: the lowest OCR confidence (0..1) of the matched words.
+/// - `line`, `first_word`, `last_word`: indices into the OcrResult.
+/// - `whole_words`: the match starts and ends on word boundaries.
+struct TextMatch {
+    Rect box;
+    std::string text;
+    double score = 0;
+    float confidence = 0;
+    int line = -1;
+    int first_word = -1;
+    int last_word = -1;
+    bool whole_words = false;
+};
+
+/// Every place in `ocr` where `phrase` (UTF-8) is read with similarity >= options.threshold,
+/// best first: by score, then whole-word matches, then exact case, then the larger share of
+/// the line covered, then OCR confidence, then reading order. Phrase and text are compared
+/// after folding (see foldText); a phrase may span several words of one line or be part of a
+/// word. Throws std::invalid_argument for an empty phrase (after folding) or invalid UTF-8.
+std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
+                                const TextFindOptions& options = {});
+
+/// The folded form text is compared in: UTF-8 decoded to code points; fullwidth ASCII
+/// (U+FF01..U+FF5E) and the ideographic space mapped to ASCII; case folded unless
+/// `case_sensitive`; whitespace dropped; punctuation and symbols (ASCII, Latin-1, general,
+/// CJK, fullwidth, arrows, bullets) dropped unless `keep_punct`. A phrase of punctuation only
+/// is compared with punctuation kept. Throws std::invalid_argument on invalid UTF-8.
+std::u32string foldText(std::string_view utf8, bool case_sensitive = false, bool keep_punct = false);
+
+/// Similarity in 0..1 of two strings after folding: 1 - Levenshtein distance / longer length
+/// (1 for two empty strings).
+double textSimilarity(std::string_view a, std::string_view b, bool case_sensitive = false);
+
+/// UTF-8 decoding into code points. Throws std::invalid_argument on invalid UTF-8, naming
+/// the byte offset.
+std::u32string decodeUtf8(std::string_view s);
+/// UTF-8 encoding of code points.
+std::string encodeUtf8(std::u32string_view s);
+
+}  // namespace eacu
