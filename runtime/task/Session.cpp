@@ -389,6 +389,16 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     return m;
 }
 
+Settle Session::finishAction(StepRecord& s, const Frame& before, double a0) {
+    s.action_ms = msBetween(a0, monotonicSeconds());
+    if (auto id = saveFrame(before)) s.frame_before = id;
+    Settle st = waitSettled(before);
+    s.change_ratio = st.change_ratio;
+    s.settle_ms = st.ms;
+    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    return st;
+}
+
 void Session::input(const std::string& text) {
     StepRecord s = newStep("input", nullptr);
     s.target = text;
@@ -398,12 +408,7 @@ void Session::input(const std::string& text) {
     double a0 = monotonicSeconds();
     device_.typeText(text);
     device_.sync();
-    s.action_ms = msBetween(a0, monotonicSeconds());
-    if (auto id = saveFrame(before)) s.frame_before = id;
-    Settle st = waitSettled(before);
-    s.change_ratio = st.change_ratio;
-    s.settle_ms = st.ms;
-    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    finishAction(s, before, a0);
     commit(s);
 }
 
@@ -417,12 +422,7 @@ void Session::key(const std::string& combo) {
     double a0 = monotonicSeconds();
     device_.keyCombo(keys);
     device_.sync();
-    s.action_ms = msBetween(a0, monotonicSeconds());
-    if (auto id = saveFrame(before)) s.frame_before = id;
-    Settle st = waitSettled(before);
-    s.change_ratio = st.change_ratio;
-    s.settle_ms = st.ms;
-    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    finishAction(s, before, a0);
     commit(s);
 }
 
@@ -455,16 +455,11 @@ bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
     double a0 = monotonicSeconds();
     device_.scroll(dx, dy);
     device_.sync();
-    s.action_ms = msBetween(a0, monotonicSeconds());
-    if (auto id = saveFrame(before)) s.frame_before = id;
-    Settle st = waitSettled(before);
-    s.change_ratio = st.change_ratio;
-    s.settle_ms = st.ms;
+    Settle st = finishAction(s, before, a0);
     // A scroll that moved nothing (the end of the page, nothing scrollable under the pointer)
     // is reported in the step, not retried (seed 000: the caller may scroll the other way).
     s.params_json = nlohmann::json{{"dx", dx}, {"dy", dy}, {"effect", st.changed ? "changed" : "none"},
                                    {"settled", st.settled}}.dump();
-    if (auto id = saveFrame(st.frame)) s.frame_after = id;
     commit(s);
     return st.changed;
 }
@@ -503,12 +498,7 @@ void Session::drag(const TargetSpec& from, const TargetSpec& to, double duration
     }
     device_.release(MouseButton::Left);
     device_.sync();
-    s.action_ms = msBetween(a0, monotonicSeconds());
-    if (auto id = saveFrame(before)) s.frame_before = id;
-    Settle st = waitSettled(before);
-    s.change_ratio = st.change_ratio;
-    s.settle_ms = st.ms;
-    if (auto id = saveFrame(st.frame)) s.frame_after = id;
+    finishAction(s, before, a0);
     commit(s);
 }
 

@@ -167,6 +167,9 @@ private:
     [[noreturn]] void failLocate(StepRecord& s, const TargetSpec& t, const Located& l,
                                  double timeout, const char* verb);
     Point moveExactly(Point p);
+    /// Ends an input step that started at `a0` (monotonic seconds): records the before frame,
+    /// waits for the effect and the settle, records the change and the after frame.
+    Settle finishAction(StepRecord& s, const Frame& before, double a0);
     void beforeAction(const std::string& action, const std::string& target);
 
     Device& device_;
