@@ -57,9 +57,11 @@ RunRecord runRecordFor(const Device& device, const std::string& script,
 std::string runScript(Device& device, const AssetLibrary& assets, const Locator& locator,
                       RunLog& log, int64_t run_id, const std::string& script,
                       const std::vector<std::string>& args,
-                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode) {
+                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode,
+                      RunLimits limits) {
     SessionOptions so;
     so.script_dir = fs::path(script).parent_path().string();
+    so.limits = limits;
     try {
         Session session(device, assets, locator, &log, run_id, so);
         LuaHost host(&session);

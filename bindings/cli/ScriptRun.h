@@ -8,6 +8,7 @@
 #include "model/ModelClient.h"
 #include "model/ResponseCache.h"
 #include "record/RunLog.h"
+#include "task/Limits.h"
 
 namespace eacu {
 
@@ -25,12 +26,13 @@ RunRecord runRecordFor(const Device& device, const std::string& script,
 
 /// Runs `script` with `args` as run `run_id` of `log`: a Session on `device`, a LuaHost with
 /// the model context (`client` may be null: then only cached answers can be served, per
-/// `cache_mode`), app modules and the script's folder on package.path. Returns "" on success,
-/// else the error with its traceback.
+/// `cache_mode`), app modules and the script's folder on package.path, and the run's `limits`.
+/// Returns "" on success, else the error with its traceback.
 std::string runScript(Device& device, const AssetLibrary& assets, const Locator& locator,
                       RunLog& log, int64_t run_id, const std::string& script,
                       const std::vector<std::string>& args,
-                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode);
+                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode,
+                      RunLimits limits = {kDefaultMaxActions, kDefaultMaxSeconds});
 
 /// The first line of a message.
 std::string firstLine(const std::string& s);

@@ -19,7 +19,7 @@ namespace eacu {
 int cmdRun(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {"--model-cache"}, {"--verbose"});
+        o = parseCli(argc, argv, 2, {"--model-cache", "--max-actions", "--max-time"}, {"--verbose"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
@@ -35,6 +35,24 @@ int cmdRun(int argc, char** argv) {
         return 2;
     }
     script = fs::absolute(script);
+    // The run's limits (seed 001: 80 actions, 8 minutes; 0 = none).
+    RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
+    try {
+        if (auto v = o.flag("--max-actions")) {
+            size_t end = 0;
+            limits.max_actions = std::stoi(*v, &end);
+            if (end != v->size() || limits.max_actions < 0) throw std::invalid_argument(*v);
+        }
+        if (auto v = o.flag("--max-time")) {
+            size_t end = 0;
+            limits.max_seconds = std::stod(*v, &end);
+            if (end != v->size() || limits.max_seconds < 0) throw std::invalid_argument(*v);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu run: --max-actions expects a whole number >= 0 and --max-time "
+                             "seconds >= 0 (0 = no limit), got \"%s\"\n", e.what());
+        return 2;
+    }
     // The model for model-driven steps (ask, plan, agent, dynamic targets): EACU_MODEL_* from
     // the environment (none is fine: then only cached answers can be replayed).
     model::CacheMode cache_mode;
@@ -63,7 +81,7 @@ int cmdRun(int argc, char** argv) {
     Locator locator;
     double t0 = monotonicSeconds();
     std::string error = runScript(*dev.device, assets, locator, *log, run_id, script.string(),
-                                  o.passthrough, std::move(model_client), cache_mode);
+                                  o.passthrough, std::move(model_client), cache_mode, limits);
     double secs = monotonicSeconds() - t0;
     size_t steps = log->steps(run_id).size();
     if (error.empty()) {

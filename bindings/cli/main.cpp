@@ -10,11 +10,12 @@ static const char* kHelp = R"(eacu — GUI automation with Lua scripts, image ta
 
 Usage:
   eacu run SCRIPT [--display :N|virtual|virtual:WxH|image:PNG] [--db PATH]
-           [--model-cache off|record|replay] [-- ARGS...]
+           [--model-cache off|record|replay] [--max-actions N] [--max-time S] [-- ARGS...]
       Run a task script. Exit 0 on success; on failure print one line with the reason and
       the run id, exit 1. --model-cache: model answers (ask, plan, agent, dynamic targets)
       are recorded with cache keys (record, the default), not keyed (off), or served from
       earlier runs' recorded answers when the screen still fits (replay: no network needed).
+      --max-actions/--max-time: the run's limits (default 80 actions, 480 s; 0 = none).
   eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH]
       Route a task sentence to an app module's template (scripts/<app>/init.lua: patterns,
       keywords, package) and run it; --dry-run prints the module, template and parameters.

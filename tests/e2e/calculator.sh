@@ -82,4 +82,13 @@ expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$lrun")" "interrupt
 expect_display_gone "$(display_of_run "$db" "$lrun")"
 for i in $(seq 100); do kill -0 "$xcalc_pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$xcalc_pid" 2>/dev/null && fail "xcalc survived the run"
-echo "calculator: 4 passed, 0 failed"
+# 5. The run's action limit (--max-actions) stops a run that goes on tapping.
+printf 'for i = 1, 5 do tap { x = 10, y = 10 } end\n' > "$OUT/limit.lua"
+set +e
+"$EACU" run "$OUT/limit.lua" --display "image:$here/../fixtures/xcalc.png" --db "$db" --max-actions 3 2>"$OUT/limit.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status at the action limit"
+expect_contains "$(cat "$OUT/limit.err")" "limit of 3 actions is reached" "the limit is named"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=(SELECT MAX(id) FROM runs) AND action='tap' AND status='ok'")" "3" "three taps before the limit"
+echo "calculator: 5 passed, 0 failed"
