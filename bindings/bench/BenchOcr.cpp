@@ -11,6 +11,7 @@
 
 #include "bench/Corpus.h"
 #include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
 
 namespace eacu {
@@ -58,12 +59,13 @@ int benchOcr(const std::string& corpus_dir, const std::string& out_path, const s
                 img = cv::imread(c.screenshot, cv::IMREAD_COLOR);
                 if (img.empty()) throw std::runtime_error("cannot read " + c.screenshot);
             }
+            const std::string case_langs = langs == "auto" ? OcrEngine::langsFor(c.text) : langs;
             bool hit_cache = false;
-            auto result = cache.get(img, std::nullopt, langs, &hit_cache);
+            auto result = cache.get(img, std::nullopt, case_langs, &hit_cache);
             double ocr_ms = hit_cache ? 0.0 : result->ms;
             // The cached path, as a second lookup on this frame costs: fingerprint, lookup, find.
             auto t0 = std::chrono::steady_clock::now();
-            auto again = cache.get(img, std::nullopt, langs);
+            auto again = cache.get(img, std::nullopt, case_langs);
             std::vector<TextMatch> found = findText(*again, c.text);
             double lookup_ms = msSince(t0);
 

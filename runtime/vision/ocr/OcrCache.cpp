@@ -43,8 +43,8 @@ uint64_t hashBytes(const uint8_t* p, size_t n, uint64_t seed) {
 uint64_t OcrCache::fingerprint(const cv::Mat& img) {
     uint64_t h = mix(mix(mix(0x51ED270B27C3A1E5ull, uint64_t(img.rows)), uint64_t(img.cols)), uint64_t(img.type()));
     if (img.empty()) return h;
+    // Row by row, so that a view into a larger image hashes like a copy of it.
     size_t row_bytes = size_t(img.cols) * img.elemSize();
-    if (img.isContinuous()) return hashBytes(img.data, row_bytes * img.rows, h);
     for (int y = 0; y < img.rows; ++y) h = hashBytes(img.ptr<uint8_t>(y), row_bytes, h);
     return h;
 }

@@ -176,6 +176,20 @@ std::string OcrEngine::tessdataDir() {
     return "/usr/share/tesseract-ocr/5/tessdata";
 }
 
+std::string OcrEngine::langsFor(const std::string& phrase) {
+    // Lead bytes of UTF-8 sequences for U+2E80..U+9FFF (CJK radicals to unified ideographs,
+    // kana, CJK punctuation), U+AC00..U+D7AF (hangul), U+F900..U+FAFF, U+FF00..U+FFEF.
+    for (size_t i = 0; i + 2 < phrase.size(); ++i) {
+        unsigned char c = phrase[i];
+        if ((c & 0xF0) != 0xE0) continue;
+        unsigned cp = ((c & 0x0F) << 12) | ((phrase[i + 1] & 0x3F) << 6) | (phrase[i + 2] & 0x3F);
+        if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+            (cp >= 0xFF00 && cp <= 0xFFEF))
+            return "eng+chi_sim";
+    }
+    return "eng";
+}
+
 void OcrEngine::checkLanguages(const std::string& langs) {
     auto list = splitLangs(langs);
     if (list.empty()) throw std::runtime_error("OCR: expected a language set such as \"eng+chi_sim\", got \"" + langs + "\"");
@@ -219,6 +233,9 @@ OcrEngine::OcrEngine(const std::string& langs, OcrOptions options) : langs_(lang
             throw std::runtime_error("OCR: Tesseract could not load \"" + langs + "\" from " + dir);
         w->api.SetVariable("debug_file", "/dev/null");
         w->api.SetPageSegMode(tesseract::PageSegMode(options_.page_seg_mode));
+        for (const auto& [name, value] : options_.variables)
+            if (!w->api.SetVariable(name.c_str(), value.c_str()))
+                throw std::runtime_error("OCR: Tesseract has no parameter \"" + name + "\" (set to \"" + value + "\")");
         workers_.push_back(std::move(w));
     }
 }

@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -18,15 +19,20 @@ namespace eacu {
 ///   (0 = one per CPU core, at most 4).
 /// - `upscale`: fixed enlargement before recognition; 0 = chosen from the estimated text
 ///   height so that glyphs are about `target_text_height` pixels high (never below 1, at most
-///   `max_upscale`).
+///   `max_upscale`), in quarter steps. 22 px glyphs (x-height ~16 px) is where Tesseract's
+///   LSTM models read screen text reliably; smaller text loses strokes when binarised.
 /// - `page_seg_mode`: Tesseract's page segmentation mode (11 = sparse text, good for UIs;
 ///   3 = automatic page layout).
+/// - `variables`: Tesseract parameters (name, value), set after loading the models. The
+///   default picks Sauvola's adaptive binarisation (thresholding_method 2): with Tesseract's
+///   global Otsu threshold, small anti-aliased CJK glyphs fall apart into strokes.
 struct OcrOptions {
     int threads = 0;
     double upscale = 0;
     double target_text_height = 22;
     double max_upscale = 4;
     int page_seg_mode = 11;
+    std::vector<std::pair<std::string, std::string>> variables{{"thresholding_method", "2"}};
 };
 
 /// A set of Tesseract engines for one language set, kept alive between calls (loading the
@@ -56,6 +62,9 @@ public:
     const std::string& langs() const { return langs_; }
     const OcrOptions& options() const { return options_; }
 
+    /// The language set a phrase needs: "eng+chi_sim" when it holds CJK characters
+    /// (ideographs, kana, hangul, CJK or fullwidth punctuation), else "eng".
+    static std::string langsFor(const std::string& phrase);
     /// Throws std::runtime_error unless every language of `langs` has its model
     /// (<lang>.traineddata) in the tessdata folder; the message names the missing language
     /// and the package that provides it.

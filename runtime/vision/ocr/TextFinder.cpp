@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace eacu {
@@ -26,8 +28,10 @@ std::u32string decodeUtf8(std::string_view s) {
             cp = c & 0x07;
             n = 4;
         } else {
-            throw std::invalid_argument("text: expected UTF-8, got byte 0x" +
-                                        std::to_string(int(c)) + " at offset " + std::to_string(i));
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
+            throw std::invalid_argument(std::string("text: expected UTF-8, got byte ") + hex + " at offset " +
+                                        std::to_string(i));
         }
         if (i + n > s.size())
             throw std::invalid_argument("text: expected UTF-8, got a truncated sequence at offset " + std::to_string(i));

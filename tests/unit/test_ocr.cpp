@@ -1,0 +1,396 @@
+// OCR: Tesseract on real screenshots (the locate-v1 corpus, a real GTK dialog showing Chinese),
+// the phrase finder's folding and fuzzy matching, the per-frame cache.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "device/virtual/VirtualDisplay.h"
+#include "device/x11/X11Device.h"
+#include "process/Process.h"
+#include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
+#include "vision/ocr/TextFinder.h"
+
+using namespace eacu;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCorpus = EACU_SOURCE_DIR "/../shared/corpus/locate-v1";
+
+bool corpusPresent() { return fs::exists(kCorpus + "/cases.json"); }
+
+/// The corpus's text cases: screenshot path -> (phrase, expected box, scale).
+struct TextCase {
+    std::string shot, text;
+    Rect expect;
+    double scale;
+};
+
+std::vector<TextCase> textCases() {
+    std::ifstream in(kCorpus + "/cases.json");
+    auto doc = nlohmann::json::parse(in);
+    std::vector<TextCase> out;
+    for (const auto& j : doc) {
+        if (j.value("kind", "") != "text") continue;
+        const auto& e = j["expect"];
+        out.push_back({kCorpus + "/" + j["screenshot"].get<std::string>(), j["text"],
+                       Rect{int(std::lround(e[0].get<double>())), int(std::lround(e[1].get<double>())),
+                            int(std::lround(e[2].get<double>())), int(std::lround(e[3].get<double>()))},
+                       j.value("scale", 1.0)});
+    }
+    return out;
+}
+
+/// The corpus's definition of a hit: the centre of `found` inside `expect`.
+bool centreInside(const Rect& found, const Rect& expect) {
+    double cx = found.x + found.w / 2.0, cy = found.y + found.h / 2.0;
+    return cx >= expect.x && cy >= expect.y && cx <= expect.x + expect.w && cy <= expect.y + expect.h;
+}
+
+OcrWord word(const std::string& text, int x, int y, int w, int h, float conf = 0.9f) {
+    return {text, Rect{x, y, w, h}, conf};
+}
+
+OcrLine line(std::vector<OcrWord> words) {
+    OcrLine l;
+    l.words = std::move(words);
+    Rect box = l.words.front().box;
+    for (const auto& w : l.words) {
+        int x1 = std::max(box.x + box.w, w.box.x + w.box.w), y1 = std::max(box.y + box.h, w.box.y + w.box.h);
+        box.x = std::min(box.x, w.box.x);
+        box.y = std::min(box.y, w.box.y);
+        box.w = x1 - box.x;
+        box.h = y1 - box.y;
+        l.text += (l.text.empty() ? "" : " ") + w.text;
+    }
+    l.box = box;
+    l.confidence = 0.9f;
+    return l;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- folding and similarity
+
+TEST_CASE("TextFinder: folding of case, width, spaces and punctuation", "[ocr]") {
+    CHECK(foldText("Library Reference") == U"libraryreference");
+    CHECK(foldText("Library Reference", true) == U"LibraryReference");
+    CHECK(foldText("ＡＢＣ　１２３！") == U"abc123");            // fullwidth ASCII, ideographic space
+    CHECK(foldText("你好，世界。") == U"你好世界");               // CJK punctuation dropped
+    CHECK(foldText("你 好 世 界") == U"你好世界");                // one character per word
+    CHECK(foldText("What's new in Python 3.11?") == U"whatsnewinpython311");
+    CHECK(foldText("« » | — •") == U"");
+    CHECK(foldText("| »", false, true) == U"|»");
+    CHECK(foldText("ÉCOLE Straße ΑΒΓ") == U"écolestraßeαβγ");
+    CHECK_THROWS_WITH(foldText("bad \xff byte"), Catch::Contains("UTF-8") && Catch::Contains("offset 4"));
+    CHECK(encodeUtf8(decodeUtf8("eacu 你好 ✓")) == "eacu 你好 ✓");
+
+    CHECK(textSimilarity("Reference", "reference") == 1.0);
+    CHECK(textSimilarity("Reference", "reference", true) < 1.0);
+    CHECK(textSimilarity("Refrence", "Reference") == Approx(1.0 - 1.0 / 9));
+    CHECK(textSimilarity("", "") == 1.0);
+    CHECK(textSimilarity("ＯＫ", "ok") == 1.0);
+}
+
+TEST_CASE("TextFinder: phrases across words, fuzzy, partial words, ranking", "[ocr]") {
+    OcrResult r;
+    r.lines.push_back(line({word("3.11.2", 10, 10, 40, 12), word("Documentation", 54, 10, 90, 12), word("»", 148, 10, 8, 12),
+                            word("previous", 400, 10, 60, 12), word("|", 464, 10, 4, 12), word("next", 472, 10, 30, 12),
+                            word("|", 506, 10, 4, 12), word("index", 514, 10, 36, 12)}));
+    r.lines.push_back(line({word("Libray", 20, 60, 50, 14), word("Reference", 74, 60, 70, 14)}));
+    r.lines.push_back(line({word("see", 20, 100, 24, 12), word("the", 48, 100, 22, 12), word("next", 74, 100, 30, 12),
+                            word("section", 108, 100, 50, 12), word("nextafter", 162, 100, 70, 12)}));
+    r.lines.push_back(line({word("你", 300, 200, 14, 14), word("好", 316, 200, 14, 14), word("世界", 332, 200, 28, 14)}));
+    r.lines.push_back(line({word("打开文件保存设置", 300, 230, 128, 16)}));
+    r.lines.push_back(line({word("General", 20, 300, 56, 12), word("Index", 80, 300, 40, 12)}));
+
+    SECTION("a phrase over several words: the box is their union") {
+        auto m = findText(r, "3.11.2 Documentation");
+        REQUIRE(!m.empty());
+        CHECK(m[0].box == Rect{10, 10, 134, 12});
+        CHECK(m[0].score == 1.0);
+        CHECK(m[0].whole_words);
+        CHECK(m[0].text == "3.11.2 Documentation");
+        CHECK(m[0].first_word == 0);
+        CHECK(m[0].last_word == 1);
+    }
+    SECTION("fuzzy: one letter missing, above the threshold; not with an exact threshold") {
+        auto m = findText(r, "Library Reference");
+        REQUIRE(!m.empty());
+        CHECK(m[0].score == Approx(1.0 - 1.0 / 16));
+        CHECK(m[0].text == "Libray Reference");
+        CHECK(m[0].box == Rect{20, 60, 124, 14});
+        CHECK(findText(r, "Library Reference", {1.0}).empty());
+        CHECK(findText(r, "Completely Different").empty());
+    }
+    SECTION("a word in a label beats the same word in running text and inside a word") {
+        auto m = findText(r, "next");
+        REQUIRE(m.size() >= 2);
+        CHECK(m[0].box == Rect{472, 10, 30, 12});  // "| next |" in the navigation bar
+        CHECK(m[1].box == Rect{74, 100, 30, 12});  // "see the next section"
+        bool inside_context = false;
+        for (const auto& x : m) inside_context |= !x.whole_words;
+        CHECK(inside_context);  // "nextafter" holds "next" too, ranked last
+        CHECK_FALSE(m.back().whole_words);
+    }
+    SECTION("exact case ranks first when both spellings are read") {
+        auto m = findText(r, "Index");
+        REQUIRE(m.size() == 2);
+        CHECK(m[0].box == Rect{80, 300, 40, 12});
+        m = findText(r, "index");
+        CHECK(m[0].box == Rect{514, 10, 36, 12});
+        m = findText(r, "index", {1.0, true});
+        REQUIRE(m.size() == 1);
+        CHECK(m[0].box == Rect{514, 10, 36, 12});
+    }
+    SECTION("CJK: one character per word, punctuation and fullwidth folded") {
+        auto m = findText(r, "你好，世界");
+        REQUIRE(!m.empty());
+        CHECK(m[0].score == 1.0);
+        CHECK(m[0].box == Rect{300, 200, 60, 14});
+        m = findText(r, "好世");  // the first half of the word 世界
+        REQUIRE(!m.empty());
+        CHECK_FALSE(m[0].whole_words);
+        CHECK(m[0].box == Rect{316, 200, 14 + 2 + 14, 14});
+        CHECK(m[0].text == "好 世");
+    }
+    SECTION("CJK without spaces: part of a word gets a proportional box") {
+        auto m = findText(r, "保存设置");
+        REQUIRE(!m.empty());
+        CHECK(m[0].text == "保存设置");
+        CHECK(m[0].box == Rect{364, 230, 64, 16});
+        m = findText(r, "打开　文件");
+        REQUIRE(!m.empty());
+        CHECK(m[0].box == Rect{300, 230, 64, 16});
+    }
+    SECTION("punctuation-only phrases compare punctuation") {
+        auto m = findText(r, "»");
+        REQUIRE(!m.empty());
+        CHECK(m[0].box == Rect{148, 10, 8, 12});
+    }
+    SECTION("bad phrases") {
+        CHECK_THROWS_AS(findText(r, "   "), std::invalid_argument);
+        CHECK_THROWS_AS(findText(r, "\xc3"), std::invalid_argument);
+        CHECK(findText(OcrResult{}, "anything").empty());
+    }
+    SECTION("max_results") {
+        TextFindOptions o;
+        o.max_results = 1;
+        CHECK(findText(r, "next", o).size() == 1);
+    }
+}
+
+// ---------------------------------------------------------------- engine
+
+TEST_CASE("OcrEngine: languages, missing models", "[ocr]") {
+    CHECK(OcrEngine::langsFor("Library Reference") == "eng");
+    CHECK(OcrEngine::langsFor("打开文件") == "eng+chi_sim");
+    CHECK(OcrEngine::langsFor("ＯＫ") == "eng+chi_sim");
+    CHECK_THROWS_WITH(OcrEngine::checkLanguages("eng+xyz_abc"),
+                      Catch::Contains("\"xyz_abc\"") && Catch::Contains("tesseract-ocr-xyz-abc"));
+    CHECK_THROWS_WITH(OcrEngine("eng+xyz_abc"), Catch::Contains("tesseract-ocr-xyz-abc"));
+    CHECK_THROWS_WITH(OcrEngine::checkLanguages(""), Catch::Contains("expected a language set"));
+    CHECK_NOTHROW(OcrEngine::checkLanguages("eng+chi_sim"));
+    CHECK(OcrEngine::shared("eng").recognize(cv::Mat()).lines.empty());
+    CHECK_THROWS_AS(OcrEngine::shared("eng").recognize(cv::Mat(10, 10, CV_32FC1, cv::Scalar(0))), std::invalid_argument);
+}
+
+TEST_CASE("OcrEngine: Chinese and English in a real GTK dialog", "[ocr]") {
+    // zenity --info rendered by GTK on Xvfb (font: Droid Sans Fallback) and captured by X11Device.
+    cv::Mat img = cv::imread(EACU_FIXTURES "/ocr_chinese_zenity.png", cv::IMREAD_COLOR);
+    REQUIRE(!img.empty());
+    OcrResult r = OcrEngine::shared("eng+chi_sim").recognize(img);
+    INFO([&] {
+        std::string s;
+        for (const auto& l : r.lines) s += l.box.str() + " " + l.text + "\n";
+        return s;
+    }());
+    // Where the text is (measured on the image): line 1 y 130..145, line 2 y 149..163,
+    // line 3 y 166..181, from x 286; the OK button around (522, 218).
+    struct Want {
+        const char* phrase;
+        Rect where;
+    };
+    for (Want w : {Want{"你好世界", {284, 128, 56, 18}}, Want{"测试", {338, 128, 32, 18}},
+                   Want{"打开文件", {284, 147, 56, 18}}, Want{"保存设置", {348, 147, 58, 18}},
+                   Want{"已就绪", {374, 165, 42, 18}}, Want{"eacu 版本", {284, 165, 70, 18}},
+                   Want{"你好，世界！", {284, 128, 56, 18}}, Want{"ＯＫ", {505, 208, 34, 20}}}) {
+        auto m = findText(r, w.phrase);
+        INFO(w.phrase);
+        REQUIRE(!m.empty());
+        CHECK(m[0].score >= 0.99);
+        CHECK(centreInside(m[0].box, w.where));
+    }
+    // A region: only the second line, boxes still in frame pixels.
+    OcrResult part = OcrEngine::shared("eng+chi_sim").recognize(img, Rect{270, 146, 200, 18});
+    auto m = findText(part, "保存设置");
+    REQUIRE(!m.empty());
+    CHECK(centreInside(m[0].box, {348, 147, 58, 18}));
+    CHECK(findText(part, "你好世界").empty());
+}
+
+TEST_CASE("OcrEngine: Chinese from a live zenity dialog on Xvfb", "[ocr][x11]") {
+    if (std::system("command -v Xvfb >/dev/null 2>&1 && command -v zenity >/dev/null 2>&1") != 0) {
+        WARN("Xvfb or zenity is not installed: skipping");
+        return;
+    }
+    if (std::system("test -n \"$(fc-list :lang=zh 2>/dev/null)\"") != 0) {
+        WARN("no font for Chinese (fonts-droid-fallback or fonts-noto-cjk): skipping");
+        return;
+    }
+    auto vd = VirtualDisplay::start(640, 360, 24, 15);
+    X11Device dev(vd->name());
+    ProcessOptions o;
+    o.env["DISPLAY"] = vd->name();
+    o.env["NO_AT_BRIDGE"] = "1";
+    o.env["GSETTINGS_BACKEND"] = "memory";
+    auto zenity = Process::spawn({"zenity", "--info", "--title=eacu", "--width=420", "--text", "请选择文件\n确定后开始测试"}, o);
+    // Until the dialog is drawn and the screen stays still.
+    cv::Mat last;
+    int still = 0;
+    for (int i = 0; i < 300 && still < 3; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        cv::Mat now = dev.capture().bgr;
+        bool same = !last.empty() && cv::norm(now, last, cv::NORM_INF) == 0 && cv::countNonZero(now.reshape(1)) > 0;
+        still = same ? still + 1 : 0;
+        last = now;
+    }
+    REQUIRE(still >= 3);
+    auto r = OcrCache::shared().get(last, std::nullopt, "eng+chi_sim");
+    INFO([&] {
+        std::string s;
+        for (const auto& l : r->lines) s += l.box.str() + " " + l.text + "\n";
+        return s;
+    }());
+    auto a = findText(*r, "请选择文件");
+    auto b = findText(*r, "开始测试");
+    REQUIRE(!a.empty());
+    REQUIRE(!b.empty());
+    CHECK(a[0].box.y < b[0].box.y);  // two lines, in order
+    CHECK(a[0].score >= 0.8);
+    CHECK(b[0].score >= 0.8);
+}
+
+TEST_CASE("OcrEngine: English in Chromium screenshots at device scales 0.75 to 2", "[ocr]") {
+    if (!corpusPresent()) {
+        WARN("corpus " + kCorpus + " not found: skipping");
+        return;
+    }
+    // Three renderings of one page at three scales; every text case on them must hit.
+    auto cases = textCases();
+    std::map<std::string, std::vector<TextCase>> by_shot;
+    for (const auto& c : cases)
+        if (c.shot.find("/index@") != std::string::npos &&
+            (c.scale == 0.75 || c.scale == 1.25 || c.scale == 2.0))
+            by_shot[c.shot].push_back(c);
+    REQUIRE(by_shot.size() == 3);
+    for (const auto& [shot, list] : by_shot) {
+        cv::Mat img = cv::imread(shot, cv::IMREAD_COLOR);
+        REQUIRE(!img.empty());
+        OcrResult r = OcrEngine::shared("eng").recognize(img);
+        CHECK(r.upscale >= 1.0);
+        for (const auto& c : list) {
+            INFO(shot << ": \"" << c.text << "\" expected in " << c.expect.str());
+            auto m = findText(r, c.text);
+            REQUIRE(!m.empty());
+            INFO("found " << m[0].box.str() << " \"" << m[0].text << "\" score " << m[0].score);
+            CHECK(centreInside(m[0].box, c.expect));
+            CHECK(m[0].confidence > 0.5f);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- cache
+
+TEST_CASE("OcrCache: keys, LRU, fingerprint", "[ocr]") {
+    cv::Mat a(100, 120, CV_8UC3, cv::Scalar(10, 20, 30)), b = a.clone();
+    CHECK(OcrCache::fingerprint(a) == OcrCache::fingerprint(b));
+    b.at<cv::Vec3b>(99, 119)[2] = 31;
+    CHECK(OcrCache::fingerprint(a) != OcrCache::fingerprint(b));
+    cv::Mat wide(100, 240, CV_8UC3, cv::Scalar(10, 20, 30));
+    CHECK(OcrCache::fingerprint(a) == OcrCache::fingerprint(wide(cv::Rect(0, 0, 120, 100))));  // a view, not continuous
+    CHECK(OcrCache::fingerprint(a) != OcrCache::fingerprint(a.reshape(1)));
+
+    OcrCache cache(2);
+    auto r1 = std::make_shared<OcrResult>();
+    auto r2 = std::make_shared<OcrResult>();
+    auto r3 = std::make_shared<OcrResult>();
+    cache.put(a, std::nullopt, "eng", r1);
+    cache.put(a, Rect{0, 0, 50, 50}, "eng", r2);
+    CHECK(cache.find(a, std::nullopt, "eng") == r1);  // now most recent
+    CHECK(cache.find(a, Rect{0, 0, 50, 50}, "eng") == r2);
+    CHECK(cache.find(a, std::nullopt, "eng+chi_sim") == nullptr);
+    CHECK(cache.find(b, std::nullopt, "eng") == nullptr);
+    cache.put(b, std::nullopt, "eng", r3);  // evicts the least recently used: a's full frame
+    CHECK(cache.size() == 2);
+    CHECK(cache.find(a, std::nullopt, "eng") == nullptr);
+    CHECK(cache.find(b, std::nullopt, "eng") == r3);
+    cache.clear();
+    CHECK(cache.size() == 0);
+}
+
+TEST_CASE("OcrCache: a frame already read is not read again", "[ocr]") {
+    cv::Mat img = cv::imread(EACU_FIXTURES "/ocr_chinese_zenity.png", cv::IMREAD_COLOR);
+    REQUIRE(!img.empty());
+    OcrCache cache(4);
+    bool hit = true;
+    auto first = cache.get(img, std::nullopt, "eng", &hit);
+    CHECK_FALSE(hit);
+    REQUIRE(first);
+    cv::Mat copy = img.clone();  // same content, other memory: same entry
+    auto second = cache.get(copy, std::nullopt, "eng", &hit);
+    CHECK(hit);
+    CHECK(second.get() == first.get());
+    CHECK(!findText(*second, "OK").empty());
+}
+
+// ---------------------------------------------------------------- the whole corpus (own ctest entry)
+
+TEST_CASE("OCR: corpus text cases hit rate >= 95%", "[.ocr_corpus]") {
+    if (!corpusPresent()) {
+        WARN("corpus " + kCorpus + " not found: skipping");
+        return;
+    }
+    OcrCache cache(2);
+    std::map<double, std::pair<int, int>> by_scale;
+    int hits = 0, n = 0;
+    double ocr_ms = 0, worst_lookup_ms = 0;
+    for (const auto& c : textCases()) {
+        static std::map<std::string, cv::Mat> images;
+        cv::Mat& img = images[c.shot];
+        if (img.empty()) img = cv::imread(c.shot, cv::IMREAD_COLOR);
+        REQUIRE(!img.empty());
+        const std::string langs = OcrEngine::langsFor(c.text);
+        bool was_cached = false;
+        auto r = cache.get(img, std::nullopt, langs, &was_cached);
+        if (!was_cached) ocr_ms += r->ms;
+        auto t0 = std::chrono::steady_clock::now();
+        auto m = findText(*cache.get(img, std::nullopt, langs), c.text);
+        worst_lookup_ms = std::max(worst_lookup_ms,
+                                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        bool hit = !m.empty() && centreInside(m[0].box, c.expect);
+        if (!hit)
+            UNSCOPED_INFO("miss: " << c.shot << " \"" << c.text << "\" expected " << c.expect.str() << ", got "
+                                   << (m.empty() ? "nothing" : m[0].box.str() + " \"" + m[0].text + "\""));
+        hits += hit;
+        ++n;
+        by_scale[c.scale].first += hit;
+        by_scale[c.scale].second++;
+    }
+    for (const auto& [scale, hn] : by_scale)
+        std::printf("ocr corpus: scale %.2f: %d/%d hit (%.1f%%)\n", scale, hn.first, hn.second, 100.0 * hn.first / hn.second);
+    std::printf("ocr corpus: total %d/%d hit (%.1f%%), OCR %.1f s, slowest cached lookup + find %.2f ms\n", hits, n,
+                100.0 * hits / n, ocr_ms / 1000, worst_lookup_ms);
+    REQUIRE(n > 0);
+    CHECK(double(hits) / n >= 0.95);
+}
