@@ -1,6 +1,7 @@
 #include "wrap_Session.h"
 
 #include "luax.h"
+#include "wrap_Ocr.h"
 #include "wrap_Process.h"
 #include "wrap_Target.h"
 
@@ -179,6 +180,33 @@ int w_launch(lua_State* L) {
     });
 }
 
+// ocr([region [, langs]]) -> {text, ms, langs, lines = {...}}; region {x, y, w, h}
+int w_ocr(lua_State* L) {
+    std::optional<std::array<double, 4>> region;
+    if (!lua_isnoneornil(L, 1)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        std::array<double, 4> r{};
+        static const char* const keys[] = {"x", "y", "w", "h"};
+        for (int i = 0; i < 4; ++i) {
+            lua_rawgeti(L, 1, i + 1);
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_getfield(L, 1, keys[i]);
+            }
+            if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "ocr: region must be {x, y, w, h} (pixels, or fractions 0..1)");
+            r[i] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        region = r;
+    }
+    std::string langs = luaL_optstring(L, 2, "eng+chi_sim");
+    Session& s = session(L);
+    return luax_catchexcept(L, [&] {
+        luax_pushocr(L, *s.ocr(region, langs));
+        return 1;
+    });
+}
+
 // screen_size() -> w, h (physical pixels), scale
 int w_screen_size(lua_State* L) {
     Session& s = session(L);
@@ -283,7 +311,7 @@ const luaL_Reg native_functions[] = {
     {"wait_vanish", w_wait_vanish}, {"tap", w_tap},           {"input", w_input},
     {"key", w_key},             {"scroll", w_scroll},         {"drag", w_drag},
     {"screenshot", w_screenshot}, {"sleep", w_sleep},         {"launch", w_launch},
-    {"screen_size", w_screen_size}, {"resolve", w_resolve},   {"assets", w_assets},
+    {"screen_size", w_screen_size}, {"ocr", w_ocr}, {"resolve", w_resolve},   {"assets", w_assets},
     {"run_info", w_run_info},   {"set_options", w_set_options}, {nullptr, nullptr}};
 
 }  // namespace

@@ -34,8 +34,14 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     idx = luax_absindex(L, idx);
     TargetSpec t;
     if (lua_type(L, idx) == LUA_TSTRING) {
-        t.image = lua_tostring(L, idx);
-        t.label = "\"" + *t.image + "\"";
+        std::string s = lua_tostring(L, idx);
+        if (s.rfind("text:", 0) == 0) {
+            t.text = s.substr(5);
+            if (t.text->empty()) luaL_error(L, "empty text target: expected \"text:<phrase>\"");
+        } else {
+            t.image = s;
+        }
+        t.label = "\"" + s + "\"";
         return t;
     }
     if (lua_type(L, idx) != LUA_TTABLE)
@@ -47,13 +53,17 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
         if (lua_type(L, -1) == LUA_TSTRING) t.image = lua_tostring(L, -1);
         lua_pop(L, 1);
     }
+    t.text = luax_optstringfield(L, idx, "text");
+    t.lang = luax_optstringfield(L, idx, "lang");
+    if (t.text && t.text->empty()) luaL_error(L, "text target: expected a phrase, got an empty string");
     auto x = luax_optnumberfield(L, idx, "x");
     auto y = luax_optnumberfield(L, idx, "y");
     if (x.has_value() != y.has_value()) luaL_error(L, "a point target needs both x and y");
     if (x) t.point = std::array<double, 2>{*x, *y};
-    if (t.image && t.point) luaL_error(L, "a target has either an image or x/y, not both");
-    if (!t.image && !t.point)
-        luaL_error(L, "expected a target table with image=... or x=, y= (got neither)");
+    if (int(t.image.has_value()) + int(t.text.has_value()) + int(t.point.has_value()) > 1)
+        luaL_error(L, "a target has one of image=, text= or x/y, not several");
+    if (!t.image && !t.point && !t.text)
+        luaL_error(L, "expected a target table with image=..., text=... or x=, y= (got none)");
     t.threshold = luax_optnumberfield(L, idx, "threshold");
     if (t.threshold && (*t.threshold < 0 || *t.threshold > 1))
         luaL_error(L, "threshold must be in 0..1, got %f", *t.threshold);
@@ -77,6 +87,7 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     lua_pop(L, 1);
     if (auto label = luax_optstringfield(L, idx, "label")) t.label = *label;
     else if (t.image) t.label = "\"" + *t.image + "\"";
+    else if (t.text) t.label = "{text=\"" + *t.text + "\"}";
     return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "bench/BenchLocate.h"
+#include "bench/BenchOcr.h"
 #include "bench/BenchSettle.h"
 #include "cli/Cli.h"
 #include "device/Device.h"
@@ -36,7 +37,7 @@ void print(const char* what, const std::vector<double>& v) {
 
 int cmdBench(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold"}, {"--no-learn"});
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang"}, {"--no-learn"});
         std::string what = o.positional.empty() ? "" : o.positional[0];
         if (what == "locate") {
             if (o.positional.size() != 2) {
@@ -46,10 +47,17 @@ int cmdBench(int argc, char** argv) {
             return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"),
                                std::stod(o.flag("--threshold").value_or("0")));
         }
+        if (what == "ocr") {
+            if (o.positional.size() != 2) {
+                std::fprintf(stderr, "eacu bench ocr: expected a CORPUS folder\n");
+                return 2;
+            }
+            return benchOcr(o.positional[1], o.flag("--out").value_or(""), o.flag("--lang").value_or("auto"));
+        }
         if (what == "settle") return benchSettle(o.display);  // bench/BenchSettle.cpp
         if (what != "tap") {
-            std::fprintf(stderr, "eacu bench: expected a benchmark: tap, locate, settle (usage: eacu bench "
-                                 "tap [--display ...] [--n 30] | eacu bench locate CORPUS [--out F.jsonl])\n");
+            std::fprintf(stderr, "eacu bench: expected a benchmark: tap, locate, ocr, settle (usage: eacu bench "
+                                 "tap [--display ...] [--n 30] | eacu bench locate|ocr CORPUS [--out F.jsonl])\n");
             return 2;
         }
         int n = std::max(3, std::stoi(o.flag("--n").value_or("30")));

@@ -47,6 +47,8 @@ Usage:
   eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]
       The image cases of a corpus (../shared/corpus/locate-v1 format), blind: hit rate, false
       positives, median and p90 ms per scale; one JSON line per case with --out.
+  eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]
+      The text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.
   eacu --help | --version
 
 Options:

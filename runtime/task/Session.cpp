@@ -12,6 +12,9 @@
 #include "device/KeyCombo.h"
 #include "geometry/Coords.h"
 #include "task/Cancel.h"
+#include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
+#include "vision/ocr/TextFinder.h"
 #include "vision/ScreenDiff.h"
 
 namespace eacu {
@@ -30,6 +33,7 @@ double msBetween(double t0, double t1) { return (t1 - t0) * 1000.0; }
 std::string describeTarget(const TargetSpec& t) {
     if (!t.label.empty()) return t.label;
     if (t.image) return "\"" + *t.image + "\"";
+    if (t.text) return "{text=\"" + *t.text + "\"}";
     if (t.point)
         return "{x=" + fmt((*t.point)[0], 3) + ", y=" + fmt((*t.point)[1], 3) + "}";
     return "(no target)";
@@ -73,8 +77,48 @@ static std::string seenKey(const TargetSpec& t) {
     return k;
 }
 
+Session::Located Session::findText(const TargetSpec& t, double timeout, bool want_present) {
+    std::optional<Rect> region = regionFor(t);
+    std::string langs = t.lang.value_or(OcrEngine::langsFor(*t.text));
+    TextFindOptions opts;
+    opts.threshold = t.threshold.value_or(opts.threshold);
+    TextFindOptions any = opts;
+    any.threshold = 0;  // the best reading whatever its similarity, for the error
+    any.max_results = 1;
+    double deadline = monotonicSeconds() + std::max(0.0, timeout);
+    Located best;
+    bool have_best = false;
+    for (;;) {
+        if (cancelRequested()) throw std::runtime_error("cancelled");
+        Frame f = device_.capture();
+        double t0 = monotonicSeconds();
+        std::shared_ptr<const OcrResult> ocr = OcrCache::shared().get(f.bgr, region, langs);
+        std::vector<TextMatch> hits = eacu::findText(*ocr, *t.text, any);
+        Match m;
+        m.method = "ocr";
+        m.threshold = opts.threshold;
+        if (!hits.empty()) {
+            const TextMatch& h = hits.front();
+            m.box = h.box;
+            m.score = m.color_score = h.score;
+            m.found = h.score >= opts.threshold;
+            Point c = h.box.center();
+            m.target = {c.x + (t.offset ? t.offset->x : 0), c.y + (t.offset ? t.offset->y : 0)};
+        }
+        m.ms = msBetween(t0, monotonicSeconds());
+        if (!have_best || m.found == want_present || m.score > best.match.score) {
+            best = {m, f, {}};
+            have_best = true;
+        }
+        if (m.found == want_present) return best;
+        if (monotonicSeconds() + options_.poll_interval > deadline) return best;
+        sleepCancellable(options_.poll_interval);
+    }
+}
+
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
-    if (!t.image) throw std::invalid_argument("expected an image target, got " + describeTarget(t));
+    if (t.text) return findText(t, timeout, want_present);
+    if (!t.image) throw std::invalid_argument("expected an image or text target, got " + describeTarget(t));
     std::vector<Template> variants = templatesFor(t);
     LocateHints hints;
     hints.region = regionFor(t);
@@ -230,6 +274,25 @@ Match Session::locate(const TargetSpec& t, double timeout) {
     return l.match;
 }
 
+std::shared_ptr<const OcrResult> Session::ocr(const std::optional<std::array<double, 4>>& region,
+                                              const std::string& langs) {
+    TargetSpec area;
+    area.region = region;
+    StepRecord s = newStep("ocr", nullptr);
+    s.method = "ocr";
+    Frame f = device_.capture();
+    std::optional<Rect> r = regionFor(area);
+    double t0 = monotonicSeconds();
+    std::shared_ptr<const OcrResult> result = OcrCache::shared().get(f.bgr, r, langs);
+    s.locate_ms = msBetween(t0, monotonicSeconds());
+    if (r) s.box = *r;
+    s.target = langs;
+    s.params_json = nlohmann::json{{"lines", result->lines.size()}, {"langs", langs}}.dump();
+    if (auto id = saveFrame(f)) s.frame_before = id;
+    commit(s);
+    return result;
+}
+
 std::vector<Match> Session::findAll(const TargetSpec& t, int max_results) {
     if (!t.image) throw std::invalid_argument("find_all: expected an image target, got " + describeTarget(t));
     StepRecord s = newStep("find_all", &t);
@@ -298,7 +361,7 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     beforeAction(o.action, s.target);
     Match m;
     Frame before;
-    if (t.image) {
+    if (t.searched()) {
         double timeout = o.timeout < 0 ? options_.find_timeout : o.timeout;
         Located l = findOrDismiss(t, timeout);
         if (!l.match.found) failLocate(s, t, l, timeout, "not found");
@@ -433,7 +496,7 @@ bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
     Frame before;
     if (at) {
         Match m;
-        if (at->image) {
+        if (at->searched()) {
             Located l = findOrDismiss(*at, options_.find_timeout);
             if (!l.match.found) failLocate(s, *at, l, options_.find_timeout, "not found");
             m = l.match;

@@ -17,6 +17,7 @@
 #include <map>
 
 #include "vision/Locator.h"
+#include "vision/ocr/OcrResult.h"
 #include "vision/ScaleEstimator.h"
 #include "vision/Stability.h"
 
@@ -85,6 +86,10 @@ public:
     /// One look for `target` on a fresh capture, or repeated looks for up to `timeout`
     /// seconds until found. Returns the best match seen (check `found`). Recorded as a step.
     Match locate(const TargetSpec& target, double timeout = 0);
+    /// Reads the text of the screen (or `region` x, y, w, h: pixels, or fractions) by OCR with
+    /// the Tesseract language set `langs`; results are cached per frame. Recorded as a step.
+    std::shared_ptr<const OcrResult> ocr(const std::optional<std::array<double, 4>>& region,
+                                         const std::string& langs = "eng+chi_sim");
     /// Every occurrence of an image target on one capture (NMS applied), best first.
     std::vector<Match> findAll(const TargetSpec& target, int max_results = 100);
     /// Waits up to `timeout` seconds (negative: find_timeout) for the target to appear;
@@ -158,6 +163,7 @@ private:
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
+    Located findText(const TargetSpec& t, double timeout, bool want_present);
     Located findOrDismiss(const TargetSpec& t, double timeout);
     Located relocateIfStale(const TargetSpec& t, Located l, bool& relocated);
     Point pointFor(const TargetSpec& t) const;

@@ -8,8 +8,11 @@
 
 namespace eacu {
 
-/// A target: an image (asset name, alias or image path) or a point.
+/// A target: an image (asset name, alias or image path), a text phrase read by OCR, or a point.
 /// - `image`: asset name/alias or image path, resolved by AssetLibrary::resolve.
+/// - `text`: a phrase (UTF-8) to find on screen by OCR, exact or fuzzy (vision/ocr/TextFinder);
+///   `threshold` is then the least text similarity (default 0.8); `lang` a Tesseract language
+///   set ("eng", "chi_sim", "eng+chi_sim"; default: chosen from the phrase).
 /// - `point`: x, y in physical pixels, or fractions of the screen when both lie in 0..1 and
 ///   one is fractional (geometry/Coords.h).
 /// - `threshold`: overrides the asset's similarity threshold (0..1).
@@ -19,10 +22,15 @@ namespace eacu {
 struct TargetSpec {
     std::string label;
     std::optional<std::string> image;
+    std::optional<std::string> text;
+    std::optional<std::string> lang;
     std::optional<std::array<double, 2>> point;
     std::optional<double> threshold;
     std::optional<std::array<double, 4>> region;
     std::optional<Point> offset;
+
+    /// True for targets that are searched for on screen (an image or a text), not points.
+    bool searched() const { return image.has_value() || text.has_value(); }
 };
 
 }  // namespace eacu

@@ -169,6 +169,16 @@ function M.launch(cmd)
   return call(native.launch, argv)
 end
 
+--- ocr([region [, langs="eng+chi_sim"]]) -> {text, lines = {{text, x, y, w, h, confidence,
+--- words = {{text, x, y, w, h, confidence}}}}, ms}: the text on screen (or in region {x, y,
+--- w, h}: pixels, or fractions), read by Tesseract; cached per frame.
+function M.ocr(region, langs)
+  if region ~= nil and type(region) ~= "table" then
+    error("ocr: expected a region {x, y, w, h} or nothing, got " .. type(region), 2)
+  end
+  return call(native.ocr, region, langs)
+end
+
 --- screen_size() -> width, height (physical pixels), device scale factor.
 function M.screen_size() return call(native.screen_size) end
 
@@ -204,7 +214,7 @@ M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
-  "screen_size", "settings", "highlight", "ask", "plan", "agent", "som",
+  "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "run_template",
 }
 

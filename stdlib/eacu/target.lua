@@ -5,6 +5,8 @@ local M = {}
 
 --- Returns a target for the native module:
 ---   "name" or "path.png"            -> the string (asset name/alias, then image path)
+---   "text:Library Reference"        -> the string (a phrase read by OCR)
+---   {text=..., threshold=, region=, lang=} -> the table (OCR; fuzzy above threshold 0.8)
 ---   {image=..., threshold=, region=, offset=} / {"name", ...} -> the table
 ---   {x=, y=}                        -> the table (pixels, or fractions in 0..1)
 ---   a Match                         -> its input point {x=cx, y=cy}
@@ -19,17 +21,14 @@ function M.normalize(t, fname)
     if match.is(t) then
       return { x = t.cx, y = t.cy, label = string.format("match(%d,%d)", t.cx, t.cy) }
     end
-    if t.image or type(t[1]) == "string" or (t.x ~= nil and t.y ~= nil) then return t end
-    if t.text then
-      error(fname .. ": text targets need OCR, which this build does not have yet", 3)
-    end
+    if t.image or t.text or type(t[1]) == "string" or (t.x ~= nil and t.y ~= nil) then return t end
     if t.dynamic then
       error(fname .. ": dynamic (model) targets work with tap, double_tap, long_press, locate, exists, wait " ..
         "and verify, not here", 3)
     end
   end
-  error(string.format("%s: expected a target (asset name, image path, {image=...}, {x=, y=} or a Match), got %s",
-    fname, kind == "table" and "a table without image or x/y" or kind), 3)
+  error(string.format("%s: expected a target (asset name, image path, \"text:...\", {image=...}, {text=...}, {x=, y=} or a Match), got %s",
+    fname, kind == "table" and "a table without image, text or x/y" or kind), 3)
 end
 
 return M

@@ -74,7 +74,16 @@ expect_has(error_of(tap, { x = 5000, y = 1 }), "outside the screen", "point off 
 expect_has(error_of(key, "ctrl+nokey"), 'unknown key "nokey"', "unknown key")
 expect_has(error_of(input, "ab\255"), "UTF-8", "invalid UTF-8")
 expect_has(error_of(wait, "1", -1), "timeout must be", "negative timeout")
-expect_has(error_of(tap, { text = "Library" }), "OCR", "text targets are not in this build")
+-- Text targets, read by OCR: a table, the text: prefix, fuzzy threshold, a phrase not there.
+local sin = locate { text = "sin" }
+check(sin and sin.method == "ocr" and sin.x >= 49 and sin.x < 93 and sin.y >= 93 and sin.y < 120, "locate{text=sin} on the sin key")
+local dec = locate "text:DEC"
+check(dec and dec.y < 60, "text:DEC in the display")
+local none_t, why_t = locate { text = "Library Reference" }
+check(none_t == nil and has(why_t, "best score"), "an absent phrase: nil and the best reading")
+expect_has(error_of(wait, { text = "Library Reference" }, 0), 'wait {text="Library Reference"}: not found', "wait on an absent phrase")
+check(ocr({ 0, 0, 226, 60 }).text:find("DEG", 1, true) ~= nil, "ocr(region) reads the display")
+expect_has(error_of(tap, { text = "" }), "expected a phrase", "empty phrase")
 expect_has(error_of(launch, { "eacu-no-such-program" }), 'cannot start "eacu-no-such-program"', "launch failure")
 
 spec.finish("target_spec")
