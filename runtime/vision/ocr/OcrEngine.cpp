@@ -306,10 +306,10 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
             }
         }
     };
+    // Always on threads of our own: the OpenMP setting above stays off the caller's thread.
     int nthreads = std::min<int>(nworkers, int(bands.size()));
     std::vector<std::thread> threads;
-    for (int i = 1; i < nthreads; ++i) threads.emplace_back(work, std::ref(*workers_[i]));
-    work(*workers_[0]);
+    for (int i = 0; i < nthreads; ++i) threads.emplace_back(work, std::ref(*workers_[i]));
     for (auto& t : threads) t.join();
     for (const auto& e : errors)
         if (!e.empty()) throw std::runtime_error(e);
