@@ -7,6 +7,9 @@
 #include "cli/Cli.h"
 #include "device/Frame.h"
 #include "vision/Locator.h"
+#include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
+#include "vision/ocr/TextFinder.h"
 
 namespace eacu {
 
@@ -17,15 +20,47 @@ void drawBox(cv::Mat& img, const Rect& r, cv::Scalar colour, const std::string& 
     cv::putText(img, label, {r.x, std::max(12, r.y - 4)}, cv::FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv::LINE_AA);
 }
 
+// --text: reads the screenshot by OCR and prints the best readings of the phrase.
+int locateText(const cv::Mat& frame, const std::string& phrase, const CliOptions& o, std::optional<Rect> region) {
+    std::string langs = o.flag("--lang").value_or(OcrEngine::langsFor(phrase));
+    TextFindOptions opts;
+    if (auto t = o.flag("--threshold")) opts.threshold = std::stod(*t);
+    TextFindOptions any = opts;
+    any.threshold = 0;
+    any.max_results = 5;
+    double t0 = monotonicSeconds();
+    auto ocr = OcrCache::shared().get(frame, region, langs);
+    double ms = (monotonicSeconds() - t0) * 1000;
+    auto hits = findText(*ocr, phrase, any);
+    bool found = !hits.empty() && hits.front().score >= opts.threshold;
+    std::printf("%s \"%s\": %zu lines read (%s) in %.0f ms\n", found ? "FOUND" : "NOT FOUND", phrase.c_str(),
+                ocr->lines.size(), langs.c_str(), ms);
+    for (const auto& h : hits)
+        std::printf("  %.3f %s \"%s\" at %s (confidence %.2f)\n", h.score,
+                    h.score >= opts.threshold ? "match   " : "rejected", h.text.c_str(), h.box.str().c_str(), h.confidence);
+    if (auto out = o.flag("--annotate")) {
+        cv::Mat img = frame.clone();
+        for (const auto& line : ocr->lines)
+            cv::rectangle(img, cv::Rect(line.box.x, line.box.y, line.box.w, line.box.h), cv::Scalar(200, 200, 200), 1);
+        for (const auto& h : hits)
+            drawBox(img, h.box, h.score >= opts.threshold ? cv::Scalar(0, 200, 0) : cv::Scalar(0, 0, 255),
+                    cv::format("%.2f", h.score));
+        if (!cv::imwrite(*out, img)) throw std::runtime_error("cannot write \"" + *out + "\"");
+        std::printf("annotated: %s\n", out->c_str());
+    }
+    return found ? 0 : 1;
+}
+
 }  // namespace
 
 int cmdLocate(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--annotate", "--threshold", "--scale", "--region"});
-        if (o.positional.size() != 2) {
-            std::fprintf(stderr, "eacu locate: expected IMAGE TEMPLATE (usage: eacu locate SHOT.png "
-                                 "TEMPLATE.png [--threshold T] [--scale S] [--region x,y,w,h] "
-                                 "[--annotate OUT.png])\n");
+        CliOptions o = parseCli(argc, argv, 2, {"--annotate", "--threshold", "--scale", "--region", "--text", "--lang"});
+        bool text_mode = o.flag("--text").has_value();
+        if (o.positional.size() != (text_mode ? 1u : 2u)) {
+            std::fprintf(stderr, "eacu locate: expected SHOT TEMPLATE, or SHOT --text PHRASE (usage: eacu "
+                                 "locate SHOT.png TEMPLATE.png|--text PHRASE [--threshold T] [--scale S] "
+                                 "[--region x,y,w,h] [--lang L] [--annotate OUT.png])\n");
             return 2;
         }
         cv::Mat frame = cv::imread(o.positional[0], cv::IMREAD_COLOR);
@@ -33,8 +68,6 @@ int cmdLocate(int argc, char** argv) {
             std::fprintf(stderr, "eacu locate: cannot read image \"%s\"\n", o.positional[0].c_str());
             return 1;
         }
-        Template tpl = Template::load(o.positional[1]);
-        if (auto t = o.flag("--threshold")) tpl.threshold = std::stod(*t);
         LocateHints hints;
         if (auto s = o.flag("--scale")) hints.expected_scale = std::stod(*s);
         if (auto r = o.flag("--region")) {
@@ -43,6 +76,9 @@ int cmdLocate(int argc, char** argv) {
                 throw std::invalid_argument("--region expects x,y,w,h in pixels, got \"" + *r + "\"");
             hints.region = reg;
         }
+        if (text_mode) return locateText(frame, *o.flag("--text"), o, hints.region);
+        Template tpl = Template::load(o.positional[1]);
+        if (auto t = o.flag("--threshold")) tpl.threshold = std::stod(*t);
         Locator locator;
         double t0 = monotonicSeconds();
         PreparedFrame pf(frame);

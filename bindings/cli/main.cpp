@@ -39,8 +39,8 @@ Usage:
       Export a run's frames as PNG files (frame-<id>.png and frames.tsv).
   eacu repl [--display D] [--db PATH]
       Interactive Lua with the whole API: history, tab completion, .help, .shot, .record.
-  eacu locate SHOT.png TEMPLATE.png [--threshold T] [--scale S] [--region x,y,w,h]
-      [--annotate OUT.png]
+  eacu locate SHOT.png TEMPLATE.png|--text PHRASE [--threshold T] [--scale S]
+      [--region x,y,w,h] [--lang L] [--annotate OUT.png]
       Locate a template in a screenshot and print every stage's best candidate; exit 0 if found.
   eacu bench tap [--display D] [--n 30]
       Time taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.
