@@ -10,6 +10,7 @@
 #include "model/Prompts.h"
 #include "task/Cancel.h"
 #include "task/Session.h"
+#include "vision/ocr/OcrCache.h"
 
 namespace eacu {
 
@@ -155,7 +156,11 @@ Observation ModelContext::observe(bool with_som) {
     if (with_som) {
         std::vector<SomAssetHit> hits;
         if (options_.som_assets) hits = findAssets(o.frame);
-        o.som = buildSom(o.frame.bgr, {}, hits, options_.som);
+        std::vector<SomOcrLine> lines;
+        if (!options_.som_ocr.empty())
+            for (const OcrLine& l : OcrCache::shared().get(o.frame.bgr, std::nullopt, options_.som_ocr)->lines)
+                lines.push_back({l.text, l.box, l.confidence});
+        o.som = buildSom(o.frame.bgr, lines, hits, options_.som);
         o.som_text = somText(o.som);
     }
     o.ms = (monotonicSeconds() - t0) * 1000;

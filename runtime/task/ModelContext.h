@@ -28,6 +28,8 @@ class Session;
 /// - `som`: Set-of-Marks tuning; `som_assets`: locate the asset library's images and add the
 ///   ones found as elements (content: the asset's first alias, else its qualified name);
 ///   `asset_apps`: only assets of these apps ("" = the shared index); empty = every asset.
+/// - `som_ocr`: the Tesseract language set whose OCR lines become text elements (cached per
+///   frame); empty = no OCR.
 struct ModelStepOptions {
     ModelImagePolicy image = ModelImagePolicy::anthropic();
     std::string image_format = "png";
@@ -35,6 +37,7 @@ struct ModelStepOptions {
     SomOptions som;
     bool som_assets = true;
     std::vector<std::string> asset_apps;
+    std::string som_ocr = "eng+chi_sim";
 };
 
 /// The screen as a model is shown it: the frame (recorded as `frame_id`), the scaled model
