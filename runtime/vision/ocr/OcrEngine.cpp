@@ -272,6 +272,8 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
     if (f <= 0) {
         f = result.text_height > 0 ? options_.target_text_height / result.text_height : 1.0;
         f = std::clamp(f, 1.0, options_.max_upscale);
+        // At most ~40 megapixels to recognise (a 4K frame of tiny text): time and memory.
+        f = std::max(1.0, std::min(f, std::sqrt(40e6 / (double(grey.cols) * grey.rows))));
         f = std::round(f * 4) / 4;  // quarter steps: stable factors for similar frames
     }
     result.upscale = f;
@@ -282,10 +284,12 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
         big = grey.isContinuous() ? grey : grey.clone();
 
     std::lock_guard lock(mutex_);
-    // Bands: about 600 rows each (in enlarged pixels), at most two per worker, cut at rows
-    // without text, overlapping so that a line cut by one band is whole in the other.
+    // Bands: as many as workers (a multiple of it for tall images: ~1500 rows each, in
+    // enlarged pixels), none under 400 rows, cut at rows without text, overlapping so that a
+    // line cut by one band is whole in the other.
     int nworkers = int(workers_.size());
-    int nbands = std::clamp(big.rows / 600, 1, 2 * nworkers);
+    int per_worker = std::max(1, int(std::lround(big.rows / (1500.0 * nworkers))));
+    int nbands = std::clamp(big.rows / 400, 1, nworkers * per_worker);
     std::vector<int> cuts = bandCuts(big, nbands);
     int overlap = int(std::ceil(3 * std::max(result.text_height, 10.0) * f));
     std::vector<Band> bands;

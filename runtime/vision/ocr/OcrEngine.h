@@ -19,7 +19,8 @@ namespace eacu {
 ///   (0 = one per CPU core, at most 4).
 /// - `upscale`: fixed enlargement before recognition; 0 = chosen from the estimated text
 ///   height so that glyphs are about `target_text_height` pixels high (never below 1, at most
-///   `max_upscale`), in quarter steps. 22 px glyphs (x-height ~16 px) is where Tesseract's
+///   `max_upscale`, and at most what keeps the enlarged image within ~40 megapixels), in
+///   quarter steps. 22 px glyphs (x-height ~16 px) is where Tesseract's
 ///   LSTM models read screen text reliably; smaller text loses strokes when binarised.
 /// - `page_seg_mode`: Tesseract's page segmentation mode (11 = sparse text, good for UIs;
 ///   3 = automatic page layout).
