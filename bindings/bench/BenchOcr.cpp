@@ -50,7 +50,8 @@ int benchOcr(const std::string& corpus_dir, const std::string& out_path, const s
         Group total;
         int ntext = 0;
         for (const auto& c : cases) ntext += c.kind == "text";
-        std::printf("eacu bench ocr: %d text cases in %s, languages %s\n", ntext, corpus_dir.c_str(), langs.c_str());
+        std::printf("eacu bench ocr: %d text cases in %s, languages %s\n", ntext, corpus_dir.c_str(),
+                    langs == "auto" ? "auto (eng, or eng+chi_sim for a phrase with CJK)" : langs.c_str());
         std::fflush(stdout);
         for (const auto& c : cases) {
             if (c.kind != "text") continue;

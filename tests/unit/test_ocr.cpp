@@ -299,6 +299,12 @@ TEST_CASE("OcrEngine: English in Chromium screenshots at device scales 0.75 to 2
         REQUIRE(!img.empty());
         OcrResult r = OcrEngine::shared("eng").recognize(img);
         CHECK(r.upscale >= 1.0);
+        // Bands read on two threads overlap: no line may come back twice.
+        for (size_t i = 0; i < r.lines.size(); ++i)
+            for (size_t j = i + 1; j < r.lines.size(); ++j) {
+                INFO("line \"" << r.lines[i].text << "\" at " << r.lines[i].box.str() << " and at " << r.lines[j].box.str());
+                CHECK_FALSE((r.lines[i].text == r.lines[j].text && r.lines[i].box.iou(r.lines[j].box) > 0.3));
+            }
         for (const auto& c : list) {
             INFO(shot << ": \"" << c.text << "\" expected in " << c.expect.str());
             auto m = findText(r, c.text);
