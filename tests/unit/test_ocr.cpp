@@ -113,6 +113,9 @@ TEST_CASE("TextFinder: phrases across words, fuzzy, partial words, ranking", "[o
     r.lines.push_back(line({word("你", 300, 200, 14, 14), word("好", 316, 200, 14, 14), word("世界", 332, 200, 28, 14)}));
     r.lines.push_back(line({word("打开文件保存设置", 300, 230, 128, 16)}));
     r.lines.push_back(line({word("General", 20, 300, 56, 12), word("Index", 80, 300, 40, 12)}));
+    r.lines.push_back(line({word("APIs", 20, 400, 30, 12), word("to", 54, 400, 14, 12), word("run", 72, 400, 22, 12),
+                            word("Python", 98, 400, 44, 12)}));
+    r.lines.push_back(line({word("coroutines", 20, 417, 70, 12), word("concurrently", 94, 417, 84, 12)}));
 
     SECTION("a phrase over several words: the box is their union") {
         auto m = findText(r, "3.11.2 Documentation");
@@ -172,6 +175,20 @@ TEST_CASE("TextFinder: phrases across words, fuzzy, partial words, ranking", "[o
         m = findText(r, "打开　文件");
         REQUIRE(!m.empty());
         CHECK(m[0].box == Rect{300, 230, 64, 16});
+    }
+    SECTION("a phrase wrapped onto the next line") {
+        auto m = findText(r, "run Python coroutines");
+        REQUIRE(!m.empty());
+        CHECK(m[0].score == 1.0);
+        CHECK(m[0].line == 6);
+        CHECK(m[0].first_word == 2);
+        CHECK(m[0].end_line == 7);
+        CHECK(m[0].last_word == 0);
+        CHECK(m[0].box == Rect{20, 400, 122, 29});
+        CHECK(m[0].text == "run Python coroutines");
+        m = findText(r, "Python");  // within one line: end_line == line
+        REQUIRE(!m.empty());
+        CHECK(m[0].end_line == m[0].line);
     }
     SECTION("punctuation-only phrases compare punctuation") {
         auto m = findText(r, "»");

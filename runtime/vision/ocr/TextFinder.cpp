@@ -164,6 +164,23 @@ bool separates(const OcrLine& line, int w, const Rect& match, bool left) {
     return gap >= match.h;
 }
 
+/// The line that line `i` wraps onto: the nearest line starting below it, within one line
+/// height, of a similar height (within 1.5x), overlapping it horizontally. -1 if none.
+int wrapsOnto(const OcrResult& ocr, size_t i) {
+    const Rect& a = ocr.lines[i].box;
+    int best = -1;
+    for (size_t j = 0; j < ocr.lines.size(); ++j) {
+        if (j == i) continue;
+        const Rect& b = ocr.lines[j].box;
+        int gap = b.y - (a.y + a.h);
+        int hmax = std::max(a.h, b.h), hmin = std::min(a.h, b.h);
+        if (gap < -hmin / 3 || gap > hmax || hmax * 2 > hmin * 3) continue;
+        if (b.x >= a.x + a.w || b.x + b.w <= a.x) continue;
+        if (best < 0 || b.y < ocr.lines[size_t(best)].box.y) best = int(j);
+    }
+    return best;
+}
+
 }  // namespace
 
 std::u32string foldText(std::string_view utf8, bool case_sensitive, bool keep_punct) {
@@ -194,9 +211,29 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
 
     std::vector<Candidate> found;
     std::vector<size_t> prev(m + 1), cur(m + 1), prev_start(m + 1), cur_start(m + 1);
+    // What is searched: every line, then every line followed by the line it wraps onto (a
+    // phrase broken over two lines; only matches that cross the break count there).
+    struct Seq {
+        size_t a;
+        int b;         // the next line, or -1
+        size_t split;  // words before this index are line a's
+    };
+    std::vector<Seq> seqs;
+    for (size_t li = 0; li < ocr.lines.size(); ++li) seqs.push_back({li, -1, ocr.lines[li].words.size()});
     for (size_t li = 0; li < ocr.lines.size(); ++li) {
-        const OcrLine& line = ocr.lines[li];
-        Folded t, t_exact;
+        int b = wrapsOnto(ocr, li);
+        if (b >= 0) seqs.push_back({li, b, ocr.lines[li].words.size()});
+    }
+    OcrLine joined;
+    for (const Seq& seq : seqs) {
+        const size_t li = seq.a;
+        if (seq.b >= 0) {
+            joined = ocr.lines[li];
+            const auto& more = ocr.lines[size_t(seq.b)].words;
+            joined.words.insert(joined.words.end(), more.begin(), more.end());
+        }
+        const OcrLine& line = seq.b >= 0 ? joined : ocr.lines[li];
+        Folded t;
         std::vector<std::u32string> cps(line.words.size());
         for (size_t wi = 0; wi < line.words.size(); ++wi) {
             cps[wi] = decodeUtf8(line.words[wi].text);
@@ -248,6 +285,7 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
             Candidate c;
             const Src& first = t.src[e.start];
             const Src& last = t.src[e.end - 1];
+            if (seq.b >= 0 && !(size_t(first.word) < seq.split && size_t(last.word) >= seq.split)) continue;
             // Whole words: the span starts at its first word's first folded char and ends at
             // its last word's last folded char.
             bool starts_word = e.start == 0 || t.src[e.start - 1].word != first.word;
@@ -292,7 +330,8 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
             c.m.confidence = conf;
             c.m.line = int(li);
             c.m.first_word = first.word;
-            c.m.last_word = last.word;
+            c.m.last_word = seq.b >= 0 ? last.word - int(seq.split) : last.word;
+            c.m.end_line = seq.b >= 0 ? seq.b : int(li);
             c.m.whole_words = starts_word && ends_word;
             c.isolated = c.m.whole_words && separates(line, first.word - 1, box, true) &&
                          separates(line, last.word + 1, box, false);
@@ -316,6 +355,7 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
         if (a.m.score != b.m.score) return a.m.score > b.m.score;
         if (a.m.whole_words != b.m.whole_words) return a.m.whole_words;
         if (a.case_exact != b.case_exact) return a.case_exact;
+        if ((a.m.end_line == a.m.line) != (b.m.end_line == b.m.line)) return a.m.end_line == a.m.line;
         if (a.isolated != b.isolated) return a.isolated;
         return a.order < b.order;
     });
@@ -326,7 +366,7 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
         for (size_t i = 1; i < found.size(); ++i) {
             const Candidate &a = found[0], &b = found[i];
             if (b.m.score != a.m.score || b.m.whole_words != a.m.whole_words || b.case_exact != a.case_exact ||
-                b.isolated != a.isolated)
+                (b.m.end_line == b.m.line) != (a.m.end_line == a.m.line) || b.isolated != a.isolated)
                 break;
             if (b.size > found[best].size * 1.1) best = i;
         }

@@ -27,7 +27,9 @@ struct TextFindOptions {
 /// - `score`: similarity in 0..1 of the folded phrase and the folded text matched
 ///   (1 - edit distance / phrase length); raw, never rescaled.
 /// - `confidence`: the lowest OCR confidence (0..1) of the matched words.
-/// - `line`, `first_word`, `last_word`: indices into the OcrResult.
+/// - `line`, `first_word`: where the match starts (indices into the OcrResult);
+///   `end_line`, `last_word`: where it ends. `end_line` differs from `line` when the phrase
+///   wraps onto the next line (the box then bounds both parts).
 /// - `whole_words`: the match starts and ends on word boundaries.
 struct TextMatch {
     Rect box;
@@ -36,18 +38,19 @@ struct TextMatch {
     float confidence = 0;
     int line = -1;
     int first_word = -1;
+    int end_line = -1;
     int last_word = -1;
     bool whole_words = false;
 };
 
 /// Every place in `ocr` where `phrase` (UTF-8) is read with similarity >= options.threshold,
-/// best first: by score, then whole-word matches, then exact case, then labels standing on
-/// their own (separated from the rest of the line by punctuation such as "|", a wide gap, a
+/// best first: by score, then whole-word matches, then exact case, then a match within one
+/// line before a phrase wrapped onto the next line, then labels standing on their own (separated from the rest of the line by punctuation such as "|", a wide gap, a
 /// list bullet, or the line's ends) before words inside running text, then reading order;
 /// except that among the first equally ranked, a clearly larger rendering (over 10 % wider
 /// per character, e.g. a heading) goes first. Phrase and text are compared
-/// after folding (see foldText); a phrase may span several words of one line or be part of a
-/// word. Throws std::invalid_argument for an empty phrase (after folding) or invalid UTF-8.
+/// after folding (see foldText); a phrase may span several words of one line, wrap onto the
+/// next line, or be part of a word. Throws std::invalid_argument for an empty phrase (after folding) or invalid UTF-8.
 std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
                                 const TextFindOptions& options = {});
 
