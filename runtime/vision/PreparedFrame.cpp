@@ -9,16 +9,15 @@ namespace eacu {
 PreparedFrame::PreparedFrame(cv::Mat bgr) : bgr_(std::move(bgr)) {}
 
 const cv::Mat& PreparedFrame::grey() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (grey_.empty()) cv::cvtColor(bgr_, grey_, cv::COLOR_BGR2GRAY);
+    std::call_once(grey_once_, [this] {
+        cv::cvtColor(bgr_, grey_, cv::COLOR_BGR2GRAY);
+        grey_ready_.store(true);
+    });
     return grey_;
 }
 
 cv::Mat PreparedFrame::greyRegion(const cv::Rect& roi) const {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!grey_.empty()) return grey_(roi);
-    }
+    if (grey_ready_.load()) return grey_(roi);
     cv::Mat out;
     cv::cvtColor(bgr_(roi), out, cv::COLOR_BGR2GRAY);
     return out;
@@ -27,12 +26,17 @@ cv::Mat PreparedFrame::greyRegion(const cv::Rect& roi) const {
 const cv::Mat& PreparedFrame::downsampled(double factor) const {
     if (factor <= 1.0) return grey();
     const cv::Mat& g = grey();
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = levels_.find(factor);
-    if (it != levels_.end()) return it->second;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = levels_.find(factor);
+        if (it != levels_.end()) return it->second;
+    }
+    // Resized outside the lock so that search threads needing other levels run in parallel;
+    // if two threads make the same level, the first one stored is kept.
     cv::Mat out;
     cv::Size size(std::max(1, int(std::lround(g.cols / factor))), std::max(1, int(std::lround(g.rows / factor))));
     cv::resize(g, out, size, 0, 0, cv::INTER_AREA);
+    std::lock_guard<std::mutex> lock(mutex_);
     return levels_.emplace(factor, std::move(out)).first->second;
 }
 

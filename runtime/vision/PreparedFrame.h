@@ -1,6 +1,7 @@
 // A frame prepared for repeated searches: greyscale and downsampled copies, made once.
 #pragma once
 #include <map>
+#include <atomic>
 #include <mutex>
 
 #include <opencv2/core.hpp>
@@ -27,6 +28,8 @@ public:
 private:
     cv::Mat bgr_;
     mutable cv::Mat grey_;
+    mutable std::once_flag grey_once_;
+    mutable std::atomic<bool> grey_ready_{false};
     mutable std::map<double, cv::Mat> levels_;
     mutable std::mutex mutex_;
 };
