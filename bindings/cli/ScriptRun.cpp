@@ -8,6 +8,7 @@
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
 #include "device/Device.h"
+#include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
 #include "task/Cancel.h"
@@ -35,6 +36,14 @@ void onSignal(int sig) {
 }
 
 }  // namespace
+
+RunContext openRunContext(const CliOptions& o) {
+    RunContext c;
+    c.log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
+    c.assets = AssetLibrary::loadFrom(eacuHome());
+    c.dev = openDevice(o.display);
+    return c;
+}
 
 void installRunSignals() {
     std::signal(SIGINT, onSignal);

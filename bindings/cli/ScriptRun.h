@@ -10,11 +10,25 @@
 #include "record/RunLog.h"
 #include "task/Limits.h"
 
+#include "assets/AssetLibrary.h"
+#include "cli/Cli.h"
+
 namespace eacu {
 
-class AssetLibrary;
 class Device;
 class Locator;
+
+/// What a command that drives a screen opens first: the run log (--db), the asset library
+/// (EACU_HOME) and the device (--display).
+struct RunContext {
+    std::unique_ptr<RunLog> log;
+    AssetLibrary assets;
+    OpenDevice dev;
+};
+
+/// Opens a RunContext from a command's options. Throws what RunLog, AssetLibrary::loadFrom and
+/// openDevice throw (each names what failed).
+RunContext openRunContext(const CliOptions& o);
 
 /// Installs SIGINT/SIGTERM handlers for a run: the first signal cancels the wait or locate in
 /// flight (the run ends as "interrupted"); a second stops every child process and dies.

@@ -65,17 +65,16 @@ int cmdRun(int argc, char** argv) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
     }
-    std::unique_ptr<RunLog> log;
-    OpenDevice dev;
-    AssetLibrary assets;
+    RunContext ctx;
     try {
-        log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
-        assets = AssetLibrary::loadFrom(eacuHome());
-        dev = openDevice(o.display);
+        ctx = openRunContext(o);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 1;
     }
+    auto& log = ctx.log;
+    auto& dev = ctx.dev;
+    auto& assets = ctx.assets;
     installRunSignals();
     int64_t run_id = log->beginRun(runRecordFor(*dev.device, script.string(), o.passthrough));
     Locator locator;

@@ -7,6 +7,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
+#include "cli/ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
@@ -81,26 +82,17 @@ int cmdRunTask(int argc, char** argv) {
             return 1;
         }
     }
-    std::unique_ptr<RunLog> log;
-    OpenDevice dev;
-    AssetLibrary assets;
+    RunContext ctx;
     try {
-        log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
-        assets = AssetLibrary::loadFrom(home);
-        dev = openDevice(o.display);
+        ctx = openRunContext(o);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run --task: %s\n", e.what());
         return 1;
     }
-    RunRecord rec;
-    rec.script = "--task " + task;
-    rec.args_json = nlohmann::json::array({task}).dump();
-    rec.device = dev.device->describe();
-    Size size = dev.device->screenSize();
-    rec.screen_w = size.w;
-    rec.screen_h = size.h;
-    rec.scale = dev.device->scaleFactor();
-    int64_t run_id = log->beginRun(rec);
+    auto& log = ctx.log;
+    auto& dev = ctx.dev;
+    auto& assets = ctx.assets;
+    int64_t run_id = log->beginRun(runRecordFor(*dev.device, "--task " + task, {task}));
     Locator locator;
     SessionOptions so;
     so.script_dir = fs::current_path().string();

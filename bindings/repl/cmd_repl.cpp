@@ -27,6 +27,7 @@ extern "C" {
 
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
+#include "cli/ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/Highlight.h"
@@ -333,24 +334,18 @@ int cmdRepl(int argc, char** argv) {
         std::fprintf(stderr, "eacu repl: %s (usage: eacu repl [--display D] [--db PATH])\n", e.what());
         return 2;
     }
-    std::unique_ptr<RunLog> log;
-    OpenDevice dev;
-    AssetLibrary assets;
+    RunContext ctx;
     try {
-        log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
-        assets = AssetLibrary::loadFrom(eacuHome());
-        dev = openDevice(o.display);
+        ctx = openRunContext(o);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu repl: %s\n", e.what());
         return 1;
     }
-    RunRecord rec;
-    rec.script = (fs::current_path() / "(repl)").string();
-    rec.device = dev.device->describe();
+    auto& log = ctx.log;
+    auto& dev = ctx.dev;
+    auto& assets = ctx.assets;
+    RunRecord rec = runRecordFor(*dev.device, (fs::current_path() / "(repl)").string(), {});
     Size size = dev.device->screenSize();
-    rec.screen_w = size.w;
-    rec.screen_h = size.h;
-    rec.scale = dev.device->scaleFactor();
     int64_t run_id = log->beginRun(rec);
 
     Locator matcher;
