@@ -121,7 +121,7 @@ int cmdShow(int argc, char** argv) {
                     by = std::to_string(r.id) + " (" + r.replay_mode + ", " + r.status + ")" + (by.empty() ? "" : ", ") + by;
             if (!by.empty()) std::printf("  replays %s\n", by.c_str());
         }
-        std::printf("\n%4s  %-10s  %-24s  %-8s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",
+        std::printf("\n%4s  %-10s  %-24s  %-14s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",
                     "ACTION", "TARGET", "METHOD", "SCORE", "THR", "BOX", "INPUT", "CHANGE",
                     "LOC_MS", "SETTLE", "STATUS", "FRAMES");
         for (const auto& s : log.steps(id)) {
@@ -133,7 +133,7 @@ int cmdShow(int argc, char** argv) {
             std::snprintf(score, sizeof score, "%6s", opt(s.score).c_str());
             std::snprintf(status, sizeof status, "%-7s", s.status.c_str());
             bool low = s.score && s.threshold && *s.score < *s.threshold;
-            std::printf("%4d  %-10s  %s  %-8s  %s  %5s  %-20s  %-11s  %6s  %7s  %7s  %s  %s\n",
+            std::printf("%4d  %-10s  %s  %-14s  %s  %5s  %-20s  %-11s  %6s  %7s  %7s  %s  %s\n",
                         s.idx, s.action.c_str(), fit(s.target, 24).c_str(), s.method.c_str(),
                         paint(colour && low, "31", score).c_str(), opt(s.threshold, "%.2f").c_str(), box.c_str(),
                         in.c_str(), opt(s.change_ratio, "%.4f").c_str(), opt(s.locate_ms, "%.1f").c_str(),
