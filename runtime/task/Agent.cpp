@@ -167,8 +167,7 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         last_frame = o.frame_id;
         ModelImage shown = makeModelImage(somOverlay(o.frame.bgr, o.som), ctx.options().image, o.frame.scale);
         std::string prompt = model::somUserPrompt(task, step, o.som_text, res.history);
-        messages.push_back(model::Message::user(
-            {model::imagePart(shown, o.frame_id, ctx.options().image_format), model::Part::textPart(prompt)}));
+        messages.push_back(ctx.screenMessage(shown, o.frame_id, prompt));
         model::keepRecentImages(messages, opts.keep_images);
 
         model::Request req;
@@ -183,12 +182,8 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         actx.screen = {o.frame.width(), o.frame.height()};
         actx.coords = model::CoordSpace::None;
 
-        model::CallMeta meta;
-        meta.kind = "agent";
-        meta.prompt = req.system + "\n" + prompt;
+        model::CallMeta meta = ModelContext::callMeta(o, "agent", req.system + "\n" + prompt);
         meta.elements = o.som_text;
-        meta.fingerprint = o.fingerprint;
-        if (o.frame_id) meta.frame_ids = {o.frame_id};
         meta.validate = [&](const model::Response& r) {
             try {
                 model::parseAction(r.text, actx);

@@ -133,18 +133,14 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         req.system = kGroundSystem;
         req.max_tokens = 512;
         req.json_mode = true;
-        req.messages.push_back(model::Message::user(
-            {model::imagePart(shown, o.frame_id, ctx.options().image_format), model::Part::textPart(prompt)}));
+        req.messages.push_back(ctx.screenMessage(shown, o.frame_id, prompt));
         model::ActionContext actx;
         actx.elements = o.som.boxes();
         actx.screen = {o.frame.width(), o.frame.height()};
-        model::CallMeta meta;
-        meta.kind = assertion ? "assert" : "locate";
+        model::CallMeta meta =
+            ModelContext::callMeta(o, assertion ? "assert" : "locate", req.system + "\n" + "# Find: " + description);
         meta.cacheable = !assertion;
-        meta.prompt = req.system + "\n" + "# Find: " + description;
         meta.elements = list;
-        meta.fingerprint = o.fingerprint;
-        if (o.frame_id) meta.frame_ids = {o.frame_id};
         meta.validate = [&](const model::Response& r) {
             try {
                 parseGrounding(r.text, actx);  // a "not found" answer stands as it is

@@ -167,6 +167,19 @@ Observation ModelContext::observe(bool with_som) {
     return o;
 }
 
+model::Message ModelContext::screenMessage(const ModelImage& image, int64_t frame_id, const std::string& text) {
+    return model::Message::user({model::imagePart(image, frame_id, options_.image_format), model::Part::textPart(text)});
+}
+
+model::CallMeta ModelContext::callMeta(const Observation& o, const std::string& kind, const std::string& prompt) {
+    model::CallMeta meta;
+    meta.kind = kind;
+    meta.prompt = prompt;
+    meta.fingerprint = o.fingerprint;
+    if (o.frame_id) meta.frame_ids = {o.frame_id};
+    return meta;
+}
+
 model::Response ModelContext::call(const model::Request& req, const model::CallMeta& meta, const std::string& provider) {
     if (!client_ && (mode_ != model::CacheMode::Replay || !meta.cacheable))
         throw model::ModelError("model", 0,
@@ -221,13 +234,8 @@ AskResult ask(ModelContext& ctx, const std::string& question, bool want_json, co
     req.system = std::string(kAskSystem) + (want_json ? kAskJson : "");
     req.max_tokens = ctx.options().max_tokens;
     req.json_mode = want_json;
-    req.messages.push_back(model::Message::user(
-        {model::imagePart(o.image, o.frame_id, ctx.options().image_format), model::Part::textPart(question)}));
-    model::CallMeta meta;
-    meta.kind = "ask";
-    meta.prompt = req.system + "\n" + question;
-    meta.fingerprint = o.fingerprint;
-    if (o.frame_id) meta.frame_ids = {o.frame_id};
+    req.messages.push_back(ctx.screenMessage(o.image, o.frame_id, question));
+    model::CallMeta meta = ModelContext::callMeta(o, "ask", req.system + "\n" + question);
 
     AskResult out;
     double t0 = monotonicSeconds();

@@ -86,6 +86,12 @@ public:
     /// Captures the screen, records the frame, scales it for the model and, when `with_som`,
     /// builds the Set-of-Marks (control proposals + asset matches).
     Observation observe(bool with_som = true);
+    /// A user message showing `image` (the screen as the model sees it, recorded as frame
+    /// `frame_id`) followed by `text`, in the configured image format.
+    model::Message screenMessage(const ModelImage& image, int64_t frame_id, const std::string& text);
+    /// The cache/log facts of a call about observation `o`: `kind`, the `prompt` text the
+    /// cache key is made from, the screen's fingerprint and frame id.
+    static model::CallMeta callMeta(const Observation& o, const std::string& kind, const std::string& prompt);
 
     /// One model call through the cache/log (see model::ModelCaller::call). When `provider`
     /// is not empty and the client is a fallback chain, only the chain's member with that

@@ -295,13 +295,8 @@ PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions
         req.system = kPlanSystem;
         req.max_tokens = 2048;
         req.json_mode = true;
-        req.messages.push_back(model::Message::user(
-            {model::imagePart(o.image, o.frame_id, ctx.options().image_format), model::Part::textPart(prompt)}));
-        model::CallMeta meta;
-        meta.kind = "plan";
-        meta.prompt = req.system + "\n" + prompt;
-        meta.fingerprint = o.fingerprint;
-        if (o.frame_id) meta.frame_ids = {o.frame_id};
+        req.messages.push_back(ctx.screenMessage(o.image, o.frame_id, prompt));
+        model::CallMeta meta = ModelContext::callMeta(o, "plan", req.system + "\n" + prompt);
         meta.validate = [](const model::Response& r) {
             try {
                 parsePlan(r.text);
