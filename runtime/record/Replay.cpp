@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "device/Gestures.h"
 #include "device/KeyCombo.h"
 #include "task/Cancel.h"
 #include "task/Session.h"
@@ -237,17 +238,7 @@ private:
             Frame before = gated ? g.live : device_.capture();
             double a0 = monotonicSeconds();
             device_.move(from);
-            device_.press(MouseButton::Left);
-            device_.sync();
-            const int n = std::max(2, int(duration / 0.02));
-            for (int i = 1; i <= n; ++i) {
-                double f = double(i) / n;
-                device_.move({int(std::lround(from.x + (to.x - from.x) * f)), int(std::lround(from.y + (to.y - from.y) * f))});
-                device_.sync();
-                sleepCancellable(duration / n);
-            }
-            device_.release(MouseButton::Left);
-            device_.sync();
+            dragPointer(device_, from, to, duration);
             finishInput(r, before, a0);
         } else if (a == "scroll") {
             Frame before = gated ? g.live : device_.capture();

@@ -9,6 +9,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "device/Gestures.h"
 #include "device/KeyCombo.h"
 #include "geometry/Coords.h"
 #include "task/Cancel.h"
@@ -549,18 +550,7 @@ void Session::drag(const TargetSpec& from, const TargetSpec& to, double duration
     s.params_json = nlohmann::json{{"to", {b.x, b.y}}, {"duration", duration}}.dump();
     double a0 = monotonicSeconds();
     moveExactly(a);
-    device_.press(MouseButton::Left);
-    device_.sync();
-    // Intermediate motion events so that toolkits see a drag, spread over `duration`.
-    const int steps = std::max(2, int(duration / 0.02));
-    for (int i = 1; i <= steps; ++i) {
-        double f = double(i) / steps;
-        device_.move({int(std::lround(a.x + (b.x - a.x) * f)), int(std::lround(a.y + (b.y - a.y) * f))});
-        device_.sync();
-        sleepCancellable(duration / steps);
-    }
-    device_.release(MouseButton::Left);
-    device_.sync();
+    dragPointer(device_, a, b, duration);
     finishAction(s, before, a0);
     commit(s);
 }

@@ -16,6 +16,7 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
 #include "process/Process.h"
+#include "task/Cancel.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -272,11 +273,13 @@ TEST_CASE("OcrEngine: Chinese from a live zenity dialog on Xvfb", "[ocr][x11]") 
     o.env["NO_AT_BRIDGE"] = "1";
     o.env["GSETTINGS_BACKEND"] = "memory";
     auto zenity = Process::spawn({"zenity", "--info", "--title=eacu", "--width=420", "--text", "请选择文件\n确定后开始测试"}, o);
-    // Until the dialog is drawn and the screen stays still.
+    // Until the dialog is drawn and the screen stays still (three equal captures in a row),
+    // polling every 0.1 s, for at most 30 s.
     cv::Mat last;
     int still = 0;
-    for (int i = 0; i < 300 && still < 3; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const double deadline = monotonicSeconds() + 30;
+    while (still < 3 && monotonicSeconds() < deadline) {
+        sleepCancellable(0.1);
         cv::Mat now = dev.capture().bgr;
         bool same = !last.empty() && cv::norm(now, last, cv::NORM_INF) == 0 && cv::countNonZero(now.reshape(1)) > 0;
         still = same ? still + 1 : 0;
