@@ -94,6 +94,7 @@ int cmdLocate(int argc, char** argv) {
             std::printf("  stage %-15s best %.3f (colour %.3f) at %s scale %.3f %s %.1f ms\n", st.stage.c_str(),
                         st.best.score, st.best.color_score, st.best.box.str().c_str(), st.best.scale,
                         st.best.found ? "found" : "rejected", st.ms);
+        if (!m.veto.empty()) std::printf("  rejected by the text confirm: %s\n", m.veto.c_str());
         if (auto out = o.flag("--annotate")) {
             cv::Mat img = frame.clone();
             for (const auto& st : r.stages)

@@ -232,6 +232,7 @@ static nlohmann::json stagesJson(const std::vector<StageResult>& stages) {
                        {"box", {st.best.box.x, st.best.box.y, st.best.box.w, st.best.box.h}},
                        {"scale", st.best.scale},
                        {"found", st.best.found},
+                       {"veto", st.best.veto},
                        {"ms", st.ms}});
     return arr;
 }
@@ -245,6 +246,7 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
     if (timeout > 0) msg += " within " + fmt(timeout, 1) + " s";
     msg += ": best score " + fmt(m.score) + " (colour " + fmt(m.color_score) + ") at " +
            m.box.str() + ", threshold " + fmt(m.threshold);
+    if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";
     if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";
     nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json);
     params["stages"] = stagesJson(l.stages);

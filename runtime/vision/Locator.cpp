@@ -14,7 +14,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/Nms.h"
+#include "vision/ColourAgreement.h"
 #include "vision/TemplateMatcher.h"
+#include "vision/ocr/TextConfirm.h"
 
 namespace eacu {
 namespace {
@@ -228,8 +230,8 @@ public:
     }
 
     // The confirm score of a located candidate, compared at the lower of the two resolutions
-    // (see Locator), best over one-pixel shifts of the box. Sets m.score, m.color_score and
-    // moves m.box to the best shift.
+    // (see Locator), best over one-pixel shifts of the box. Sets m.score, m.color_score (the
+    // chroma agreement at the best shift) and moves m.box to the best shift.
     void rescore(Match& m) {
         const cv::Mat& frame_bgr = pf_.bgr();
         cv::Rect bounds(0, 0, frame_bgr.cols, frame_bgr.rows);
@@ -242,9 +244,9 @@ public:
         }
         cv::Mat tg;
         cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
-        double best = -2, best_color = -2;
+        double best = -2;
         Rect best_box = m.box;
-        cv::Mat best_pg;
+        cv::Mat best_pg, best_patch;
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
                 cv::Rect r(m.box.x + dx, m.box.y + dy, m.box.w, m.box.h);
@@ -267,20 +269,28 @@ public:
                     best = std::min(v, 1.0);
                     best_box = {r.x, r.y, r.width, r.height};
                     best_pg = pg;
-                    cv::matchTemplate(patch, tb, res, cv::TM_CCOEFF_NORMED, tm);
-                    double c = res.at<float>(0, 0);
-                    best_color = std::isnan(c) ? -1 : std::min(c, 1.0);
+                    best_patch = patch;
                 }
             }
         if (best > -1.5) {
             m.score = best;
-            m.color_score = best_color;
+            m.color_score = chromaAgreement(best_patch, tb, tm);
             m.box = best_box;
             m.parts_score = tm.empty() ? partsScore(best_pg, tg) : best;
         }
     }
 
+    // Whether a refined candidate's colours agree with the template's (the colour confirm of
+    // finish, at the template's own threshold), so that a differently coloured look-alike
+    // (black body text shaped like a blue link) neither uses up the refine budget nor ends
+    // the search early.
+    bool colourAgrees(Match m) {
+        rescore(m);
+        return m.color_score >= tpl_.threshold;
+    }
+
     const Template& tpl() const { return tpl_; }
+    const cv::Mat& frameBgr() const { return pf_.bgr(); }
     const cv::Mat& tgrey() const { return tgrey_; }
     const Rect& area() const { return area_; }
     const LocatorOptions& options() const { return o_; }
@@ -333,12 +343,24 @@ Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range)
     return {search.confirmAt(c.pos, c.scale, c.margin, log_range, 2, f), c.margin + int(std::ceil(f))};
 }
 
-// The best `keep` phase-1 results refined at full resolution, non-maximum suppressed.
+// The best `keep` phase-1 results refined at full resolution, non-maximum suppressed. Those
+// whose colours disagree are passed over (among the best 3 * keep) unless none agree, when
+// the best of them is refined for diagnostics.
 std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range) {
     std::sort(pool.begin(), pool.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
     std::vector<Match> out;
-    for (int i = 0; i < int(pool.size()) && i < keep; ++i) {
+    const Confirmed* off_colour = nullptr;
+    for (int i = 0; i < int(pool.size()) && int(out.size()) < keep && i < 3 * keep; ++i) {
+        if (pool[i].match.score < -1.5) continue;
+        if (!search.colourAgrees(pool[i].match)) {  // judged before the costly refine
+            if (!off_colour) off_colour = &pool[i];
+            continue;
+        }
         Match m = search.refine(pool[i].match, log_range, pool[i].margin);
+        if (m.score > -1.5) out.push_back(m);
+    }
+    if (out.empty() && off_colour) {
+        Match m = search.refine(off_colour->match, log_range, off_colour->margin);
         if (m.score > -1.5) out.push_back(m);
     }
     return nonMaximumSuppression(std::move(out), 0.3, keep);
@@ -370,7 +392,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
                 for (const Confirmed& c : mine) {
                     if (c.match.score < floor) break;
                     Match m = search.refine(c.match, step_log / 4, c.margin);
-                    if (m.score >= sure) {
+                    if (m.score >= sure && search.colourAgrees(m)) {
                         std::lock_guard<std::mutex> lock(mutex);
                         early.push_back(m);
                         done = true;
@@ -391,8 +413,25 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
     return nonMaximumSuppression(std::move(out), 0.3, o.refine_budget + 1);
 }
 
+// The text confirm of a found candidate below options.text_confirm_below (see
+// LocatorOptions): when both readings are legible and differ, the candidate is rejected and
+// `veto` says why. An OCR failure leaves the pixel match standing.
+void confirmWords(Search& search, Match& m) {
+    const LocatorOptions& o = search.options();
+    if (!m.found || !o.text_confirm || m.score >= o.text_confirm_below) return;
+    try {
+        TextVerdict v = confirmText(search.frameBgr(), search.tpl(), m.box);
+        if (v.judged && !v.agrees) {
+            m.found = false;
+            m.veto = "reads \"" + v.frame_text + "\" where the template reads \"" + v.template_text + "\"";
+        }
+    } catch (const std::exception&) {
+    }
+}
+
 // The final choice among confirmed candidates: each is rescored (finish), the best passing
-// one wins; candidates within tie_margin of it are taken in reading order.
+// one wins; candidates within tie_margin of it are taken in reading order. The chosen one is
+// text-confirmed (confirmWords); if that rejects it, the choice is made again.
 template <class Required>
 Match pick(Search& search, const std::vector<Match>& cands, const std::string& method, Required required) {
     std::vector<Match> done;
@@ -402,15 +441,25 @@ Match pick(Search& search, const std::vector<Match>& cands, const std::string& m
         none.score = -2;
         return finish(search, none, method, search.tpl().threshold);
     }
-    std::sort(done.begin(), done.end(), better);
-    const Match& top = done.front();
-    Match chosen = top;
-    for (const Match& m : done)
-        if (m.found == top.found && top.score - m.score <= search.options().tie_margin &&
-            (m.box.y < chosen.box.y - chosen.box.h / 2 ||
-             (std::abs(m.box.y - chosen.box.y) <= chosen.box.h / 2 && m.box.x < chosen.box.x)))
-            chosen = m;
-    return chosen;
+    std::vector<bool> checked(done.size(), false);
+    for (;;) {
+        std::vector<size_t> order(done.size());
+        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return better(done[a], done[b]); });
+        const Match& top = done[order.front()];
+        size_t chosen = order.front();
+        for (size_t i : order) {
+            const Match& m = done[i];
+            const Match& c = done[chosen];
+            if (m.found == top.found && top.score - m.score <= search.options().tie_margin &&
+                (m.box.y < c.box.y - c.box.h / 2 || (std::abs(m.box.y - c.box.y) <= c.box.h / 2 && m.box.x < c.box.x)))
+                chosen = i;
+        }
+        if (checked[chosen] || !done[chosen].found) return done[chosen];
+        checked[chosen] = true;
+        confirmWords(search, done[chosen]);
+        if (done[chosen].found) return done[chosen];
+    }
 }
 
 // ORB keypoints + RANSAC homography; the projected box is then confirmed by correlation.
@@ -525,6 +574,12 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
             std::vector<double> scales;
             for (double s = options_.min_scale; s <= options_.max_scale * 1.0001; s *= options_.scale_step)
                 scales.push_back(s);
+            // The prior itself (the template's own size when nothing is known, the likeliest
+            // scale): a long template found 4 % off its size correlates too weakly at the
+            // coarse level to be kept among look-alikes.
+            bool on_grid = false;
+            for (double s : scales) on_grid = on_grid || std::abs(std::log(s / prior)) < 0.01;
+            if (!on_grid && prior >= options_.min_scale && prior <= options_.max_scale) scales.push_back(prior);
             std::sort(scales.begin(), scales.end(), [&](double a, double b) {
                 return std::abs(std::log(a / prior)) < std::abs(std::log(b / prior));
             });
@@ -537,7 +592,11 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
             auto t0 = Clock::now();
             bool ran = false;
             Match m = featureStage(search, frame, options_, &ran);
-            if (ran && consider("features", finish(search, m, "features", required(m.scale)), msSince(t0))) break;
+            if (ran) {
+                Match f = finish(search, m, "features", required(m.scale));
+                confirmWords(search, f);
+                if (consider("features", f, msSince(t0))) break;
+            }
         }
     }
     double total = 0;

@@ -31,6 +31,10 @@ namespace eacu {
 ///   glyph is rejected.
 /// - `tie_margin`: candidates within this score of the best are ranked in reading order (top
 ///   to bottom, then left to right), so of two identical elements the first is taken.
+/// - `text_confirm`, `text_confirm_below`: a found match scoring below this whose template
+///   shows legible words must show the same words (vision/ocr/TextConfirm: both read by
+///   Tesseract, overruled only when both readings are confident), so a look-alike word
+///   ("ndex" of "index" for "next") is rejected. Matches at or above it are not read.
 struct LocatorOptions {
     double min_scale = 0.5;
     double max_scale = 2.0;
@@ -46,6 +50,8 @@ struct LocatorOptions {
     double off_scale_margin = 0.1;
     double tie_margin = 0.01;
     double parts_slack = 0.15;
+    bool text_confirm = true;
+    double text_confirm_below = 0.9;
 };
 
 /// What a caller knows before searching (all optional):
@@ -75,11 +81,12 @@ struct LocateReport {
 
 /// Finds templates at any scale in a frame. Every candidate, whatever stage proposed it, is
 /// confirmed by a greyscale normalized cross-correlation (TM_CCOEFF_NORMED), then a colour
-/// confirm at the same place; a match needs both scores at the template's threshold, which no
-/// stage lowers. The confirm compares at the lower of the two resolutions: a larger rendering
-/// is downsampled (area averaging) to the template's size; for a smaller one the template is
-/// downsampled and the frame patch gets the same softening (Gaussian, sigma 0.5 px), since a
-/// fresh small rendering is sharper than an area-downsampled one. Scores are raw correlations.
+/// confirm at the same place (chroma agreement, vision/ColourAgreement.h); a match needs both
+/// scores at the template's threshold, which no stage lowers. The confirm compares at the
+/// lower of the two resolutions: a larger rendering is downsampled (area averaging) to the
+/// template's size; for a smaller one the template is downsampled and the frame patch gets the
+/// same softening (Gaussian, sigma 0.5 px), since a fresh small rendering is sharper than an
+/// area-downsampled one. Scores are raw correlations.
 class Locator : public Matcher {
 public:
     explicit Locator(LocatorOptions options = {}) : options_(options) {}

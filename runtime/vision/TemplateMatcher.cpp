@@ -6,6 +6,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/ColourAgreement.h"
 #include "vision/Nms.h"
 
 namespace eacu {
@@ -69,13 +70,11 @@ double millisSince(std::chrono::steady_clock::time_point t0) {
 
 double TemplateMatcher::colorScore(const cv::Mat& frame, const Template& tpl, const Rect& box) {
     cv::Mat crop = frame(cv::Rect(box.x, box.y, box.w, box.h));
+    if (!isPlain(tpl.bgr, tpl.mask)) return chromaAgreement(crop, tpl.bgr, tpl.mask);
     cv::Mat r;
-    bool plain = isPlain(tpl.bgr, tpl.mask);
-    cv::matchTemplate(crop, tpl.bgr, r, plain ? cv::TM_SQDIFF_NORMED : cv::TM_CCOEFF_NORMED,
-                      tpl.mask);
+    cv::matchTemplate(crop, tpl.bgr, r, cv::TM_SQDIFF_NORMED, tpl.mask);
     double v = r.at<float>(0, 0);
-    if (std::isnan(v)) return plain ? 0.0 : -1.0;
-    return plain ? 1.0 - v : std::min(v, 1.0);
+    return std::isnan(v) ? 0.0 : 1.0 - v;
 }
 
 Match TemplateMatcher::locate(const cv::Mat& frame, const Template& tpl,

@@ -21,8 +21,8 @@ public:
                                std::optional<Rect> region = std::nullopt,
                                int max_results = 100) const override;
 
-    /// The colour score of `tpl` at `box` of `frame` (box size = template size): TM_CCOEFF_NORMED
-    /// over the three BGR channels, or 1 - TM_SQDIFF_NORMED for a plain template.
+    /// The colour score of `tpl` at `box` of `frame` (box size = template size): the chroma
+    /// agreement (vision/ColourAgreement), or 1 - TM_SQDIFF_NORMED for a plain template.
     static double colorScore(const cv::Mat& frame, const Template& tpl, const Rect& box);
 
 private:

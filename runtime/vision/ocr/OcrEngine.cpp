@@ -94,6 +94,22 @@ struct Band {
     int y0, y1;      // rows given to Tesseract (owned rows plus overlap)
 };
 
+/// The mean confidence (0..1) of the symbols of the word at `it`. Tesseract's LSTM sometimes
+/// gives a word it read correctly a word confidence of 0 (tesseract-ocr/tesseract#3983, seen
+/// here on "Documentation" and "os.path"); its symbols keep their own confidences.
+float symbolConfidence(const tesseract::ResultIterator& it) {
+    tesseract::LTRResultIterator sym(it);
+    double sum = 0;
+    int n = 0;
+    do {
+        if (sym.Empty(tesseract::RIL_SYMBOL)) break;
+        sum += sym.Confidence(tesseract::RIL_SYMBOL);
+        ++n;
+        if (sym.IsAtFinalElement(tesseract::RIL_WORD, tesseract::RIL_SYMBOL)) break;
+    } while (sym.Next(tesseract::RIL_SYMBOL));
+    return n ? float(sum / n / 100.0) : 0.0f;
+}
+
 /// Reads one band with one Tesseract instance; boxes in pixels of the enlarged image.
 std::vector<OcrLine> readBand(tesseract::TessBaseAPI& api, const cv::Mat& big, const Band& band, int ppi) {
     cv::Mat roi = big.rowRange(band.y0, band.y1);
@@ -141,6 +157,7 @@ std::vector<OcrLine> readBand(tesseract::TessBaseAPI& api, const cv::Mat& big, c
         w.text = text(RIL_WORD);
         w.box = box(RIL_WORD);
         w.confidence = it->Confidence(RIL_WORD) / 100.0f;
+        if (w.confidence <= 0) w.confidence = symbolConfidence(*it);
         if (!w.text.empty() && !w.box.empty()) line.words.push_back(std::move(w));
         if (it->IsAtFinalElement(RIL_TEXTLINE, RIL_WORD)) finish();
     } while (it->Next(RIL_WORD));

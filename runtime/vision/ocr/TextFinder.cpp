@@ -196,6 +196,22 @@ double textSimilarity(std::string_view a, std::string_view b, bool case_sensitiv
     return 1.0 - double(levenshtein(fa, fb)) / double(longer);
 }
 
+double containmentSimilarity(std::string_view needle, std::string_view haystack, bool case_sensitive) {
+    std::u32string p = foldText(needle, case_sensitive), t = foldText(haystack, case_sensitive);
+    if (p.empty()) return 1.0;
+    // Sellers (1980): edit distance of p against the best substring of t (a free start and
+    // end in t).
+    std::vector<size_t> prev(t.size() + 1, 0), cur(t.size() + 1);
+    for (size_t i = 1; i <= p.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= t.size(); ++j)
+            cur[j] = std::min({prev[j - 1] + (p[i - 1] != t[j - 1]), prev[j] + 1, cur[j - 1] + 1});
+        std::swap(prev, cur);
+    }
+    size_t best = *std::min_element(prev.begin(), prev.end());
+    return 1.0 - double(best) / double(p.size());
+}
+
 std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase, const TextFindOptions& options) {
     bool keep_punct = false;
     std::u32string pat = foldText(phrase, options.case_sensitive, false);

@@ -65,6 +65,12 @@ std::u32string foldText(std::string_view utf8, bool case_sensitive = false, bool
 /// (1 for two empty strings).
 double textSimilarity(std::string_view a, std::string_view b, bool case_sensitive = false);
 
+/// How well `needle` appears inside `haystack` (both folded), in 0..1: 1 - (the least
+/// Levenshtein distance from the needle to any substring of the haystack, Sellers' approximate
+/// substring search) / the needle's length. 1 when it appears exactly ("os" in "Glossary") or
+/// the needle folds to nothing; 0.5 for "next" in "index" or in "ex".
+double containmentSimilarity(std::string_view needle, std::string_view haystack, bool case_sensitive = false);
+
 /// UTF-8 decoding into code points. Throws std::invalid_argument on invalid UTF-8, naming
 /// the byte offset.
 std::u32string decodeUtf8(std::string_view s);

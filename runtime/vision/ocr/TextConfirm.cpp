@@ -1,0 +1,164 @@
+#include "vision/ocr/TextConfirm.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/ocr/OcrEngine.h"
+#include "vision/ocr/TextFinder.h"
+
+namespace eacu {
+namespace {
+
+struct Reading {
+    std::string text;
+    float confidence = 0;  // the lowest word confidence, 0 when nothing was read
+    std::string langs;
+};
+
+// Tesseract's binarisations: Sauvola's adaptive threshold (the OcrEngine default) and Otsu's
+// global one (Tesseract's own default), which keeps a word whole where a thin line crosses it.
+enum class Binarisation { sauvola, otsu };
+
+// One single-line engine per language set and binarisation, images enlarged here (upscale 1
+// in the engine).
+OcrEngine& lineEngine(const std::string& langs, Binarisation b) {
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, Binarisation>, std::unique_ptr<OcrEngine>> engines;
+    std::lock_guard lock(mutex);
+    auto& e = engines[{langs, b}];
+    if (!e) {
+        OcrOptions o;
+        o.threads = 1;
+        o.upscale = 1;
+        o.page_seg_mode = 7;
+        o.variables = {{"thresholding_method", b == Binarisation::otsu ? "0" : "2"}};
+        e = std::make_unique<OcrEngine>(langs, o);
+    }
+    return *e;
+}
+
+// The words of `img` whose boxes overlap `keep` (pixels of img; the whole image when empty)
+// by at least 30 % of the narrower width and half the lower height, in reading order.
+Reading readLineWith(const cv::Mat& img, const std::string& langs, double glyph_height, const Rect& keep,
+                     Binarisation binarisation) {
+    const int pad = 10;
+    double up = std::clamp(glyph_height / std::max(1, keep.h), 1.0, 4.0);
+    cv::Mat big, padded;
+    cv::resize(img, big, cv::Size(), up, up, cv::INTER_CUBIC);
+    cv::copyMakeBorder(big, padded, pad, pad, pad, pad, cv::BORDER_REPLICATE);
+    OcrResult r = lineEngine(langs, binarisation).recognize(padded);
+    Reading out;
+    out.langs = langs;
+    out.confidence = 1;
+    bool any = false;
+    for (const OcrLine& line : r.lines)
+        for (const OcrWord& w : line.words) {
+            double x = (w.box.x - pad) / up, y = (w.box.y - pad) / up, ww = w.box.w / up, wh = w.box.h / up;
+            double ox = std::min(x + ww, double(keep.x + keep.w)) - std::max(x, double(keep.x));
+            double oy = std::min(y + wh, double(keep.y + keep.h)) - std::max(y, double(keep.y));
+            if (ox < 0.3 * std::min(ww, double(keep.w)) || oy < 0.5 * std::min(wh, double(keep.h))) continue;
+            if (foldText(w.text).empty()) continue;  // a stray mark read as punctuation
+            if (any) out.text += ' ';
+            out.text += w.text;
+            out.confidence = std::min(out.confidence, w.confidence);
+            any = true;
+        }
+    if (!any) out.confidence = 0;
+    return out;
+}
+
+// The two ways a line is read: Sauvola at the options' glyph height, and Otsu at three
+// quarters of it. A reading is trusted only as far as the two agree: a template whose two
+// readings differ (a button's border read as letters) shows no legible words, and a match is
+// vetoed only when both readings of the frame miss the template's words.
+Reading readFirst(const cv::Mat& img, const std::string& langs, double glyph_height, const Rect& keep) {
+    return readLineWith(img, langs, glyph_height, keep, Binarisation::sauvola);
+}
+Reading readSecond(const cv::Mat& img, const std::string& langs, double glyph_height, const Rect& keep) {
+    return readLineWith(img, langs, 0.75 * glyph_height, keep, Binarisation::otsu);
+}
+
+// The template's reading, once per distinct image; confidence 0 unless both readings are
+// confident and spell the same words.
+Reading templateReading(const Template& tpl, const TextConfirmOptions& o) {
+    static std::mutex mutex;
+    static std::map<std::string, Reading> cache;
+    cv::Scalar sum = cv::sum(tpl.bgr);
+    std::string key = tpl.name + "#" + std::to_string(tpl.bgr.cols) + "x" + std::to_string(tpl.bgr.rows) + "#" +
+                      std::to_string(sum[0]) + "," + std::to_string(sum[1]) + "," + std::to_string(sum[2]) + "#" +
+                      std::to_string(o.glyph_height);
+    {
+        std::lock_guard lock(mutex);
+        auto it = cache.find(key);
+        if (it != cache.end()) return it->second;
+    }
+    Rect all{0, 0, tpl.bgr.cols, tpl.bgr.rows};
+    auto legible = [&](const std::string& langs) {
+        Reading a = readFirst(tpl.bgr, langs, o.glyph_height, all);
+        if (a.confidence < o.min_confidence) return a;
+        Reading b = readSecond(tpl.bgr, langs, o.glyph_height, all);
+        if (b.confidence < o.min_confidence || textSimilarity(a.text, b.text) < o.min_similarity) a.confidence = 0;
+        return a;
+    };
+    Reading r = legible("eng");
+    if (r.confidence < o.min_confidence || OcrEngine::langsFor(r.text) != "eng") {
+        Reading z = legible("eng+chi_sim");  // perhaps Chinese
+        if (z.confidence > r.confidence) r = z;
+    }
+    std::lock_guard lock(mutex);
+    cache[key] = r;
+    return r;
+}
+
+}  // namespace
+
+TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rect& box,
+                        const TextConfirmOptions& options) {
+    auto t0 = std::chrono::steady_clock::now();
+    TextVerdict v;
+    Reading t = templateReading(tpl, options);
+    v.template_text = t.text;
+    v.template_confidence = t.confidence;
+    Rect frame{0, 0, frame_bgr.cols, frame_bgr.rows};
+    Rect around = Rect{box.x - 4 * box.h, box.y - box.h / 3, box.w + 8 * box.h, box.h + 2 * (box.h / 3)}.intersect(frame);
+    if (t.confidence >= options.min_confidence && !around.empty()) {
+        cv::Mat img = frame_bgr(cv::Rect(around.x, around.y, around.w, around.h));
+        Rect keep{box.x - around.x, box.y - around.y, box.w, box.h};
+        Reading best;
+        for (int pass = 0; pass < 2; ++pass) {
+            Reading f = pass == 0 ? readFirst(img, t.langs, options.glyph_height, keep)
+                                  : readSecond(img, t.langs, options.glyph_height, keep);
+            double sim = containmentSimilarity(t.text, f.text);
+            if (pass == 0 || sim > v.similarity || f.confidence > best.confidence) {
+                v.frame_text = f.text;
+                v.frame_confidence = f.confidence;
+            }
+            if (sim >= options.min_similarity && !f.text.empty()) {  // the words are there
+                v.judged = true;
+                v.agrees = true;
+                v.similarity = sim;
+                v.frame_text = f.text;
+                v.frame_confidence = f.confidence;
+                break;
+            }
+            v.similarity = pass == 0 ? sim : std::max(v.similarity, sim);
+            if (f.confidence > best.confidence) best = f;
+        }
+        if (!v.judged && best.confidence >= options.min_confidence) {
+            // Both readings miss the template's words and one of them is confident.
+            v.judged = true;
+            v.agrees = false;
+            v.frame_text = best.text;
+            v.frame_confidence = best.confidence;
+        }
+    }
+    v.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return v;
+}
+
+}  // namespace eacu

@@ -1,0 +1,102 @@
+// The confirms that keep look-alikes out: colour (chroma agreement) and words (text confirm),
+// on synthetic images and on the locate-v1 corpus (real Chromium renderings).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "vision/ColourAgreement.h"
+#include "vision/Locator.h"
+#include "vision/ocr/TextConfirm.h"
+#include "vision/ocr/TextFinder.h"
+
+using namespace eacu;
+
+namespace {
+
+const std::string kCorpus = EACU_SOURCE_DIR "/../shared/corpus/locate-v1/";
+
+bool corpusPresent() { return std::filesystem::exists(kCorpus + "cases.json"); }
+
+// A word drawn in `ink` on white (BGR).
+cv::Mat word(const std::string& text, cv::Scalar ink) {
+    cv::Mat m(40, 160, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::putText(m, text, {6, 30}, cv::FONT_HERSHEY_SIMPLEX, 1.0, ink, 2, cv::LINE_AA);
+    return m;
+}
+
+LocateReport locateIn(const std::string& shot, const std::string& tpl) {
+    cv::Mat frame = cv::imread(kCorpus + "shots/" + shot, cv::IMREAD_COLOR);
+    REQUIRE_FALSE(frame.empty());
+    PreparedFrame pf(frame);
+    return Locator().locate(pf, {Template::load(kCorpus + "templates/" + tpl)});
+}
+
+}  // namespace
+
+TEST_CASE("chroma agreement tells a blue word from the same word in black", "[confirm]") {
+    cv::Mat blue = word("Library", {170, 100, 20}), black = word("Library", {30, 30, 30});
+    cv::Mat grey = word("Library", {110, 110, 110});
+    CHECK(chromaAgreement(blue, blue) == Approx(1.0));
+    CHECK(chromaAgreement(blue, black) < 0.3);
+    CHECK(chromaAgreement(black, blue) == Approx(chromaAgreement(blue, black)));
+    CHECK(chromaAgreement(black, grey) > 0.95);  // greys agree: lightness is the grey score's job
+    cv::Mat red = word("Library", {20, 20, 200});
+    CHECK(chromaAgreement(blue, red) < 0.0);  // opposite hues
+    // A one-pixel shift of the same word still agrees (blur before comparing).
+    cv::Mat shifted;
+    cv::warpAffine(blue, shifted, cv::Mat_<double>({2, 3}, {1, 0, 1, 0, 1, 0}), blue.size(), cv::INTER_LINEAR,
+                   cv::BORDER_REPLICATE);
+    CHECK(chromaAgreement(blue, shifted) > 0.8);
+    // Only the mask's pixels count.
+    cv::Mat mask(blue.size(), CV_8U, cv::Scalar(0));
+    CHECK(chromaAgreement(blue, black, mask) == Approx(1.0));
+    CHECK_THROWS_AS(chromaAgreement(blue, blue(cv::Rect(0, 0, 10, 10))), std::invalid_argument);
+}
+
+TEST_CASE("containment similarity finds a word inside another", "[confirm]") {
+    CHECK(containmentSimilarity("os", "Glossary") == Approx(1.0));
+    CHECK(containmentSimilarity("next", "ex") == Approx(0.5));  // a fragment is not the word
+    CHECK(containmentSimilarity("next", "index") == Approx(0.5));
+    CHECK(containmentSimilarity("os", "asyncio") == Approx(0.5));
+    CHECK(containmentSimilarity("Library Reference-", "Library Reference") == Approx(1.0));
+    CHECK(containmentSimilarity("2to3 code translation", "2t03 code translation.") > 0.9);
+    CHECK(containmentSimilarity("", "anything") == Approx(1.0));
+}
+
+TEST_CASE("a blue link is not found as black body text of the same words", "[confirm][corpus]") {
+    if (!corpusPresent()) return;
+    // "The Python Standard Library" is a blue link on the tutorial index; the library index
+    // shows the same words in black as its heading.
+    LocateReport there = locateIn("tutorial_index@1920x1080x1.0.png", "tutorial_index_04.png");
+    CHECK(there.match.found);
+    CHECK(there.match.box.center().x >= 659);
+    CHECK(there.match.box.center().x <= 659 + 203);
+    LocateReport black = locateIn("neg_tutorial_index_in_library_index@1920x1080x1.0.png", "tutorial_index_04.png");
+    CHECK_FALSE(black.match.found);
+}
+
+TEST_CASE("a look-alike word is rejected by reading it", "[confirm][corpus]") {
+    if (!corpusPresent()) return;
+    // The "next" link is not on the documentation's front page; the "ndex" of its "index"
+    // link correlates at about 0.75.
+    LocateReport r = locateIn("neg_library_index_in_index@1440x900x1.5.png", "library_index_10.png");
+    CHECK_FALSE(r.match.found);
+    cv::Mat frame = cv::imread(kCorpus + "shots/neg_library_index_in_index@1440x900x1.5.png", cv::IMREAD_COLOR);
+    TextVerdict v = confirmText(frame, Template::load(kCorpus + "templates/library_index_10.png"),
+                                Rect{2085, 31, 41, 24});
+    CHECK(v.judged);
+    CHECK_FALSE(v.agrees);
+    CHECK(v.template_text == "next");
+    CHECK(v.frame_text.find("ndex") != std::string::npos);
+    // The real "next" link, where it is, is found and agrees.
+    LocateReport ok = locateIn("library_index@1440x900x1.5.png", "library_index_10.png");
+    CHECK(ok.match.found);
+    CHECK(ok.match.box.center().x >= 1909);
+    CHECK(ok.match.box.center().x <= 1909 + 41);
+    TextVerdict same = confirmText(frame.empty() ? frame : cv::imread(kCorpus + "shots/library_index@1440x900x1.5.png"),
+                                   Template::load(kCorpus + "templates/library_index_10.png"), Rect{1909, 32, 41, 24});
+    CHECK(same.agrees);
+}
