@@ -6,10 +6,7 @@
 #include <opencv2/imgproc.hpp>
 
 namespace eacu {
-namespace {
-
-// The a*, b* planes (CV_32FC2, ΔE units) of a BGR image, blurred.
-cv::Mat chroma(const cv::Mat& bgr, double blur_sigma) {
+cv::Mat chromaPlanes(const cv::Mat& bgr, double blur_sigma) {
     cv::Mat f, lab;
     bgr.convertTo(f, CV_32F, 1.0 / 255);
     cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
@@ -21,17 +18,13 @@ cv::Mat chroma(const cv::Mat& bgr, double blur_sigma) {
     return ab;
 }
 
-}  // namespace
-
-double chromaAgreement(const cv::Mat& a, const cv::Mat& b, const cv::Mat& mask, double blur_sigma,
-                       double c0) {
-    if (a.size() != b.size() || a.type() != CV_8UC3 || b.type() != CV_8UC3)
-        throw std::invalid_argument("chromaAgreement: expected two BGR images of one size, got " +
-                                    std::to_string(a.cols) + "x" + std::to_string(a.rows) + " and " +
-                                    std::to_string(b.cols) + "x" + std::to_string(b.rows));
-    if (!mask.empty() && (mask.size() != a.size() || mask.type() != CV_8U))
+double chromaAgreementOfPlanes(const cv::Mat& ca, const cv::Mat& cb, const cv::Mat& mask, double c0) {
+    if (ca.size() != cb.size() || ca.type() != CV_32FC2 || cb.type() != CV_32FC2)
+        throw std::invalid_argument("chromaAgreement: expected two chroma planes (CV_32FC2) of one size, got " +
+                                    std::to_string(ca.cols) + "x" + std::to_string(ca.rows) + " and " +
+                                    std::to_string(cb.cols) + "x" + std::to_string(cb.rows));
+    if (!mask.empty() && (mask.size() != ca.size() || mask.type() != CV_8U))
         throw std::invalid_argument("chromaAgreement: the mask must be CV_8U of the images' size");
-    cv::Mat ca = chroma(a, blur_sigma), cb = chroma(b, blur_sigma);
     double cross = 0, energy = 0, n = 0;
     for (int y = 0; y < ca.rows; ++y) {
         const auto* pa = ca.ptr<cv::Vec2f>(y);
@@ -48,6 +41,15 @@ double chromaAgreement(const cv::Mat& a, const cv::Mat& b, const cv::Mat& mask, 
     if (n == 0) return 1.0;  // nothing to compare (an all-transparent mask)
     double floor = n * c0 * c0;
     return (2 * cross + floor) / (energy + floor);
+}
+
+double chromaAgreement(const cv::Mat& a, const cv::Mat& b, const cv::Mat& mask, double blur_sigma,
+                       double c0) {
+    if (a.size() != b.size() || a.type() != CV_8UC3 || b.type() != CV_8UC3)
+        throw std::invalid_argument("chromaAgreement: expected two BGR images of one size, got " +
+                                    std::to_string(a.cols) + "x" + std::to_string(a.rows) + " and " +
+                                    std::to_string(b.cols) + "x" + std::to_string(b.rows));
+    return chromaAgreementOfPlanes(chromaPlanes(a, blur_sigma), chromaPlanes(b, blur_sigma), mask, c0);
 }
 
 }  // namespace eacu

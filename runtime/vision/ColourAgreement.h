@@ -22,4 +22,13 @@ namespace eacu {
 double chromaAgreement(const cv::Mat& a, const cv::Mat& b, const cv::Mat& mask = cv::Mat(),
                        double blur_sigma = 1.0, double c0 = 5.0);
 
+/// The chroma planes chromaAgreement compares: CIE a*, b* of a BGR image (CV_8UC3) as CV_32FC2
+/// (ΔE units), Gaussian-blurred by `blur_sigma` pixels (none when 0).
+cv::Mat chromaPlanes(const cv::Mat& bgr, double blur_sigma);
+
+/// chromaAgreement on planes made by chromaPlanes (same size, CV_32FC2), for callers that
+/// compare many patches of one prepared image. Throws std::invalid_argument on other shapes.
+double chromaAgreementOfPlanes(const cv::Mat& ca, const cv::Mat& cb, const cv::Mat& mask = cv::Mat(),
+                               double c0 = 5.0);
+
 }  // namespace eacu

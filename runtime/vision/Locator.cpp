@@ -59,6 +59,13 @@ double partsScore(const cv::Mat& patch, const cv::Mat& tpl) {
 // Coarse peaks below this correlation are not worth confirming.
 constexpr double kCoarseFloor = 0.2;
 
+// At the coarse level a coloured template's peak is dropped when its colours clearly differ
+// (chroma agreement below this: grey or black text where the template is a blue link scores
+// about 0.1-0.2, the same colours about 0.9-1); the full-resolution confirm then applies the
+// template's threshold. A template whose agreement with its own grey copy is below it counts
+// as coloured.
+constexpr double kCoarseColourFloor = 0.3;
+
 struct Scaled {
     cv::Mat grey;
     cv::Mat mask;
@@ -91,6 +98,9 @@ public:
     Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o)
         : pf_(pf), tpl_(tpl), area_(area), o_(o) {
         cv::cvtColor(tpl.bgr, tgrey_, cv::COLOR_BGR2GRAY);
+        cv::Mat grey_bgr;
+        cv::cvtColor(tgrey_, grey_bgr, cv::COLOR_GRAY2BGR);
+        chromatic_ = chromaAgreement(tpl.bgr, grey_bgr, tpl.mask) < kCoarseColourFloor;
     }
 
     // The template resized to `s` (greyscale and mask), cached.
@@ -194,6 +204,15 @@ public:
             return {};
         cv::Mat ct = resizeTo(tgrey_, tsize);
         cv::Mat cm = tpl_.mask.empty() ? cv::Mat() : resizeTo(tpl_.mask, tsize, true);
+        // A coloured template's peaks are first checked for colour on the frame's chroma
+        // overview (see kCoarseColourFloor), so grey look-alikes do not crowd out the coloured
+        // original.
+        double of = 1.0;
+        const cv::Mat* cframe = chromatic_ ? &pf_.chromaOverview(&of) : nullptr;
+        cv::Size osize(int(std::lround(tgrey_.cols * s / of)), int(std::lround(tgrey_.rows * s / of)));
+        if (osize.width < 3 || osize.height < 3) cframe = nullptr;  // too small to tell colours there
+        cv::Mat ctpl = cframe ? chromaPlanes(resizeTo(tpl_.bgr, osize), 0.5) : cv::Mat();
+        cv::Mat omask = cframe && !tpl_.mask.empty() ? resizeTo(tpl_.mask, osize, true) : cv::Mat();
         cv::Mat r;
         cv::matchTemplate(level(croi), ct, r, cv::TM_CCOEFF_NORMED, cm);
         cv::patchNaNs(r, -1.0);
@@ -222,6 +241,13 @@ public:
                     break;
                 }
             if (near) continue;
+            if (cframe) {
+                cv::Rect pr(int(std::lround((croi.x + p.x) * factor / of)), int(std::lround((croi.y + p.y) * factor / of)),
+                            osize.width, osize.height);
+                if ((pr & cv::Rect(0, 0, cframe->cols, cframe->rows)) == pr &&
+                    chromaAgreementOfPlanes((*cframe)(pr), ctpl, omask) < kCoarseColourFloor)
+                    continue;
+            }
             taken.push_back(p);
             out.push_back({{int(std::lround((croi.x + p.x) * factor)), int(std::lround((croi.y + p.y) * factor))},
                            scored[i].first, s, margin});
@@ -298,6 +324,7 @@ public:
 private:
     const PreparedFrame& pf_;
     const Template& tpl_;
+    bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
     Rect area_;
     const LocatorOptions& o_;
     cv::Mat tgrey_;

@@ -4,6 +4,8 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/ColourAgreement.h"
+
 namespace eacu {
 
 PreparedFrame::PreparedFrame(cv::Mat bgr) : bgr_(std::move(bgr)) {}
@@ -23,6 +25,17 @@ cv::Mat PreparedFrame::greyRegion(const cv::Rect& roi) const {
     return out;
 }
 
+namespace {
+
+cv::Mat shrink(const cv::Mat& src, double factor) {
+    cv::Mat out;
+    cv::Size size(std::max(1, int(std::lround(src.cols / factor))), std::max(1, int(std::lround(src.rows / factor))));
+    cv::resize(src, out, size, 0, 0, cv::INTER_AREA);
+    return out;
+}
+
+}  // namespace
+
 const cv::Mat& PreparedFrame::downsampled(double factor) const {
     if (factor <= 1.0) return grey();
     const cv::Mat& g = grey();
@@ -33,11 +46,18 @@ const cv::Mat& PreparedFrame::downsampled(double factor) const {
     }
     // Resized outside the lock so that search threads needing other levels run in parallel;
     // if two threads make the same level, the first one stored is kept.
-    cv::Mat out;
-    cv::Size size(std::max(1, int(std::lround(g.cols / factor))), std::max(1, int(std::lround(g.rows / factor))));
-    cv::resize(g, out, size, 0, 0, cv::INTER_AREA);
+    cv::Mat out = shrink(g, factor);
     std::lock_guard<std::mutex> lock(mutex_);
     return levels_.emplace(factor, std::move(out)).first->second;
+}
+
+const cv::Mat& PreparedFrame::chromaOverview(double* factor) const {
+    std::call_once(chroma_once_, [this] {
+        chroma_factor_ = std::max(1.0, std::max(bgr_.cols, bgr_.rows) / 640.0);
+        chroma_overview_ = chromaPlanes(chroma_factor_ > 1.0 ? shrink(bgr_, chroma_factor_) : bgr_, 0.5);
+    });
+    if (factor) *factor = chroma_factor_;
+    return chroma_overview_;
 }
 
 }  // namespace eacu

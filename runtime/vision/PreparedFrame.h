@@ -24,6 +24,10 @@ public:
     /// The greyscale frame downsampled by `factor` (>= 1; 1 returns grey()), cached by factor.
     /// The returned reference stays valid for the life of the PreparedFrame.
     const cv::Mat& downsampled(double factor) const;
+    /// The chroma planes (vision/ColourAgreement chromaPlanes, blurred by 0.5 px) of the frame
+    /// downsampled so that its longer side is at most 640 px, made once, for quick colour checks
+    /// of coarse candidates; `factor` receives the downsampling factor (>= 1).
+    const cv::Mat& chromaOverview(double* factor) const;
 
 private:
     cv::Mat bgr_;
@@ -31,6 +35,9 @@ private:
     mutable std::once_flag grey_once_;
     mutable std::atomic<bool> grey_ready_{false};
     mutable std::map<double, cv::Mat> levels_;
+    mutable cv::Mat chroma_overview_;
+    mutable double chroma_factor_ = 1.0;
+    mutable std::once_flag chroma_once_;
     mutable std::mutex mutex_;
 };
 

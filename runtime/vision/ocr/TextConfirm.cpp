@@ -129,32 +129,43 @@ TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rec
     if (t.confidence >= options.min_confidence && !around.empty()) {
         cv::Mat img = frame_bgr(cv::Rect(around.x, around.y, around.w, around.h));
         Rect keep{box.x - around.x, box.y - around.y, box.w, box.h};
+        size_t needle = foldText(t.text).size();
         Reading best;
-        for (int pass = 0; pass < 2; ++pass) {
+        bool any_words = false;
+        bool longer_without = true;  // every reading is a longer run of letters without the words
+        for (int pass = 0; pass < 2 && !v.judged; ++pass) {
             Reading f = pass == 0 ? readFirst(img, t.langs, options.glyph_height, keep)
                                   : readSecond(img, t.langs, options.glyph_height, keep);
-            double sim = containmentSimilarity(t.text, f.text);
-            if (pass == 0 || sim > v.similarity || f.confidence > best.confidence) {
-                v.frame_text = f.text;
-                v.frame_confidence = f.confidence;
-            }
-            if (sim >= options.min_similarity && !f.text.empty()) {  // the words are there
+            size_t hay = foldText(f.text).size();
+            any_words = any_words || hay > 0;
+            double sim = hay ? containmentSimilarity(t.text, f.text) : 0.0;
+            double coverage = hay ? std::min(1.0, double(needle) / double(hay)) : 0.0;
+            longer_without = longer_without && hay >= 2 * needle && sim < options.min_similarity;
+            if (sim >= options.min_similarity && coverage >= options.min_coverage) {  // the words are there
                 v.judged = true;
                 v.agrees = true;
                 v.similarity = sim;
+                v.coverage = coverage;
                 v.frame_text = f.text;
                 v.frame_confidence = f.confidence;
-                break;
+            } else if (pass == 0 || f.confidence > best.confidence) {
+                best = f;
+                v.similarity = sim;
+                v.coverage = coverage;
             }
-            v.similarity = pass == 0 ? sim : std::max(v.similarity, sim);
-            if (f.confidence > best.confidence) best = f;
         }
-        if (!v.judged && best.confidence >= options.min_confidence) {
-            // Both readings miss the template's words and one of them is confident.
-            v.judged = true;
-            v.agrees = false;
+        if (!v.judged) {
             v.frame_text = best.text;
             v.frame_confidence = best.confidence;
+            // Both readings miss the template's words (or find them only inside longer words)
+            // and one of them is confident; or both read, however unsurely, at least twice as
+            // many letters without the words; or no words at all are seen at a size text is
+            // read at.
+            if (best.confidence >= options.min_confidence || (longer_without && needle > 0) ||
+                (!any_words && box.h >= options.min_text_height)) {
+                v.judged = true;
+                v.agrees = false;
+            }
         }
     }
     v.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

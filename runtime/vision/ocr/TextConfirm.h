@@ -11,9 +11,10 @@ namespace eacu {
 
 /// What the text confirm found. `judged` is false when it could not tell (the template shows
 /// no legible words, or the words at the match are not legible): the pixel match then stands.
-/// Otherwise `agrees` tells whether the words at the match contain the template's words
-/// (containmentSimilarity >= the options' min_similarity), and the two readings are given
-/// for diagnostics.
+/// Otherwise `agrees` tells whether the words at the match are the template's words: they
+/// contain them (containmentSimilarity >= the options' min_similarity) and are not much
+/// longer (`coverage`, the template's characters over theirs, >= min_coverage), so "os" is
+/// not found inside "Glossary". The readings are given for diagnostics.
 struct TextVerdict {
     bool judged = false;
     bool agrees = true;
@@ -22,25 +23,34 @@ struct TextVerdict {
     double template_confidence = 0;  // lowest word confidence of each reading, 0..1
     double frame_confidence = 0;
     double similarity = 1.0;
+    double coverage = 1.0;
     double ms = 0;
 };
 
 /// Settings: `min_confidence` is the least OCR word confidence (0..1, Tesseract's own) a
 /// reading needs on both sides before it may overrule a pixel match; `min_similarity` the
 /// least containment similarity that counts as the same words (0.7: one wrong letter in
-/// four already fails, so "next" is not "index" and "os" is not "as"); `glyph_height` the
-/// height (pixels) the text is enlarged to before recognition (LSTM models read screen text
-/// reliably from about 22-32 px).
+/// four already fails, so "next" is not "index" and "os" is not "as"); `min_coverage` the
+/// least share of the words at the match the template's words must make up (0.5: a whole
+/// label, not a syllable of a longer word); `min_text_height` the match height (pixels)
+/// from which text is expected to be legible, so that seeing no words at all there counts
+/// against the match; `glyph_height` the height (pixels) the text is enlarged to before
+/// recognition (LSTM models read screen text reliably from about 22-32 px).
 struct TextConfirmOptions {
     double min_confidence = 0.5;
     double min_similarity = 0.7;
+    double min_coverage = 0.5;
+    int min_text_height = 8;
     double glyph_height = 32;
 };
 
 /// Reads the template once (cached by its pixels) and the frame around `box` (physical pixels;
-/// the box grown by its height on the left and right and a third of it above and below, read as
-/// one line by Tesseract, page segmentation mode 7), and compares the words that overlap the
-/// box. English is read unless the template reads as Chinese (then eng+chi_sim). Thread-safe.
+/// the box grown by four times its height on the left and right, so the words it touches are
+/// read whole, and a third of it above and below), each as one line by Tesseract (page
+/// segmentation mode 7) in two ways: Sauvola's binarisation at `glyph_height`, and Otsu's at
+/// three quarters of it. The template shows legible words only when both its readings are
+/// confident and agree; the match is vetoed only when both readings of the frame miss them.
+/// English is read unless the template reads as Chinese (then eng+chi_sim). Thread-safe.
 /// Throws std::runtime_error when Tesseract or its models are missing.
 TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rect& box,
                         const TextConfirmOptions& options = {});
