@@ -17,9 +17,19 @@ while read -r scale pos hit fpneg med p90; do
 done < <(awk '$1 ~ /^[0-9.]+$/ && NF == 6' "$OUT/summary.txt")
 fp=$(awk '$1 == "all" { split($4, a, "/"); print a[1] }' "$OUT/summary.txt")
 neg=$(awk '$1 == "all" { split($4, a, "/"); print a[2] }' "$OUT/summary.txt")
-# Of the negative cases, several hold what is on the other page too (the Python logo on every
-# page, the same link texts): a correct locator finds those. The bound keeps the rest in check.
-if [ "$fp" -gt $(( neg / 5 )) ]; then
-  echo "FAIL: $fp false positives of $neg negative cases (expected at most $(( neg / 5 )))"; fail=1
+# Of locate-v1's 111 negative cases, 8 hold what is on the other page too, pixel for pixel (the
+# Python logo on every page, the same "Introduction" link): a correct locator finds those. The
+# bound (10 %) leaves room for them and keeps the rest in check; the cases found are listed.
+python3 - "$CORPUS/cases.json" "$OUT/cases.jsonl" <<'PY'
+import json, sys
+cases = [c for c in json.load(open(sys.argv[1])) if c["kind"] in ("positive", "negative")]
+for c, line in zip(cases, open(sys.argv[2])):
+    r = json.loads(line)
+    if c["kind"] == "negative" and r["found"]:
+        print("found on a negative case: %s in %s at (%d,%d %dx%d) score %.3f" %
+              (c["template"], c["screenshot"], r["x"], r["y"], r["w"], r["h"], r["score"]))
+PY
+if [ "$fp" -gt $(( neg / 10 )) ]; then
+  echo "FAIL: $fp false positives of $neg negative cases (expected at most $(( neg / 10 )))"; fail=1
 fi
 [ "$fail" = 0 ] && echo "locate_corpus: 2 passed, 0 failed" || { echo "locate_corpus: failed"; exit 1; }

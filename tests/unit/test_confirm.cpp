@@ -100,3 +100,31 @@ TEST_CASE("a look-alike word is rejected by reading it", "[confirm][corpus]") {
                                    Template::load(kCorpus + "templates/library_index_10.png"), Rect{1909, 32, 41, 24});
     CHECK(same.agrees);
 }
+
+TEST_CASE("a template's word found inside a longer word is rejected", "[confirm][corpus]") {
+    if (!corpusPresent()) return;
+    // The heading "os" against the "os" of "Glossary" in a smaller font: the same letters in
+    // the same blue, but part of another word.
+    cv::Mat frame = cv::imread(kCorpus + "shots/neg_library_os_in_tutorial_index@1440x900x1.5.png", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(frame.empty());
+    TextVerdict v = confirmText(frame, Template::load(kCorpus + "templates/library_os_04.png"), Rect{469, 1098, 28, 26});
+    CHECK(v.judged);
+    CHECK_FALSE(v.agrees);
+    CHECK(v.frame_text.find("Glossary") != std::string::npos);
+    CHECK(v.coverage < 0.5);
+    LocateReport r = locateIn("neg_library_os_in_tutorial_index@1440x900x1.5.png", "library_os_04.png");
+    CHECK_FALSE(r.match.found);
+}
+
+TEST_CASE("a blue link is found among black copies of its words, blind", "[confirm][corpus]") {
+    if (!corpusPresent()) return;
+    // "Introduction" is a blue link in the list and black text in the sidebar and body; at
+    // 0.75 the black copies correlate better in grey.
+    LocateReport r = locateIn("library_index@1600x1000x0.75.png", "library_index_05.png");
+    REQUIRE(r.match.found);
+    Point c = r.match.box.center();
+    CHECK(c.x >= 214);
+    CHECK(c.x <= 214 + 63);
+    CHECK(c.y >= 425);
+    CHECK(c.y <= 425 + 13);
+}
