@@ -112,6 +112,10 @@ void luax_pushmatch(lua_State* L, const Match& m) {
     num("ms", m.ms);
     lua_pushstring(L, m.method.c_str());
     lua_setfield(L, -2, "method");
+    if (!m.veto.empty()) {
+        lua_pushstring(L, m.veto.c_str());
+        lua_setfield(L, -2, "veto");
+    }
 }
 
 }  // namespace eacu

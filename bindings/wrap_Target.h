@@ -15,7 +15,7 @@ namespace eacu {
 TargetSpec luax_checktarget(lua_State* L, int idx);
 
 /// Pushes a match as a table {found, x, y, w, h, cx, cy, score, color_score, threshold,
-/// method, scale, ms}; (cx, cy) is the input point.
+/// method, scale, ms, veto (only when a confirm rejected it)}; (cx, cy) is the input point.
 void luax_pushmatch(lua_State* L, const Match& m);
 
 }  // namespace eacu
