@@ -13,8 +13,8 @@
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "vision/Nms.h"
 #include "vision/ColourAgreement.h"
+#include "vision/Nms.h"
 #include "vision/TemplateMatcher.h"
 #include "vision/ocr/TextConfirm.h"
 
@@ -324,10 +324,10 @@ public:
 private:
     const PreparedFrame& pf_;
     const Template& tpl_;
-    bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
     Rect area_;
     const LocatorOptions& o_;
     cv::Mat tgrey_;
+    bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
     std::map<int, Scaled> cache_;
     std::mutex mutex_;
 };
@@ -441,8 +441,9 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
 }
 
 // The text confirm of a found candidate below options.text_confirm_below (see
-// LocatorOptions): when both readings are legible and differ, the candidate is rejected and
-// `veto` says why. An OCR failure leaves the pixel match standing.
+// LocatorOptions and vision/ocr/TextConfirm): when it judges that the place does not show the
+// template's words, the candidate is rejected and `veto` says why. An OCR failure (Tesseract
+// missing) leaves the pixel match standing.
 void confirmWords(Search& search, Match& m) {
     const LocatorOptions& o = search.options();
     if (!m.found || !o.text_confirm || m.score >= o.text_confirm_below) return;

@@ -42,8 +42,9 @@ OcrEngine& lineEngine(const std::string& langs, Binarisation b) {
     return *e;
 }
 
-// The words of `img` whose boxes overlap `keep` (pixels of img; the whole image when empty)
-// by at least 30 % of the narrower width and half the lower height, in reading order.
+// The words of `img`, read as one line, whose boxes overlap `keep` (pixels of img) by at
+// least 30 % of the narrower width and half the lower height, in reading order; the image is
+// first enlarged so that `keep` is `glyph_height` pixels high (at most 4x).
 Reading readLineWith(const cv::Mat& img, const std::string& langs, double glyph_height, const Rect& keep,
                      Binarisation binarisation) {
     const int pad = 10;
@@ -83,8 +84,8 @@ Reading readSecond(const cv::Mat& img, const std::string& langs, double glyph_he
     return readLineWith(img, langs, 0.75 * glyph_height, keep, Binarisation::otsu);
 }
 
-// The template's reading, once per distinct image; confidence 0 unless both readings are
-// confident and spell the same words.
+// The template's reading, once per distinct image (kept for the life of the process);
+// confidence 0 unless both readings are confident and spell the same words.
 Reading templateReading(const Template& tpl, const TextConfirmOptions& o) {
     static std::mutex mutex;
     static std::map<std::string, Reading> cache;
@@ -140,7 +141,7 @@ TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rec
             any_words = any_words || hay > 0;
             double sim = hay ? containmentSimilarity(t.text, f.text) : 0.0;
             double coverage = hay ? std::min(1.0, double(needle) / double(hay)) : 0.0;
-            longer_without = longer_without && hay >= 2 * needle && sim < options.min_similarity;
+            longer_without = longer_without && coverage < options.min_coverage && sim < options.min_similarity;
             if (sim >= options.min_similarity && coverage >= options.min_coverage) {  // the words are there
                 v.judged = true;
                 v.agrees = true;
@@ -158,9 +159,9 @@ TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rec
             v.frame_text = best.text;
             v.frame_confidence = best.confidence;
             // Both readings miss the template's words (or find them only inside longer words)
-            // and one of them is confident; or both read, however unsurely, at least twice as
-            // many letters without the words; or no words at all are seen at a size text is
-            // read at.
+            // and one of them is confident; or both read, however unsurely, a run of letters
+            // much longer than the words (coverage below min_coverage) without them; or no
+            // words at all are seen at a size text is read at.
             if (best.confidence >= options.min_confidence || (longer_without && needle > 0) ||
                 (!any_words && box.h >= options.min_text_height)) {
                 v.judged = true;
