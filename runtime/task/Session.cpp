@@ -161,10 +161,14 @@ Session::Located Session::findOrDismiss(const TargetSpec& t, double timeout) {
     Located l = find(t, 0, true);
     int handled = 0;
     while (!l.match.found) {
-        if (handled < 10 && !handleBlockers(describeTarget(t)).empty()) {
-            ++handled;
-            l = find(t, 0, true);
-            continue;
+        if (handled < 10) {
+            Located appeared;
+            if (!handleBlockersFor(describeTarget(t), &t, &appeared).empty()) {
+                ++handled;
+                l = find(t, 0, true);
+                continue;
+            }
+            if (appeared.match.found) return appeared;
         }
         double remaining = deadline - monotonicSeconds();
         if (remaining <= 0) break;
@@ -659,12 +663,20 @@ Settle Session::waitStable(double timeout) {
     return st;
 }
 
-std::string Session::handleBlockers(const std::string& context) {
+std::string Session::handleBlockers(const std::string& context) { return handleBlockersFor(context, nullptr, nullptr); }
+
+std::string Session::handleBlockersFor(const std::string& context, const TargetSpec* sought, Located* found) {
     if (blockers_.empty() || in_blocker_) return "";
     for (Blocker& b : blockers_.list()) {
         if (b.max_handled > 0 && b.handled >= b.max_handled) continue;
         Located l = find(b.target, 0, true);
         if (!l.match.found) continue;
+        // The sought target may have appeared since it was last looked for (a dialog that is
+        // both the awaited screen and a registered blocker): then there is nothing to dismiss.
+        if (sought && found) {
+            *found = find(*sought, 0, true);
+            if (found->match.found) return "";
+        }
         // Found: handle it with the other blockers switched off (a handler's own taps must not
         // recurse into blocker handling).
         in_blocker_ = true;

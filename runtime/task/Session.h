@@ -165,6 +165,10 @@ private:
     Located find(const TargetSpec& t, double timeout, bool want_present);
     Located findText(const TargetSpec& t, double timeout, bool want_present);
     Located findOrDismiss(const TargetSpec& t, double timeout);
+    // handleBlockers for a missing `sought` target: a blocker found is left alone when the
+    // sought target has appeared meanwhile (looked for once more first); `*found` then
+    // receives it and "" is returned.
+    std::string handleBlockersFor(const std::string& context, const TargetSpec* sought, Located* found);
     Located relocateIfStale(const TargetSpec& t, Located l, bool& relocated);
     Point pointFor(const TargetSpec& t) const;
     StepRecord newStep(const std::string& action, const TargetSpec* t);
