@@ -217,7 +217,11 @@ public:
         cv::matchTemplate(level(croi), ct, r, cv::TM_CCOEFF_NORMED, cm);
         cv::patchNaNs(r, -1.0);
         std::vector<Candidate> out;
-        int margin = int(std::ceil(factor)) + 2;
+        // The confirm searches around each peak: a coarse pixel either way, plus 5 % of the
+        // template's width, what a size half a scale step (1.2) off moves the top-left of a
+        // match aligned on its middle (a line of text correlates along itself, so its coarse
+        // peak may sit a glyph or two from the truth).
+        int margin = int(std::ceil(factor)) + 2 + int(std::ceil(0.05 * tgrey_.cols * s));
         // Local maxima (3x3) above the floor, best first, then greedy suppression of peaks
         // within half a template of a better one.
         cv::Mat dil;
