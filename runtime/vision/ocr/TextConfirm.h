@@ -31,15 +31,16 @@ struct TextVerdict {
 /// reading needs on both sides before it may overrule a pixel match; `min_similarity` the
 /// least containment similarity that counts as the same words (0.7: one wrong letter in
 /// four already fails, so "next" is not "index" and "os" is not "as"); `min_coverage` the
-/// least share of the words at the match the template's words must make up (0.5: a whole
-/// label, not a syllable of a longer word); `min_text_height` the match height (pixels)
+/// least share of the words at the match the template's words must make up (a third: a
+/// label, or two words a layout ran together as in "interfacesprevious", not a syllable of a
+/// longer word such as the "os" of "Glossary"); `min_text_height` the match height (pixels)
 /// from which text is expected to be legible, so that seeing no words at all there counts
 /// against the match; `glyph_height` the height (pixels) the text is enlarged to before
 /// recognition (LSTM models read screen text reliably from about 22-32 px).
 struct TextConfirmOptions {
     double min_confidence = 0.5;
     double min_similarity = 0.7;
-    double min_coverage = 0.5;
+    double min_coverage = 1.0 / 3;
     int min_text_height = 8;
     double glyph_height = 32;
 };
