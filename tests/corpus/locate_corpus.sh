@@ -17,9 +17,10 @@ while read -r scale pos hit fpneg med p90; do
 done < <(awk '$1 ~ /^[0-9.]+$/ && NF == 6' "$OUT/summary.txt")
 fp=$(awk '$1 == "all" { split($4, a, "/"); print a[1] }' "$OUT/summary.txt")
 neg=$(awk '$1 == "all" { split($4, a, "/"); print a[2] }' "$OUT/summary.txt")
-# Of locate-v1's 111 negative cases, 8 hold what is on the other page too, pixel for pixel (the
-# Python logo on every page, the same "Introduction" link): a correct locator finds those. The
-# bound (10 %) leaves room for them and keeps the rest in check; the cases found are listed.
+# Of locate-v1's 111 negative cases, 9 hold what is on the other page too (the Python logo on
+# every page, pixel for pixel, in 8; the same "Introduction" link in 1): a correct locator finds
+# those. The bound (10 %) leaves room for them and keeps the rest in check; the cases found are
+# listed.
 python3 - "$CORPUS/cases.json" "$OUT/cases.jsonl" <<'PY'
 import json, sys
 cases = [c for c in json.load(open(sys.argv[1])) if c["kind"] in ("positive", "negative")]
