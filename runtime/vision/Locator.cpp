@@ -319,6 +319,9 @@ public:
         return m.color_score >= tpl_.threshold;
     }
 
+    // Set once the text confirm has rejected a candidate of this search (see confirmWords).
+    bool lookalike_rejected = false;
+
     const Template& tpl() const { return tpl_; }
     const cv::Mat& frameBgr() const { return pf_.bgr(); }
     const cv::Mat& tgrey() const { return tgrey_; }
@@ -446,8 +449,10 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
 
 // The text confirm of a found candidate below options.text_confirm_below (see
 // LocatorOptions and vision/ocr/TextConfirm): when it judges that the place does not show the
-// template's words, the candidate is rejected and `veto` says why. An OCR failure (Tesseract
-// missing) leaves the pixel match standing.
+// template's words, the candidate is rejected and `veto` says why. Once a look-alike has been
+// rejected on this screen, pixel evidence alone no longer suffices: a later candidate whose
+// words cannot be read is rejected too. An OCR failure (Tesseract missing) leaves the pixel
+// match standing.
 void confirmWords(Search& search, Match& m) {
     const LocatorOptions& o = search.options();
     if (!m.found || !o.text_confirm || m.score >= o.text_confirm_below) return;
@@ -456,6 +461,11 @@ void confirmWords(Search& search, Match& m) {
         if (v.judged && !v.agrees) {
             m.found = false;
             m.veto = "reads \"" + v.frame_text + "\" where the template reads \"" + v.template_text + "\"";
+            search.lookalike_rejected = true;
+        } else if (!v.judged && v.template_legible && search.lookalike_rejected) {
+            m.found = false;
+            m.veto = "shows no legible \"" + v.template_text + "\" (read \"" + v.frame_text +
+                     "\"), and a look-alike of it was rejected on this screen";
         }
     } catch (const std::exception&) {
     }

@@ -139,3 +139,20 @@ TEST_CASE("words a layout runs together still confirm each other", "[confirm][co
     CHECK(v.template_text == "previous");
     CHECK(v.agrees);
 }
+
+TEST_CASE("an icon is not taken for words, and unreadable look-alikes after a rejected one fail", "[confirm][corpus]") {
+    if (!corpusPresent()) return;
+    // OCR reads the Python logo as "2" both ways: one character is no word, so the logo's
+    // matches are never read against the screen.
+    cv::Mat frame = cv::imread(kCorpus + "shots/index@1920x1080x1.0.png", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(frame.empty());
+    TextVerdict logo = confirmText(frame, Template::load(kCorpus + "templates/index_02.png"), Rect{26, 22, 16, 16});
+    CHECK_FALSE(logo.template_legible);
+    CHECK_FALSE(logo.judged);
+    // The header's "index" link is cut off at the right edge of this 2x rendering: the best
+    // candidate is the "ode" of "Mode" (0.77), rejected by reading it; the next ones are glyph
+    // fragments too small to read, which then do not count either.
+    LocateReport r = locateIn("library_os@1280x720x2.0.png", "index_10.png");
+    CHECK_FALSE(r.match.found);
+    CHECK(r.match.veto.find("Mode") != std::string::npos);
+}

@@ -42,16 +42,37 @@ OcrEngine& lineEngine(const std::string& langs, Binarisation b) {
     return *e;
 }
 
+// The background around `img`: the per-channel median of its outermost pixels. Text cut
+// tightly touches the edges, and padding by replicating them would draw bars beside it (the
+// left stroke of an "i" read as an "a").
+cv::Scalar borderColour(const cv::Mat& img) {
+    std::vector<std::vector<uchar>> ch(img.channels());
+    auto take = [&](int y, int x) {
+        const uchar* p = img.ptr<uchar>(y) + x * img.channels();
+        for (int c = 0; c < img.channels(); ++c) ch[c].push_back(p[c]);
+    };
+    for (int x = 0; x < img.cols; ++x) take(0, x), take(img.rows - 1, x);
+    for (int y = 1; y + 1 < img.rows; ++y) take(y, 0), take(y, img.cols - 1);
+    cv::Scalar out;
+    for (int c = 0; c < img.channels() && c < 4; ++c) {
+        auto mid = ch[c].begin() + ch[c].size() / 2;
+        std::nth_element(ch[c].begin(), mid, ch[c].end());
+        out[c] = *mid;
+    }
+    return out;
+}
+
 // The words of `img`, read as one line, whose boxes overlap `keep` (pixels of img) by at
 // least 30 % of the narrower width and half the lower height, in reading order; the image is
-// first enlarged so that `keep` is `glyph_height` pixels high (at most 4x).
+// first enlarged so that `keep` is `glyph_height` pixels high (at most 4x) and padded with
+// its background colour.
 Reading readLineWith(const cv::Mat& img, const std::string& langs, double glyph_height, const Rect& keep,
                      Binarisation binarisation) {
     const int pad = 10;
     double up = std::clamp(glyph_height / std::max(1, keep.h), 1.0, 4.0);
     cv::Mat big, padded;
     cv::resize(img, big, cv::Size(), up, up, cv::INTER_CUBIC);
-    cv::copyMakeBorder(big, padded, pad, pad, pad, pad, cv::BORDER_REPLICATE);
+    cv::copyMakeBorder(big, padded, pad, pad, pad, pad, cv::BORDER_CONSTANT, borderColour(img));
     OcrResult r = lineEngine(langs, binarisation).recognize(padded);
     Reading out;
     out.langs = langs;
@@ -85,7 +106,8 @@ Reading readSecond(const cv::Mat& img, const std::string& langs, double glyph_he
 }
 
 // The template's reading, once per distinct image (kept for the life of the process);
-// confidence 0 unless both readings are confident and spell the same words.
+// confidence 0 unless both readings are confident and spell the same words of two or more
+// characters.
 Reading templateReading(const Template& tpl, const TextConfirmOptions& o) {
     static std::mutex mutex;
     static std::map<std::string, Reading> cache;
@@ -101,6 +123,8 @@ Reading templateReading(const Template& tpl, const TextConfirmOptions& o) {
     Rect all{0, 0, tpl.bgr.cols, tpl.bgr.rows};
     auto legible = [&](const std::string& langs) {
         Reading a = readFirst(tpl.bgr, langs, o.glyph_height, all);
+        // One character is no word: OCR reads single glyphs into icons (a "2" in a logo).
+        if (foldText(a.text).size() < 2) a.confidence = 0;
         if (a.confidence < o.min_confidence) return a;
         Reading b = readSecond(tpl.bgr, langs, o.glyph_height, all);
         if (b.confidence < o.min_confidence || textSimilarity(a.text, b.text) < o.min_similarity) a.confidence = 0;
@@ -125,6 +149,7 @@ TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rec
     Reading t = templateReading(tpl, options);
     v.template_text = t.text;
     v.template_confidence = t.confidence;
+    v.template_legible = t.confidence >= options.min_confidence;
     Rect frame{0, 0, frame_bgr.cols, frame_bgr.rows};
     Rect around = Rect{box.x - 4 * box.h, box.y - box.h / 3, box.w + 8 * box.h, box.h + 2 * (box.h / 3)}.intersect(frame);
     if (t.confidence >= options.min_confidence && !around.empty()) {

@@ -18,6 +18,7 @@ namespace eacu {
 struct TextVerdict {
     bool judged = false;
     bool agrees = true;
+    bool template_legible = false;  // the template shows words read the same both ways
     std::string template_text;
     std::string frame_text;
     double template_confidence = 0;  // lowest word confidence of each reading, 0..1
@@ -50,7 +51,8 @@ struct TextConfirmOptions {
 /// read whole, and a third of it above and below), each as one line by Tesseract (page
 /// segmentation mode 7) in two ways: Sauvola's binarisation at `glyph_height`, and Otsu's at
 /// three quarters of it. The template shows legible words only when both its readings are
-/// confident and agree; the match is vetoed only when both readings of the frame miss them.
+/// confident, agree and hold at least two letters or digits (OCR reads a single glyph into an
+/// icon); the match is vetoed only when both readings of the frame miss them.
 /// English is read unless the template reads as Chinese (then eng+chi_sim). Thread-safe.
 /// Throws std::runtime_error when Tesseract or its models are missing.
 TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rect& box,
