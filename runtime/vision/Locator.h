@@ -33,8 +33,8 @@ namespace eacu {
 ///   to bottom, then left to right), so of two identical elements the first is taken.
 /// - `text_confirm`, `text_confirm_below`: a found match scoring below this whose template
 ///   shows legible words must show the same words (vision/ocr/TextConfirm: both read by
-///   Tesseract, overruled only when both readings are confident), so a look-alike word
-///   ("ndex" of "index" for "next") is rejected. Matches at or above it are not read.
+///   Tesseract; see there when a reading overrules the pixels), so a look-alike word ("ndex"
+///   of "index" for "next") is rejected. Matches at or above it are not read.
 struct LocatorOptions {
     double min_scale = 0.5;
     double max_scale = 2.0;
