@@ -66,14 +66,18 @@ int cmdBench(int argc, char** argv) {
         Locator matcher;
         Session session(*dev.device, assets, matcher, nullptr, 0, {});
         session.launch({"xcalc"});
-        TargetSpec clear{"\"AC\"", "calculator.btn_clear", {}, {}, {}, {}};
+        TargetSpec clear;
+        clear.label = "\"AC\"";
+        clear.image = "calculator.btn_clear";
         session.wait(clear, 10);
         Size size = dev.device->screenSize();
         std::printf("eacu bench tap: %d taps on xcalc's \"1\" key, frame %dx%d, %s\n", n, size.w,
                     size.h, dev.device->describe().c_str());
 
         std::vector<double> capture, locate, inject, tap_total, settle;
-        TargetSpec one{"\"1\"", "calculator.btn_1", {}, {}, {}, {}};
+        TargetSpec one;
+        one.label = "\"1\"";
+        one.image = "calculator.btn_1";
         for (int i = 0; i < n; ++i) {
             double t0 = monotonicSeconds();
             Frame f = dev.device->capture();

@@ -2,10 +2,12 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
 namespace eacu {
+
 cv::Mat chromaPlanes(const cv::Mat& bgr, double blur_sigma) {
     cv::Mat f, lab;
     bgr.convertTo(f, CV_32F, 1.0 / 255);

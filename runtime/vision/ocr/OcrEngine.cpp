@@ -259,16 +259,19 @@ OcrEngine::OcrEngine(const std::string& langs, OcrOptions options) : langs_(lang
 
 OcrEngine::~OcrEngine() = default;
 
-OcrEngine& OcrEngine::shared(const std::string& langs) {
+OcrEngine& OcrEngine::shared(const std::string& langs) { return shared(langs, "", OcrOptions{}); }
+
+OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& variant, const OcrOptions& options) {
     static std::mutex m;
-    static std::map<std::string, std::unique_ptr<OcrEngine>> engines;
+    static std::map<std::pair<std::string, std::string>, std::unique_ptr<OcrEngine>> engines;
     std::lock_guard lock(m);
-    auto& e = engines[langs];
+    std::pair<std::string, std::string> key{langs, variant};
+    auto& e = engines[key];
     if (!e) {
         try {
-            e = std::make_unique<OcrEngine>(langs);
+            e = std::make_unique<OcrEngine>(langs, options);
         } catch (...) {
-            engines.erase(langs);
+            engines.erase(key);
             throw;
         }
     }

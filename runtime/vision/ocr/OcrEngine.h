@@ -52,6 +52,10 @@ public:
     /// The process-wide engine for `langs`, created on first use and kept until exit.
     /// Throws as the constructor does.
     static OcrEngine& shared(const std::string& langs = "eng+chi_sim");
+    /// The process-wide engine for `langs` set up with `options` under the name `variant`
+    /// (e.g. "line/otsu"): one engine per (langs, variant), made with the options given on
+    /// first use. Throws as the constructor does.
+    static OcrEngine& shared(const std::string& langs, const std::string& variant, const OcrOptions& options);
 
     /// Reads the text of `bgr` (8-bit BGR, BGRA or grey; physical pixels), or only of `region`
     /// (clipped to the image). Boxes in the result are in pixels of `bgr` (region offset

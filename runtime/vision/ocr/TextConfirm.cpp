@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <memory>
 #include <mutex>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
@@ -24,22 +24,15 @@ struct Reading {
 // global one (Tesseract's own default), which keeps a word whole where a thin line crosses it.
 enum class Binarisation { sauvola, otsu };
 
-// One single-line engine per language set and binarisation, images enlarged here (upscale 1
-// in the engine).
+// The single-line engine for a language set and binarisation (images are enlarged here, so
+// the engine's upscale is 1).
 OcrEngine& lineEngine(const std::string& langs, Binarisation b) {
-    static std::mutex mutex;
-    static std::map<std::pair<std::string, Binarisation>, std::unique_ptr<OcrEngine>> engines;
-    std::lock_guard lock(mutex);
-    auto& e = engines[{langs, b}];
-    if (!e) {
-        OcrOptions o;
-        o.threads = 1;
-        o.upscale = 1;
-        o.page_seg_mode = 7;
-        o.variables = {{"thresholding_method", b == Binarisation::otsu ? "0" : "2"}};
-        e = std::make_unique<OcrEngine>(langs, o);
-    }
-    return *e;
+    OcrOptions o;
+    o.threads = 1;
+    o.upscale = 1;
+    o.page_seg_mode = 7;
+    o.variables = {{"thresholding_method", b == Binarisation::otsu ? "0" : "2"}};
+    return OcrEngine::shared(langs, b == Binarisation::otsu ? "line/otsu" : "line/sauvola", o);
 }
 
 // The background around `img`: the per-channel median of its outermost pixels. Text cut
@@ -152,7 +145,7 @@ TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rec
     v.template_legible = t.confidence >= options.min_confidence;
     Rect frame{0, 0, frame_bgr.cols, frame_bgr.rows};
     Rect around = Rect{box.x - 4 * box.h, box.y - box.h / 3, box.w + 8 * box.h, box.h + 2 * (box.h / 3)}.intersect(frame);
-    if (t.confidence >= options.min_confidence && !around.empty()) {
+    if (v.template_legible && !around.empty()) {
         cv::Mat img = frame_bgr(cv::Rect(around.x, around.y, around.w, around.h));
         Rect keep{box.x - around.x, box.y - around.y, box.w, box.h};
         size_t needle = foldText(t.text).size();
@@ -187,7 +180,7 @@ TextVerdict confirmText(const cv::Mat& frame_bgr, const Template& tpl, const Rec
             // and one of them is confident; or both read, however unsurely, a run of letters
             // much longer than the words (coverage below min_coverage) without them; or no
             // words at all are seen at a size text is read at.
-            if (best.confidence >= options.min_confidence || (longer_without && needle > 0) ||
+            if (best.confidence >= options.min_confidence || longer_without ||
                 (!any_words && box.h >= options.min_text_height)) {
                 v.judged = true;
                 v.agrees = false;
