@@ -29,6 +29,12 @@ std::string fmt(double v, int digits = 2) {
 
 double msBetween(double t0, double t1) { return (t1 - t0) * 1000.0; }
 
+// What an action's settle wait saw, as recorded in steps.params: "effect" is "changed" when the
+// screen changed beyond noise, else "none"; "settled" whether it then stayed still in time.
+nlohmann::json settleParams(const Settle& st) {
+    return {{"effect", st.changed ? "changed" : "none"}, {"settled", st.settled}};
+}
+
 }  // namespace
 
 std::string describeTarget(const TargetSpec& t) {
@@ -449,8 +455,7 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
         params["retried_at"] = tried;
     }
     params["retries"] = retries;
-    params["effect"] = st.changed ? "changed" : "none";
-    params["settled"] = st.settled;
+    params.update(settleParams(st));
     s.params_json = params.dump();
     s.change_ratio = st.change_ratio;
     s.settle_ms = st.ms;
@@ -478,7 +483,8 @@ void Session::input(const std::string& text) {
     double a0 = monotonicSeconds();
     device_.typeText(text);
     device_.sync();
-    finishAction(s, before, a0);
+    Settle st = finishAction(s, before, a0);
+    s.params_json = settleParams(st).dump();
     commit(s);
 }
 
@@ -492,7 +498,8 @@ void Session::key(const std::string& combo) {
     double a0 = monotonicSeconds();
     device_.keyCombo(keys);
     device_.sync();
-    finishAction(s, before, a0);
+    Settle st = finishAction(s, before, a0);
+    s.params_json = settleParams(st).dump();
     commit(s);
 }
 
@@ -528,8 +535,10 @@ bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
     Settle st = finishAction(s, before, a0);
     // A scroll that moved nothing (the end of the page, nothing scrollable under the pointer)
     // is reported in the step, not retried (seed 000: the caller may scroll the other way).
-    s.params_json = nlohmann::json{{"dx", dx}, {"dy", dy}, {"effect", st.changed ? "changed" : "none"},
-                                   {"settled", st.settled}}.dump();
+    nlohmann::json params = settleParams(st);
+    params["dx"] = dx;
+    params["dy"] = dy;
+    s.params_json = params.dump();
     commit(s);
     return st.changed;
 }
