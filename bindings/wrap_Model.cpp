@@ -8,6 +8,7 @@
 #include "task/Grounding.h"
 #include "task/Planner.h"
 #include "task/Session.h"
+#include "wrap_Session.h"
 #include "wrap_Target.h"
 
 namespace eacu {
@@ -43,13 +44,10 @@ ModelContext& model(lua_State* L) {
     if (lua_isuserdata(L, -1)) ctx = *static_cast<ModelContext**>(lua_touserdata(L, -1));
     lua_pop(L, 1);
     if (ctx) return *ctx;
-    lua_getfield(L, LUA_REGISTRYINDEX, "eacu.session");
-    auto* s = static_cast<Session*>(lua_touserdata(L, -1));
-    lua_pop(L, 1);
-    if (!s) luaL_error(L, "eacu: no device session (run the script with `eacu run`)");
+    Session& s = luax_checksession(L);
     std::string err;
     try {
-        ctx = new ModelContext(*s, ModelContext::clientFromEnv(), ModelContext::cacheModeFromEnv());
+        ctx = new ModelContext(s, ModelContext::clientFromEnv(), ModelContext::cacheModeFromEnv());
     } catch (const std::exception& e) {
         err = e.what();
     }

@@ -10,13 +10,7 @@ namespace {
 
 const char* kSessionKey = "eacu.session";
 
-Session& session(lua_State* L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, kSessionKey);
-    auto* s = static_cast<Session*>(lua_touserdata(L, -1));
-    lua_pop(L, 1);
-    if (!s) luaL_error(L, "eacu: no device session (run the script with `eacu run`)");
-    return *s;
-}
+Session& session(lua_State* L) { return luax_checksession(L); }
 
 MouseButton checkButton(lua_State* L, const char* name) {
     std::string b = name;
@@ -183,22 +177,7 @@ int w_launch(lua_State* L) {
 // ocr([region [, langs]]) -> {text, ms, langs, lines = {...}}; region {x, y, w, h}
 int w_ocr(lua_State* L) {
     std::optional<std::array<double, 4>> region;
-    if (!lua_isnoneornil(L, 1)) {
-        luaL_checktype(L, 1, LUA_TTABLE);
-        std::array<double, 4> r{};
-        static const char* const keys[] = {"x", "y", "w", "h"};
-        for (int i = 0; i < 4; ++i) {
-            lua_rawgeti(L, 1, i + 1);
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                lua_getfield(L, 1, keys[i]);
-            }
-            if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "ocr: region must be {x, y, w, h} (pixels, or fractions 0..1)");
-            r[i] = lua_tonumber(L, -1);
-            lua_pop(L, 1);
-        }
-        region = r;
-    }
+    if (!lua_isnoneornil(L, 1)) region = luax_checkregion(L, 1, "ocr");
     std::string langs = luaL_optstring(L, 2, "eng+chi_sim");
     Session& s = session(L);
     return luax_catchexcept(L, [&] {
@@ -315,6 +294,14 @@ const luaL_Reg native_functions[] = {
     {"run_info", w_run_info},   {"set_options", w_set_options}, {nullptr, nullptr}};
 
 }  // namespace
+
+Session& luax_checksession(lua_State* L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kSessionKey);
+    auto* s = static_cast<Session*>(lua_touserdata(L, -1));
+    lua_pop(L, 1);
+    if (!s) luaL_error(L, "eacu: no device session (run the script with `eacu run`)");
+    return *s;
+}
 
 void luax_setsession(lua_State* L, Session* s) {
     lua_pushlightuserdata(L, s);

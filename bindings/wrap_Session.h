@@ -12,6 +12,10 @@ namespace eacu {
 /// The session must outlive the state's use of it.
 void luax_setsession(lua_State* L, Session* session);
 
+/// The session bound by luax_setsession; raises a Lua error ("no device session (run the
+/// script with `eacu run`)") when none is.
+Session& luax_checksession(lua_State* L);
+
 /// lua_CFunction opening eacu._native (registered in package.preload by LuaHost).
 int luaopen_eacu_native(lua_State* L);
 

@@ -10,18 +10,13 @@
 #include "luax.h"
 #include "task/AppModules.h"
 #include "task/Session.h"
+#include "wrap_Session.h"
 #include "wrap_Target.h"
 
 namespace eacu {
 namespace {
 
-Session& session(lua_State* L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, "eacu.session");
-    auto* s = static_cast<Session*>(lua_touserdata(L, -1));
-    lua_pop(L, 1);
-    if (!s) luaL_error(L, "eacu: no device session (run the script with `eacu run`)");
-    return *s;
-}
+Session& session(lua_State* L) { return luax_checksession(L); }
 
 void pushSettle(lua_State* L, const Settle& st) {
     lua_createtable(L, 0, 5);
@@ -112,20 +107,8 @@ int w_check_blockers(lua_State* L) {
 int w_wait_change(lua_State* L) {
     Session& s = session(L);
     std::optional<Rect> region;
-    if (lua_istable(L, 1)) {
-        double v[4];
-        const char* keys[4] = {"x", "y", "w", "h"};
-        for (int i = 0; i < 4; ++i) {
-            lua_rawgeti(L, 1, i + 1);
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                lua_getfield(L, 1, keys[i]);
-            }
-            if (lua_type(L, -1) != LUA_TNUMBER)
-                luaL_error(L, "wait_change: expected a region {x, y, w, h}, got a table without %s", keys[i]);
-            v[i] = lua_tonumber(L, -1);
-            lua_pop(L, 1);
-        }
+    if (!lua_isnoneornil(L, 1)) {
+        std::array<double, 4> v = luax_checkregion(L, 1, "wait_change");
         region = resolveRegion(v[0], v[1], v[2], v[3], s.device().screenSize());
     }
     double threshold = luaL_optnumber(L, 2, 0.02);
@@ -178,20 +161,30 @@ int w_confirm(lua_State* L) {
     });
 }
 
-// looks_risky(text [, extra_words]) -> boolean
-int w_looks_risky(lua_State* L) {
-    std::string text = luaL_checkstring(L, 1);
-    std::vector<std::string> extra;
-    if (lua_istable(L, 2))
+// The strings of the array at `idx` (a single string counts as a list of one); raises a Lua
+// error naming `what` for an element that is not a string.
+std::vector<std::string> stringArray(lua_State* L, int idx, const char* what) {
+    idx = luax_absindex(L, idx);
+    std::vector<std::string> out;
+    if (lua_type(L, idx) == LUA_TSTRING) out.emplace_back(lua_tostring(L, idx));
+    else if (lua_istable(L, idx))
         for (int i = 1;; ++i) {
-            lua_rawgeti(L, 2, i);
+            lua_rawgeti(L, idx, i);
             if (lua_isnil(L, -1)) {
                 lua_pop(L, 1);
                 break;
             }
-            if (lua_isstring(L, -1)) extra.emplace_back(lua_tostring(L, -1));
+            if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "%s[%d] must be a string", what, i);
+            out.emplace_back(lua_tostring(L, -1));
             lua_pop(L, 1);
         }
+    return out;
+}
+
+// looks_risky(text [, extra_words]) -> boolean
+int w_looks_risky(lua_State* L) {
+    std::string text = luaL_checkstring(L, 1);
+    std::vector<std::string> extra = stringArray(L, 2, "looks_risky: extra words");
     lua_pushboolean(L, looksRisky(text, extra));
     return 1;
 }
@@ -221,21 +214,10 @@ int w_record_step(lua_State* L) {
     });
 }
 
+// Field `field` of the table at `idx` as a list of strings (see stringArray).
 std::vector<std::string> stringList(lua_State* L, int idx, const char* field) {
-    std::vector<std::string> out;
     lua_getfield(L, idx, field);
-    if (lua_type(L, -1) == LUA_TSTRING) out.emplace_back(lua_tostring(L, -1));
-    else if (lua_istable(L, -1))
-        for (int i = 1;; ++i) {
-            lua_rawgeti(L, -1, i);
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                break;
-            }
-            if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "route: %s[%d] must be a string", field, i);
-            out.emplace_back(lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
+    std::vector<std::string> out = stringArray(L, -1, (std::string("route: ") + field).c_str());
     lua_pop(L, 1);
     return out;
 }

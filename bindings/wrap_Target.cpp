@@ -30,6 +30,14 @@ bool readNumbers(lua_State* L, int idx, const char* const* keys, int n, double* 
 
 }  // namespace
 
+std::array<double, 4> luax_checkregion(lua_State* L, int idx, const char* what) {
+    static const char* const keys[] = {"x", "y", "w", "h"};
+    double v[4];
+    if (!lua_istable(L, idx) || !readNumbers(L, idx, keys, 4, v))
+        luaL_error(L, "%s: region must be {x, y, w, h} (pixels, or fractions 0..1)", what);
+    return {v[0], v[1], v[2], v[3]};
+}
+
 TargetSpec luax_checktarget(lua_State* L, int idx) {
     idx = luax_absindex(L, idx);
     TargetSpec t;
@@ -68,13 +76,7 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     if (t.threshold && (*t.threshold < 0 || *t.threshold > 1))
         luaL_error(L, "threshold must be in 0..1, got %f", *t.threshold);
     lua_getfield(L, idx, "region");
-    if (!lua_isnil(L, -1)) {
-        static const char* const keys[] = {"x", "y", "w", "h"};
-        double v[4];
-        if (!lua_istable(L, -1) || !readNumbers(L, -1, keys, 4, v))
-            luaL_error(L, "region must be {x, y, w, h} (pixels, or fractions 0..1)");
-        t.region = std::array<double, 4>{v[0], v[1], v[2], v[3]};
-    }
+    if (!lua_isnil(L, -1)) t.region = luax_checkregion(L, -1, "target");
     lua_pop(L, 1);
     lua_getfield(L, idx, "offset");
     if (!lua_isnil(L, -1)) {

@@ -56,6 +56,49 @@ CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::str
     return o;
 }
 
+double numberFlag(const std::string& name, const std::string& value, double lo, double hi, const char* range) {
+    size_t end = 0;
+    double d = 0;
+    try {
+        d = std::stod(value, &end);
+    } catch (const std::exception&) {
+        end = 0;
+    }
+    if (end == 0 || end != value.size() || !(d >= lo && d <= hi))
+        throw std::invalid_argument(name + " expects a number in " + range + ", got \"" + value + "\"");
+    return d;
+}
+
+namespace {
+
+// `text` parsed whole as a decimal integer into `v`; false when it is not one (or overflows).
+bool parseWhole(const std::string& text, long long& v) {
+    size_t end = 0;
+    try {
+        v = std::stoll(text, &end);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return end != 0 && end == text.size();
+}
+
+}  // namespace
+
+int64_t parseRunId(const std::string& text) {
+    long long v = 0;
+    if (!parseWhole(text, v) || v <= 0)
+        throw std::invalid_argument("expected a run id (a positive number), got \"" + text + "\"");
+    return v;
+}
+
+int integerFlag(const std::string& name, const std::string& value, int lo, int hi) {
+    long long v = 0;
+    if (!parseWhole(value, v) || v < lo || v > hi)
+        throw std::invalid_argument(name + " expects a whole number in [" + std::to_string(lo) + ", " +
+                                    std::to_string(hi) + "], got \"" + value + "\"");
+    return int(v);
+}
+
 OpenDevice openDevice(const std::string& display) {
     OpenDevice d;
     if (display.rfind("image:", 0) == 0) {

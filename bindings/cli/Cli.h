@@ -43,6 +43,13 @@ struct OpenDevice {
 /// this process, so programs started by `launch` appear on it. Throws DeviceError/runtime_error.
 OpenDevice openDevice(const std::string& display);
 
+/// The value `value` of the number option `name`, parsed whole, in [lo, hi] (`range` says so
+/// in words, e.g. "[0, 1]"). Throws std::invalid_argument("--threshold expects a number in
+/// [0, 1], got \"abc\"").
+double numberFlag(const std::string& name, const std::string& value, double lo, double hi, const char* range);
+/// numberFlag for a whole number in [lo, hi]; the error says "a whole number".
+int integerFlag(const std::string& name, const std::string& value, int lo, int hi);
+
 /// The folder holding assets/ and scripts/: $EACU_HOME, else the first of the executable's
 /// ancestors that has assets/index.json or scripts/, else the source tree the binary was built
 /// from.

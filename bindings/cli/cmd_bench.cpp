@@ -45,7 +45,7 @@ int cmdBench(int argc, char** argv) {
                 return 2;
             }
             return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"),
-                               std::stod(o.flag("--threshold").value_or("0")));
+                               numberFlag("--threshold", o.flag("--threshold").value_or("0"), 0, 1, "[0, 1]"));
         }
         if (what == "ocr") {
             if (o.positional.size() != 2) {
@@ -60,11 +60,11 @@ int cmdBench(int argc, char** argv) {
                                  "tap [--display ...] [--n 30] | eacu bench locate|ocr CORPUS [--out F.jsonl])\n");
             return 2;
         }
-        int n = std::max(3, std::stoi(o.flag("--n").value_or("30")));
+        int n = integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000);
         OpenDevice dev = openDevice(o.display.empty() ? "virtual" : o.display);
         AssetLibrary assets = AssetLibrary::loadFrom(eacuHome());
-        Locator matcher;
-        Session session(*dev.device, assets, matcher, nullptr, 0, {});
+        Locator locator;
+        Session session(*dev.device, assets, locator, nullptr, 0, {});
         session.launch({"xcalc"});
         TargetSpec clear;
         clear.label = "\"AC\"";

@@ -11,19 +11,6 @@ namespace fs = std::filesystem;
 
 namespace eacu {
 
-int64_t parseRunId(const std::string& text) {
-    size_t end = 0;
-    long long v = 0;
-    try {
-        v = std::stoll(text, &end);
-    } catch (const std::exception&) {
-        end = 0;
-    }
-    if (end == 0 || end != text.size() || v <= 0)
-        throw std::invalid_argument("expected a run id (a positive number), got \"" + text + "\"");
-    return v;
-}
-
 int cmdFrames(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output"});

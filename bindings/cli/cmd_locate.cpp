@@ -24,7 +24,7 @@ void drawBox(cv::Mat& img, const Rect& r, cv::Scalar colour, const std::string& 
 int locateText(const cv::Mat& frame, const std::string& phrase, const CliOptions& o, std::optional<Rect> region) {
     std::string langs = o.flag("--lang").value_or(OcrEngine::langsFor(phrase));
     TextFindOptions opts;
-    if (auto t = o.flag("--threshold")) opts.threshold = std::stod(*t);
+    if (auto t = o.flag("--threshold")) opts.threshold = numberFlag("--threshold", *t, 0, 1, "[0, 1]");
     TextFindOptions any = opts;
     any.threshold = 0;
     any.max_results = 5;
@@ -69,7 +69,7 @@ int cmdLocate(int argc, char** argv) {
             return 1;
         }
         LocateHints hints;
-        if (auto s = o.flag("--scale")) hints.expected_scale = std::stod(*s);
+        if (auto s = o.flag("--scale")) hints.expected_scale = numberFlag("--scale", *s, 0.05, 20, "[0.05, 20]");
         if (auto r = o.flag("--region")) {
             Rect reg;
             if (std::sscanf(r->c_str(), "%d,%d,%d,%d", &reg.x, &reg.y, &reg.w, &reg.h) != 4)
@@ -78,7 +78,7 @@ int cmdLocate(int argc, char** argv) {
         }
         if (text_mode) return locateText(frame, *o.flag("--text"), o, hints.region);
         Template tpl = Template::load(o.positional[1]);
-        if (auto t = o.flag("--threshold")) tpl.threshold = std::stod(*t);
+        if (auto t = o.flag("--threshold")) tpl.threshold = numberFlag("--threshold", *t, 0, 1, "[0, 1]");
         Locator locator;
         double t0 = monotonicSeconds();
         PreparedFrame pf(frame);

@@ -25,20 +25,6 @@ namespace fs = std::filesystem;
 namespace eacu {
 namespace {
 
-// A number option in [lo, hi]; the error names the option, the range and what came.
-double numberFlag(const std::string& name, const std::string& v, double lo, double hi, const char* range) {
-    size_t end = 0;
-    double d = 0;
-    try {
-        d = std::stod(v, &end);
-    } catch (const std::exception&) {
-        end = 0;
-    }
-    if (end == 0 || end != v.size() || d < lo || d > hi)
-        throw std::invalid_argument(name + " expects a number in " + range + ", got \"" + v + "\"");
-    return d;
-}
-
 const char* kUsage = "usage: eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] "
                      "[--threshold T] [--db PATH] [--verbose]";
 
@@ -101,21 +87,21 @@ int cmdReplay(int argc, char** argv) {
         std::fprintf(stderr, "eacu replay: note: the screen is %dx%d, the recording %dx%d; targets are "
                              "re-located where they moved\n", size.w, size.h, orig->screen_w, orig->screen_h);
 
-    Locator matcher;
+    Locator locator;
     SessionOptions so;
     so.script_dir = fs::path(orig->script).parent_path().string();
     std::string error;
     double t0 = monotonicSeconds();
     try {
         if (mode == "actions") {
-            Session helper(*dev.device, assets, matcher, nullptr, 0, so);
+            Session helper(*dev.device, assets, locator, nullptr, 0, so);
             if (o.flag("--verbose")) ro.on_step = [](const std::string& l) { std::fprintf(stderr, "  %s\n", l.c_str()); };
-            ReplayResult r = replayActions(*log, orig->id, run_id, *dev.device, matcher, helper, ro);
+            ReplayResult r = replayActions(*log, orig->id, run_id, *dev.device, locator, helper, ro);
             if (!r.ok) error = r.error;
         } else {
             // Model answers come from the recorded calls (the model cache): no network needed.
             // A configured model (EACU_MODEL_*) answers only what was never recorded.
-            error = runScript(*dev.device, assets, matcher, *log, run_id, orig->script, args,
+            error = runScript(*dev.device, assets, locator, *log, run_id, orig->script, args,
                               ModelContext::clientFromEnv(), model::CacheMode::Replay);
         }
     } catch (const std::exception& e) {

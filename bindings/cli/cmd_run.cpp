@@ -38,19 +38,11 @@ int cmdRun(int argc, char** argv) {
     // The run's limits (seed 001: 80 actions, 8 minutes; 0 = none).
     RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     try {
-        if (auto v = o.flag("--max-actions")) {
-            size_t end = 0;
-            limits.max_actions = std::stoi(*v, &end);
-            if (end != v->size() || limits.max_actions < 0) throw std::invalid_argument(*v);
-        }
-        if (auto v = o.flag("--max-time")) {
-            size_t end = 0;
-            limits.max_seconds = std::stod(*v, &end);
-            if (end != v->size() || limits.max_seconds < 0) throw std::invalid_argument(*v);
-        }
+        if (auto v = o.flag("--max-actions")) limits.max_actions = integerFlag("--max-actions", *v, 0, 1000000);
+        if (auto v = o.flag("--max-time"))
+            limits.max_seconds = numberFlag("--max-time", *v, 0, 1e7, "[0, 1e7] (seconds; 0 = no limit)");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu run: --max-actions expects a whole number >= 0 and --max-time "
-                             "seconds >= 0 (0 = no limit), got \"%s\"\n", e.what());
+        std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
     }
     // The model for model-driven steps (ask, plan, agent, dynamic targets): EACU_MODEL_* from

@@ -59,7 +59,8 @@ int cmdRuns(int argc, char** argv) {
             f.status = *s;
         }
         if (auto s = o.flag("--script")) f.script_contains = *s;
-        if (auto s = o.flag("--limit")) f.limit = std::stoi(*s);
+        int limit = integerFlag("--limit", o.flag("--limit").value_or("20"), 1, 1000000);
+        if (o.flag("--limit")) f.limit = limit;
         if (auto s = o.flag("--since")) f.since = parseSince(*s, double(std::time(nullptr)));
         bool replays_only = o.flag("--replays").has_value();
         if (replays_only) f.limit = 1000000;
@@ -67,7 +68,6 @@ int cmdRuns(int argc, char** argv) {
         auto runs = log.listRuns(f);
         if (replays_only) {
             std::erase_if(runs, [](const RunRecord& r) { return !r.replay_of; });
-            int limit = o.flag("--limit") ? std::stoi(*o.flag("--limit")) : 20;
             if (int(runs.size()) > limit) runs.resize(size_t(limit));
         }
         if (runs.empty()) {

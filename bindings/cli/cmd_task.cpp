@@ -92,6 +92,7 @@ int cmdRunTask(int argc, char** argv) {
     auto& log = ctx.log;
     auto& dev = ctx.dev;
     auto& assets = ctx.assets;
+    installRunSignals();
     int64_t run_id = log->beginRun(runRecordFor(*dev.device, "--task " + task, {task}));
     Locator locator;
     SessionOptions so;
@@ -111,7 +112,7 @@ int cmdRunTask(int argc, char** argv) {
         std::fprintf(stderr, "eacu: run %lld passed (task \"%s\")\n", (long long)run_id, task.c_str());
         return 0;
     }
-    std::fprintf(stderr, "eacu: run %lld failed: %s\n", (long long)run_id, error.substr(0, error.find('\n')).c_str());
+    std::fprintf(stderr, "eacu: run %lld failed: %s\n", (long long)run_id, firstLine(error).c_str());
     return 1;
 }
 

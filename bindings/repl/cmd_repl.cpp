@@ -348,13 +348,13 @@ int cmdRepl(int argc, char** argv) {
     Size size = dev.device->screenSize();
     int64_t run_id = log->beginRun(rec);
 
-    Locator matcher;
+    Locator locator;
     SessionOptions so;
     so.script_dir = fs::current_path().string();
     so.limits = {};  // an interactive session has no action or time limit
     int code = 0;
     {
-        Session session(*dev.device, assets, matcher, log.get(), run_id, so);
+        Session session(*dev.device, assets, locator, log.get(), run_id, so);
         LuaHost host(&session);
         host.addPackagePath(so.script_dir);
         host.addPackagePath((fs::path(eacuHome()) / "scripts").string());

@@ -9,8 +9,8 @@ namespace eacu {
 
 /// A named task template of a module: `patterns` such as "给{contact}发消息说{text}" or
 /// "compute {expression}" (a {name} matches any non-empty text, shortest first; the rest is
-/// literal, ASCII case-insensitive); `params` the parameter names it needs; `risky` whether it
-/// needs a confirmation.
+/// literal, ASCII case-insensitive); `risky` whether it needs a confirmation. (The parameters
+/// a template requires are checked where it runs: stdlib/eacu/apps.lua.)
 struct AppTemplate {
     std::string name;
     std::vector<std::string> patterns;

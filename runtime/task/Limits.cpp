@@ -10,6 +10,15 @@
 #include "device/Frame.h"
 
 namespace eacu {
+namespace {
+
+// ASCII letters lower-cased; other bytes (UTF-8 of CJK words) kept.
+std::string asciiLower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return c < 128 ? char(std::tolower(c)) : char(c); });
+    return s;
+}
+
+}  // namespace
 
 LimitGuard::LimitGuard(RunLimits limits) : limits_(limits), t0_(monotonicSeconds()) {}
 
@@ -51,23 +60,20 @@ std::string confirmRisky(const std::string& what, ConfirmMode mode) {
     std::fflush(stderr);
     std::string line;
     if (!std::getline(std::cin, line)) return "no answer (end of input)";
-    std::transform(line.begin(), line.end(), line.begin(), [](unsigned char c) { return std::tolower(c); });
+    line = asciiLower(line);
     if (line == "y" || line == "yes") return "";
     return "the user said no";
 }
 
 bool looksRisky(const std::string& text, const std::vector<std::string>& extra) {
-    std::string t = text;
-    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return c < 128 ? std::tolower(c) : c; });
+    std::string t = asciiLower(text);
     static const std::vector<std::string> words = {"pay",     "delete", "send",   "submit", "purchase", "remove",
                                                    "transfer", "付款",  "支付",   "删除",   "发送",     "提交",
                                                    "转账"};
     for (const auto& w : words)
         if (t.find(w) != std::string::npos) return true;
-    for (auto w : extra) {
-        std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return c < 128 ? std::tolower(c) : c; });
-        if (!w.empty() && t.find(w) != std::string::npos) return true;
-    }
+    for (const auto& w : extra)
+        if (!w.empty() && t.find(asciiLower(w)) != std::string::npos) return true;
     return false;
 }
 

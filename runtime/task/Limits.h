@@ -12,8 +12,8 @@ struct LimitExceeded : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Limits of one run. 0 means "no limit" (the default for a Session; `eacu run` sets
-/// kDefaultMaxActions and kDefaultMaxSeconds).
+/// Limits of one run. 0 means "no limit" (a default-constructed RunLimits; SessionOptions and
+/// `eacu run` use kDefaultMaxActions and kDefaultMaxSeconds, `eacu repl` none).
 /// - `max_actions`: input steps (tap, double_tap, long_press, input, key, scroll, drag);
 ///   looking (locate, wait, verify) does not count.
 /// - `max_seconds`: wall time since the run started.

@@ -113,14 +113,9 @@ std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
                 cv::minMaxLoc(res, nullptr, &best, nullptr, &at);
                 if (std::isfinite(best)) {
                     if (best < tpl.threshold - 0.25) continue;
-                    const int pad = 6;
-                    region = Rect{at.x * 2 - pad, at.y * 2 - pad, tpl.bgr.cols + 2 * pad, tpl.bgr.rows + 2 * pad};
-                    Rect& r = *region;
-                    r.x = std::max(0, r.x);
-                    r.y = std::max(0, r.y);
-                    r.w = std::min(r.w, frame.bgr.cols - r.x);
-                    r.h = std::min(r.h, frame.bgr.rows - r.y);
-                    if (r.w < tpl.bgr.cols || r.h < tpl.bgr.rows) region.reset();
+                    Rect r = Rect{at.x * 2, at.y * 2, tpl.bgr.cols, tpl.bgr.rows}.grown(6).intersect(
+                        {0, 0, frame.bgr.cols, frame.bgr.rows});
+                    if (r.w >= tpl.bgr.cols && r.h >= tpl.bgr.rows) region = r;
                 }
             }
         }
@@ -135,11 +130,8 @@ std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
         const Rect& b = hits[i].box;
         for (size_t j = 0; j < hits.size() && !inside; ++j) {
             const Rect& c = hits[j].box;
-            if (i == j || c.w * c.h <= b.w * b.h) continue;
-            int x1 = std::max(b.x, c.x), y1 = std::max(b.y, c.y);
-            int x2 = std::min(b.x + b.w, c.x + c.w), y2 = std::min(b.y + b.h, c.y + c.h);
-            double inter = (x2 > x1 && y2 > y1) ? double(x2 - x1) * (y2 - y1) : 0;
-            inside = inter >= 0.8 * b.w * b.h;
+            if (i == j || c.area() <= b.area()) continue;
+            inside = b.intersect(c).area() >= 0.8 * b.area();
         }
         if (!inside) kept.push_back(hits[i]);
     }

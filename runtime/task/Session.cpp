@@ -84,76 +84,70 @@ static std::string seenKey(const TargetSpec& t) {
     return k;
 }
 
-Session::Located Session::findText(const TargetSpec& t, double timeout, bool want_present) {
-    std::optional<Rect> region = regionFor(t);
+// One look for a text target on frame `f`: OCR (cached per frame), then the best reading of
+// the phrase whatever its similarity, so that a miss can report how close it came.
+Session::Located Session::lookForText(const TargetSpec& t, Frame f) const {
     std::string langs = t.lang.value_or(OcrEngine::langsFor(*t.text));
-    TextFindOptions opts;
-    opts.threshold = t.threshold.value_or(opts.threshold);
-    TextFindOptions any = opts;
-    any.threshold = 0;  // the best reading whatever its similarity, for the error
+    TextFindOptions any;
+    any.threshold = 0;
     any.max_results = 1;
-    double deadline = monotonicSeconds() + std::max(0.0, timeout);
-    Located best;
-    bool have_best = false;
-    for (;;) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
-        Frame f = device_.capture();
-        double t0 = monotonicSeconds();
-        std::shared_ptr<const OcrResult> ocr = OcrCache::shared().get(f.bgr, region, langs);
-        std::vector<TextMatch> hits = eacu::findText(*ocr, *t.text, any);
-        Match m;
-        m.method = "ocr";
-        m.threshold = opts.threshold;
-        if (!hits.empty()) {
-            const TextMatch& h = hits.front();
-            m.box = h.box;
-            m.score = m.color_score = h.score;
-            m.found = h.score >= opts.threshold;
-            Point c = h.box.center();
-            m.target = {c.x + (t.offset ? t.offset->x : 0), c.y + (t.offset ? t.offset->y : 0)};
-        }
-        m.ms = msBetween(t0, monotonicSeconds());
-        if (!have_best || m.found == want_present || m.score > best.match.score) {
-            best = {m, f, {}};
-            have_best = true;
-        }
-        if (m.found == want_present) return best;
-        if (monotonicSeconds() + options_.poll_interval > deadline) return best;
-        sleepCancellable(options_.poll_interval);
+    double required = t.threshold.value_or(TextFindOptions{}.threshold);
+    double t0 = monotonicSeconds();
+    std::shared_ptr<const OcrResult> ocr = OcrCache::shared().get(f.bgr, regionFor(t), langs);
+    std::vector<TextMatch> hits = findText(*ocr, *t.text, any);
+    Match m;
+    m.method = "ocr";
+    m.threshold = required;
+    if (!hits.empty()) {
+        const TextMatch& h = hits.front();
+        m.box = h.box;
+        m.score = m.color_score = h.score;
+        m.found = h.score >= required;
+        Point c = h.box.center();
+        m.target = {c.x + (t.offset ? t.offset->x : 0), c.y + (t.offset ? t.offset->y : 0)};
     }
+    m.ms = msBetween(t0, monotonicSeconds());
+    return {m, std::move(f), {}};
+}
+
+// One look for an image target (its variants) on frame `f`, with the session's hints: the
+// expected scale (learned device scale, else the frame's over the template's) and where the
+// target was last seen. A match found updates both.
+Session::Located Session::lookForImage(const TargetSpec& t, const std::vector<Template>& variants, Frame f) {
+    LocateHints hints;
+    hints.region = regionFor(t);
+    double recorded = variants.front().scale;
+    hints.expected_scale = scales_.expectedScale(recorded).value_or(f.scale / recorded);
+    std::string key = seenKey(t);
+    if (auto it = last_seen_.find(key); it != last_seen_.end()) {
+        hints.last_seen = it->second.first;
+        hints.last_scale = it->second.second;
+    }
+    PreparedFrame pf(f.bgr);
+    LocateReport r = locator_.locate(pf, variants, hints);
+    if (r.match.found) {
+        scales_.observe(r.match, recorded);
+        last_seen_[key] = {r.match.box, r.match.scale};
+    }
+    return {r.match, std::move(f), r.stages};
 }
 
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
-    if (t.text) return findText(t, timeout, want_present);
-    if (!t.image) throw std::invalid_argument("expected an image or text target, got " + describeTarget(t));
-    std::vector<Template> variants = templatesFor(t);
-    LocateHints hints;
-    hints.region = regionFor(t);
-    std::string key = seenKey(t);
+    if (!t.text && !t.image) throw std::invalid_argument("expected an image or text target, got " + describeTarget(t));
+    std::vector<Template> variants;
+    if (t.image) variants = templatesFor(t);
     double deadline = monotonicSeconds() + std::max(0.0, timeout);
     Located best;
     bool have_best = false;
     for (;;) {
         if (cancelRequested()) throw std::runtime_error("cancelled");
         Frame f = device_.capture();
-        double recorded = variants.front().scale;
-        hints.expected_scale = scales_.expectedScale(recorded).value_or(f.scale / recorded);
-        if (auto it = last_seen_.find(key); it != last_seen_.end()) {
-            hints.last_seen = it->second.first;
-            hints.last_scale = it->second.second;
-        }
-        PreparedFrame pf(f.bgr);
-        LocateReport r = locator_.locate(pf, variants, hints);
-        const Match& m = r.match;
-        if (m.found) {
-            scales_.observe(m, recorded);
-            last_seen_[key] = {m.box, m.scale};
-        }
-        if (!have_best || m.found == want_present || m.score > best.match.score) {
-            best = {m, f, r.stages};
+        Located l = t.text ? lookForText(t, std::move(f)) : lookForImage(t, variants, std::move(f));
+        if (!have_best || l.match.found == want_present || l.match.score > best.match.score) {
+            best = std::move(l);
             have_best = true;
         }
-        if (m.found == want_present) return best;
+        if (best.match.found == want_present) return best;
         if (monotonicSeconds() + options_.poll_interval > deadline) return best;
         sleepCancellable(options_.poll_interval);
     }
@@ -701,8 +695,7 @@ std::string Session::handleBlockersFor(const std::string& context, const TargetS
         s.params_json = nlohmann::json{{"kind", b.kind}, {"while_looking_for", context}, {"dismiss", how},
                                        {"handled_before", b.handled}}.dump();
         if (auto id = saveFrame(l.frame)) s.frame_before = id;
-        int64_t step_id = commit(s);
-        (void)step_id;
+        commit(s);
         try {
             if (b.handler) b.handler(l.match);
             else if (b.dismiss) tap(*b.dismiss);

@@ -1,6 +1,7 @@
 // A session drives one device for one run: every action is a recorded step.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,8 +15,6 @@
 #include "task/Limits.h"
 #include "task/StepError.h"
 #include "task/Target.h"
-#include <map>
-
 #include "vision/Locator.h"
 #include "vision/ocr/OcrResult.h"
 #include "vision/ScaleEstimator.h"
@@ -163,7 +162,8 @@ private:
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
-    Located findText(const TargetSpec& t, double timeout, bool want_present);
+    Located lookForText(const TargetSpec& t, Frame f) const;
+    Located lookForImage(const TargetSpec& t, const std::vector<Template>& variants, Frame f);
     Located findOrDismiss(const TargetSpec& t, double timeout);
     // handleBlockers for a missing `sought` target: a blocker found is left alone when the
     // sought target has appeared meanwhile (looked for once more first); `*found` then

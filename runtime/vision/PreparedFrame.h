@@ -1,7 +1,7 @@
 // A frame prepared for repeated searches: greyscale and downsampled copies, made once.
 #pragma once
-#include <map>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include <opencv2/core.hpp>

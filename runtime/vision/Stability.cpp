@@ -67,9 +67,8 @@ Settle waitChange(const CaptureFn& capture, const Frame& before, double threshol
                   const StabilityOptions& o) {
     if (threshold < 0 || threshold > 1)
         throw std::invalid_argument("wait_change: expected a threshold in 0..1, got " + std::to_string(threshold));
-    StabilityOptions so = o;
     // Wait up to `timeout` for the change, then give the settle its own budget.
-    return watch(capture, before, threshold, timeout, timeout + o.settle_timeout, so);
+    return watch(capture, before, threshold, timeout, timeout + o.settle_timeout, o);
 }
 
 }  // namespace eacu

@@ -120,7 +120,7 @@ local function is_abort(msg)
     msg:find("cancelled", 1, true) or msg:find("needs a confirmation", 1, true) or msg:find("refused", 1, true))
 end
 
--- Checks verify (a target, a {text=} once OCR exists, or a function) and success.
+-- Checks verify (an image or text target, or a function) and success.
 local function check_after(s, timeout)
   if s.verify ~= nil then
     if type(s.verify) == "function" then

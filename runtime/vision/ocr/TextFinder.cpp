@@ -1,6 +1,5 @@
 #include "vision/ocr/TextFinder.h"
 
-#include <cmath>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -131,16 +130,19 @@ void foldInto(const std::u32string& cps, int word, bool case_sensitive, bool kee
     }
 }
 
-size_t levenshtein(const std::u32string& a, const std::u32string& b) {
+// Levenshtein distance from `a` to `b`; with `substring_of_b`, to the best substring of `b`
+// (a free start and end in b: Sellers, "The theory and computation of evolutionary distances:
+// pattern recognition", J. Algorithms 1980).
+size_t editDistance(const std::u32string& a, const std::u32string& b, bool substring_of_b) {
     std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = substring_of_b ? 0 : j;
     for (size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (size_t j = 1; j <= b.size(); ++j)
             cur[j] = std::min({prev[j - 1] + (a[i - 1] != b[j - 1]), prev[j] + 1, cur[j - 1] + 1});
         std::swap(prev, cur);
     }
-    return prev[b.size()];
+    return substring_of_b ? *std::min_element(prev.begin(), prev.end()) : prev[b.size()];
 }
 
 struct Candidate {
@@ -193,23 +195,13 @@ double textSimilarity(std::string_view a, std::string_view b, bool case_sensitiv
     std::u32string fa = foldText(a, case_sensitive), fb = foldText(b, case_sensitive);
     size_t longer = std::max(fa.size(), fb.size());
     if (longer == 0) return 1.0;
-    return 1.0 - double(levenshtein(fa, fb)) / double(longer);
+    return 1.0 - double(editDistance(fa, fb, false)) / double(longer);
 }
 
 double containmentSimilarity(std::string_view needle, std::string_view haystack, bool case_sensitive) {
     std::u32string p = foldText(needle, case_sensitive), t = foldText(haystack, case_sensitive);
     if (p.empty()) return 1.0;
-    // Sellers (1980): edit distance of p against the best substring of t (a free start and
-    // end in t).
-    std::vector<size_t> prev(t.size() + 1, 0), cur(t.size() + 1);
-    for (size_t i = 1; i <= p.size(); ++i) {
-        cur[0] = i;
-        for (size_t j = 1; j <= t.size(); ++j)
-            cur[j] = std::min({prev[j - 1] + (p[i - 1] != t[j - 1]), prev[j] + 1, cur[j - 1] + 1});
-        std::swap(prev, cur);
-    }
-    size_t best = *std::min_element(prev.begin(), prev.end());
-    return 1.0 - double(best) / double(p.size());
+    return 1.0 - double(editDistance(p, t, true)) / double(p.size());
 }
 
 std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase, const TextFindOptions& options) {

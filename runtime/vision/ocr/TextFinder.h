@@ -45,12 +45,14 @@ struct TextMatch {
 
 /// Every place in `ocr` where `phrase` (UTF-8) is read with similarity >= options.threshold,
 /// best first: by score, then whole-word matches, then exact case, then a match within one
-/// line before a phrase wrapped onto the next line, then labels standing on their own (separated from the rest of the line by punctuation such as "|", a wide gap, a
-/// list bullet, or the line's ends) before words inside running text, then reading order;
-/// except that among the first equally ranked, a clearly larger rendering (over 10 % wider
-/// per character, e.g. a heading) goes first. Phrase and text are compared
-/// after folding (see foldText); a phrase may span several words of one line, wrap onto the
-/// next line, or be part of a word. Throws std::invalid_argument for an empty phrase (after folding) or invalid UTF-8.
+/// line before a phrase wrapped onto the next line, then labels standing on their own
+/// (separated from the rest of the line by punctuation such as "|", a wide gap, a list
+/// bullet, or the line's ends) before words inside running text, then reading order; except
+/// that among the first equally ranked, a clearly larger rendering (over 10 % wider per
+/// character, e.g. a heading) goes first. Phrase and text are compared after folding (see
+/// foldText); a phrase may span several words of one line, wrap onto the next line, or be
+/// part of a word. Throws std::invalid_argument for an empty phrase (after folding) or
+/// invalid UTF-8.
 std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
                                 const TextFindOptions& options = {});
 
