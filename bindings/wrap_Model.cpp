@@ -4,7 +4,7 @@
 
 #include "luax.h"
 #include "task/Agent.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
 #include "task/Grounding.h"
 #include "task/Planner.h"
 #include "task/Session.h"
@@ -47,7 +47,7 @@ ModelContext& model(lua_State* L) {
     Session& s = luax_checksession(L);
     std::string err;
     try {
-        ctx = new ModelContext(s, ModelContext::clientFromEnv(), ModelContext::cacheModeFromEnv());
+        ctx = new ModelContext(s, ModelContext::clientFromEnv(nullptr, s.options().cancel), ModelContext::cacheModeFromEnv());
     } catch (const std::exception& e) {
         err = e.what();
     }
@@ -304,7 +304,8 @@ int w_config(lua_State* L) {
     }
     if (auto t = luax_optnumberfield(L, 1, "timeout")) c.http.timeout_s = *t;
     if (auto r = luax_optnumberfield(L, 1, "max_retries")) c.http.max_retries = int(*r);
-    c.http.cancel = [] { return cancelRequested(); };
+    std::shared_ptr<const CancelToken> token = ctx.session().options().cancel;
+    c.http.cancel = [token] { return token->cancelled(); };
     return luax_catchexcept(L, [&] {
         ctx.setClient(model::makeClient(c));
         lua_pushstring(L, ctx.describe().c_str());

@@ -8,7 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "bench/Corpus.h"
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "vision/Locator.h"
 #include "vision/ScaleEstimator.h"
 

@@ -8,7 +8,6 @@
 #include "cli/Cli.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
-#include "task/Cancel.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
 

@@ -55,9 +55,6 @@ int integerFlag(const std::string& name, const std::string& value, int lo, int h
 /// from.
 std::string eacuHome();
 
-/// Local date-time "2026-11-22 10:31:05" of a Unix time in seconds; "-" for 0.
-std::string formatTime(double t);
-
 int cmdRun(int argc, char** argv);
 int cmdRuns(int argc, char** argv);
 int cmdShow(int argc, char** argv);

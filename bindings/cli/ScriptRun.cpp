@@ -11,7 +11,7 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
 #include "task/ModelContext.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
@@ -27,7 +27,7 @@ volatile std::sig_atomic_t g_signals = 0;
 void onSignal(int sig) {
     g_signals = g_signals + 1;
     if (g_signals == 1) {
-        requestCancel();
+        cancelAllFromSignal(sig);
         return;
     }
     Process::killAllChildren();

@@ -5,7 +5,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "cli/Cli.h"
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "vision/Locator.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"

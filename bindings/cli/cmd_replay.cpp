@@ -15,7 +15,7 @@
 #include "record/Replay.h"
 #include "record/ReplayDiff.h"
 #include "record/RunLog.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
 #include "task/ModelContext.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
@@ -108,7 +108,7 @@ int cmdReplay(int argc, char** argv) {
         error = e.what();
     }
     double secs = monotonicSeconds() - t0;
-    bool interrupted = !error.empty() && cancelRequested();
+    bool interrupted = !error.empty() && pendingSignal() != 0;
     log->endRun(run_id, error.empty() ? "passed" : interrupted ? "interrupted" : "failed", error);
     auto diffs = diffSteps(log->steps(orig->id), log->steps(run_id));
     size_t steps = log->steps(run_id).size();

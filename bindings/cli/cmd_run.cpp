@@ -8,7 +8,7 @@
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "record/RunLog.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
 #include "task/ModelContext.h"
 #include "vision/Locator.h"
 
@@ -81,7 +81,7 @@ int cmdRun(int argc, char** argv) {
                      steps, secs, log->path().c_str());
         return 0;
     }
-    bool interrupted = cancelRequested();
+    bool interrupted = pendingSignal() != 0;
     log->endRun(run_id, interrupted ? "interrupted" : "failed", error);
     std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)run_id,
                  interrupted ? "interrupted" : "failed", firstLine(error).c_str());

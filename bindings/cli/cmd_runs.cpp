@@ -4,18 +4,12 @@
 #include <string>
 #include <stdexcept>
 
+#include "base/Clock.h"
 #include "cli/Cli.h"
 #include "record/RunLog.h"
 
 namespace eacu {
 
-std::string formatTime(double t) {
-    if (t <= 0) return "-";
-    std::time_t s = std::time_t(t);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::localtime(&s));
-    return buf;
-}
 
 /// Parses --since: "90s", "30m", "2h", "3d" (that long ago), "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]"
 /// (local time) or Unix seconds. Throws std::invalid_argument with what it expected.
@@ -80,7 +74,7 @@ int cmdRuns(int argc, char** argv) {
             double secs = r.ended_at > 0 ? r.ended_at - r.started_at : 0;
             std::string of = r.replay_of ? std::to_string(*r.replay_of) + " (" + r.replay_mode + ")" : "-";
             std::printf("%6lld  %-11s  %-19s  %7.1f  %5lld  %-14s  %s\n", (long long)r.id, r.status.c_str(),
-                        formatTime(r.started_at).c_str(), secs, (long long)r.step_count, of.c_str(),
+                        formatLocalTime(r.started_at).c_str(), secs, (long long)r.step_count, of.c_str(),
                         r.script.c_str());
         }
         return 0;

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "base/Utf8.h"
+#include "base/Clock.h"
 #include "cli/Cli.h"
 #include "device/KeyCombo.h"
 #include "record/ReplayDiff.h"
@@ -35,7 +37,7 @@ int columns(uint32_t cp) {
 // `s` cut to at most `width` terminal columns ("..." marks a cut) and padded with spaces to
 // exactly `width`, counting UTF-8 code points by their display width.
 std::string fit(const std::string& s, int width) {
-    std::vector<uint32_t> cps;
+    std::u32string cps;
     try {
         cps = decodeUtf8(s);
     } catch (const std::exception&) {
@@ -89,7 +91,7 @@ int cmdShow(int argc, char** argv) {
         std::printf("run %lld  %s  %s\n  script  %s %s\n  device  %s (%dx%d, scale %.2f)\n  started %s",
                     (long long)run->id, paint(colour, statusColour(run->status), run->status).c_str(), log.path().c_str(), run->script.c_str(),
                     run->args_json.c_str(), run->device.c_str(), run->screen_w, run->screen_h,
-                    run->scale, formatTime(run->started_at).c_str());
+                    run->scale, formatLocalTime(run->started_at).c_str());
         if (run->ended_at > 0) std::printf(", %.1f s", run->ended_at - run->started_at);
         std::printf("\n");
         if (!run->error.empty())

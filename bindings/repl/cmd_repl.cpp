@@ -34,7 +34,8 @@ extern "C" {
 #include "host/LuaHost.h"
 #include "process/Process.h"
 #include "record/RunLog.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
+#include "base/Clock.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
 
@@ -65,7 +66,7 @@ volatile std::sig_atomic_t g_evaluating = 0;
 volatile std::sig_atomic_t g_prompt_interrupt = 0;
 
 void onInterrupt(int) {
-    if (g_evaluating) requestCancel();
+    if (g_evaluating) cancelAllFromSignal(SIGINT);
     else g_prompt_interrupt = 1;
 }
 
@@ -125,12 +126,12 @@ struct Repl {
         int base = lua_gettop(L());
         lua_pushcfunction(L(), traceback);
         lua_insert(L(), base);
-        clearCancel();
+        clearPendingSignal();
         g_evaluating = 1;
         int rc = lua_pcall(L(), 0, LUA_MULTRET, base);
         g_evaluating = 0;
-        bool cancelled = cancelRequested();
-        clearCancel();
+        bool cancelled = pendingSignal() != 0;
+        clearPendingSignal();
         lua_remove(L(), base);
         if (rc != 0) {
             std::string msg = lua_tostring(L(), -1) ? lua_tostring(L(), -1) : "(error)";
@@ -196,10 +197,7 @@ struct Repl {
                 }
                 recording = false;
                 if (file.empty()) {
-                    char buf[64];
-                    std::time_t t = std::time(nullptr);
-                    std::strftime(buf, sizeof buf, "repl-%Y%m%d-%H%M%S.lua", std::localtime(&t));
-                    file = buf;
+                    file = formatLocalTime(wallSeconds(), "repl-%Y%m%d-%H%M%S.lua");
                 }
                 std::ofstream out(file);
                 out << "-- Recorded in eacu repl (run " << run_id << "); run it with: eacu run " << file << "\n";

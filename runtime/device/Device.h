@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "geometry/Rect.h"
 
 namespace eacu {

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "task/Cancel.h"
 
 namespace eacu {
 
-void dragPointer(Device& device, Point from, Point to, double seconds) {
+void dragPointer(Device& device, Point from, Point to, double seconds, const CancelToken& cancel) {
     device.press(MouseButton::Left);
     device.sync();
     const int steps = std::max(2, int(seconds / 0.02));
@@ -16,7 +15,7 @@ void dragPointer(Device& device, Point from, Point to, double seconds) {
             double f = double(i) / steps;
             device.move({int(std::lround(from.x + (to.x - from.x) * f)), int(std::lround(from.y + (to.y - from.y) * f))});
             device.sync();
-            sleepCancellable(seconds / steps);
+            cancel.sleep(seconds / steps);
         }
     } catch (...) {
         device.release(MouseButton::Left);

@@ -1,5 +1,7 @@
 #include "device/KeyCombo.h"
 
+#include "base/Utf8.h"
+
 #include <X11/Xlib.h>
 #include <X11/keysym.h>
 
@@ -63,7 +65,7 @@ uint32_t keyNameToKeysym(const std::string& name) {
 
     // One Unicode character (only if the part is valid UTF-8 of exactly one code point).
     try {
-        std::vector<uint32_t> cps = decodeUtf8(name);
+        std::u32string cps = decodeUtf8(name);
         if (cps.size() == 1) return keysymForCodepoint(cps[0]);
     } catch (const std::invalid_argument&) {
         // Not valid UTF-8: fall through to keysym names, which are ASCII anyway.
@@ -85,9 +87,6 @@ uint32_t keyNameToKeysym(const std::string& name) {
                                 "keysym name or one character)");
 }
 
-[[noreturn]] void badUtf8(size_t offset, const char* what) {
-    throw std::invalid_argument("invalid UTF-8 at byte " + std::to_string(offset) + ": " + what);
-}
 
 }  // namespace
 
@@ -149,47 +148,5 @@ uint32_t keysymForCodepoint(uint32_t cp) {
     return 0x01000000u + cp;
 }
 
-std::vector<uint32_t> decodeUtf8(const std::string& s) {
-    std::vector<uint32_t> out;
-    out.reserve(s.size());
-    const size_t n = s.size();
-    size_t i = 0;
-    while (i < n) {
-        const auto b0 = static_cast<unsigned char>(s[i]);
-        if (b0 < 0x80) {
-            out.push_back(b0);
-            ++i;
-            continue;
-        }
-        size_t len;
-        uint32_t cp;
-        uint32_t min;
-        if (b0 >= 0xc2 && b0 <= 0xdf) {
-            len = 2, cp = b0 & 0x1f, min = 0x80;
-        } else if (b0 >= 0xe0 && b0 <= 0xef) {
-            len = 3, cp = b0 & 0x0f, min = 0x800;
-        } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-            len = 4, cp = b0 & 0x07, min = 0x10000;
-        } else if (b0 == 0xc0 || b0 == 0xc1) {
-            badUtf8(i, "overlong encoding");
-        } else if (b0 >= 0x80 && b0 <= 0xbf) {
-            badUtf8(i, "unexpected continuation byte");
-        } else {
-            badUtf8(i, "invalid lead byte");
-        }
-        for (size_t k = 1; k < len; ++k) {
-            if (i + k >= n) badUtf8(i, "truncated sequence");
-            const auto b = static_cast<unsigned char>(s[i + k]);
-            if ((b & 0xc0) != 0x80) badUtf8(i + k, "truncated sequence (expected a continuation byte)");
-            cp = (cp << 6) | (b & 0x3f);
-        }
-        if (cp < min) badUtf8(i, "overlong encoding");
-        if (cp >= 0xd800 && cp <= 0xdfff) badUtf8(i, "UTF-16 surrogate code point");
-        if (cp > 0x10ffff) badUtf8(i, "code point above U+10FFFF");
-        out.push_back(cp);
-        i += len;
-    }
-    return out;
-}
 
 }  // namespace eacu

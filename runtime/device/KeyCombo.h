@@ -19,8 +19,4 @@ std::vector<uint32_t> parseKeyCombo(const std::string& combo);
 /// per the X11 protocol's keysym encoding, Appendix A).
 uint32_t keysymForCodepoint(uint32_t codepoint);
 
-/// Decodes UTF-8 into code points. Throws std::invalid_argument at the first invalid byte,
-/// naming its offset.
-std::vector<uint32_t> decodeUtf8(const std::string& s);
-
 }  // namespace eacu

@@ -10,9 +10,10 @@
 #include <random>
 #include <thread>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "model/ModelTypes.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
+#include "base/Format.h"
 
 namespace eacu::model {
 
@@ -44,7 +45,7 @@ size_t onHeader(char* p, size_t size, size_t n, void* ud) {
     return size * n;
 }
 
-bool shouldCancel(const std::function<bool()>& cancel) { return cancel ? cancel() : eacu::cancelRequested(); }
+bool shouldCancel(const std::function<bool()>& cancel) { return cancel ? cancel() : eacu::processToken().cancelled(); }
 
 int onProgress(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
     auto* t = static_cast<Transfer*>(ud);
@@ -60,11 +61,6 @@ void globalInit() {
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-std::string fmt(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2f", v);
-    return b;
-}
 
 /// Sleeps `s` seconds in slices, throwing ModelError(cancelled) when asked to stop.
 void sleepOrCancel(double s, const std::function<bool()>& cancel, const std::string& provider) {
@@ -163,7 +159,7 @@ HttpResponse httpPost(const std::string& provider, const std::string& url, const
                 throw ModelError(provider, 0,
                                  "POST " + url + ": " + last_error + " after " + std::to_string(attempt) +
                                      (attempt == 1 ? " attempt" : " attempts") +
-                                     (rc == CURLE_OPERATION_TIMEDOUT ? " (timeout " + fmt(opt.timeout_s) + " s)" : ""),
+                                     (rc == CURLE_OPERATION_TIMEDOUT ? " (timeout " + fixed(opt.timeout_s) + " s)" : ""),
                                  true);
             return out;
         }

@@ -15,8 +15,8 @@ namespace eacu::model {
 ///   random reduction (jitter), as the Anthropic/OpenAI SDKs do; a `Retry-After` header
 ///   (seconds or HTTP date) or `retry-after-ms` replaces it, capped at `max_retry_after_s`.
 /// - `cancel`: polled during the transfer (curl progress callback) and the backoff sleeps;
-///   when it returns true the call throws ModelError with cancelled() = true. Empty = use the
-///   process-wide eacu::cancelRequested().
+///   when it returns true the call throws ModelError with cancelled() = true. Empty = only a signal
+///   cancels (base/Cancel.h).
 struct HttpOptions {
     double timeout_s = 60;
     double connect_timeout_s = 10;

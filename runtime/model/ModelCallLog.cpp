@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 
 namespace eacu::model {
 

@@ -1,9 +1,11 @@
 #include "model/ModelClient.h"
 
+#include "base/Base64.h"
+
 #include <cstdlib>
 #include <stdexcept>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "model/Encoding.h"
 
 namespace eacu::model {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "model/Encoding.h"
 
 namespace eacu::model {

@@ -1,5 +1,8 @@
 #include "record/HtmlReport.h"
 
+#include "base/Base64.h"
+#include "base/Clock.h"
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,7 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "record/ReplayDiff.h"
 #include "record/Statement.h"
 
@@ -257,13 +260,6 @@ std::string scriptJson(const json& j) {
     return o;
 }
 
-std::string fmtTime(double t) {
-    if (t <= 0) return "-";
-    std::time_t s = std::time_t(t);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", std::localtime(&s));
-    return buf;
-}
 
 std::vector<unsigned char> thumbnail(const std::vector<unsigned char>& png, int width) {
     cv::Mat img = cv::imdecode(png, cv::IMREAD_COLOR);
@@ -325,28 +321,6 @@ std::map<int64_t, json> modelCalls(const std::string& path, int64_t run_id) {
 
 }  // namespace
 
-std::string base64Encode(const unsigned char* data, size_t n) {
-    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string o;
-    o.reserve((n + 2) / 3 * 4);
-    size_t i = 0;
-    for (; i + 2 < n; i += 3) {
-        uint32_t v = (uint32_t(data[i]) << 16) | (uint32_t(data[i + 1]) << 8) | data[i + 2];
-        o += t[v >> 18];
-        o += t[(v >> 12) & 63];
-        o += t[(v >> 6) & 63];
-        o += t[v & 63];
-    }
-    if (i < n) {
-        uint32_t v = uint32_t(data[i]) << 16;
-        if (i + 1 < n) v |= uint32_t(data[i + 1]) << 8;
-        o += t[v >> 18];
-        o += t[(v >> 12) & 63];
-        o += i + 1 < n ? t[(v >> 6) & 63] : '=';
-        o += '=';
-    }
-    return o;
-}
 
 std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOptions& opt,
                              ReportStats* stats) {
@@ -436,7 +410,7 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
       << htmlEscape(run->status) << "</span></h1><div class=\"meta\">script <b>" << htmlEscape(run->script)
       << "</b> " << htmlEscape(run->args_json) << " · device <b>" << htmlEscape(run->device) << "</b> ("
       << run->screen_w << "x" << run->screen_h << ", scale " << run->scale << ") · started <b>"
-      << fmtTime(run->started_at) << "</b>";
+      << formatLocalTime(run->started_at) << "</b>";
     if (run->ended_at > 0) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.1f", run->ended_at - run->started_at);
@@ -481,9 +455,9 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
             writeFile(assets_dir / "frames" / (std::to_string(id) + ".png"), png);
             writeFile(assets_dir / "thumbs" / (std::to_string(id) + ".jpg"), th);
         } else {
-            h << "<script type=\"text/plain\" id=\"t" << id << "\">" << base64Encode(th.data(), th.size())
+            h << "<script type=\"text/plain\" id=\"t" << id << "\">" << base64Encode(std::string_view(reinterpret_cast<const char*>(th.data()), th.size()))
               << "</script>\n<script type=\"text/plain\" id=\"f" << id << "\">"
-              << base64Encode(png.data(), png.size()) << "</script>\n";
+              << base64Encode(std::string_view(reinterpret_cast<const char*>(png.data()), png.size())) << "</script>\n";
         }
         ++n_frames;
     }
@@ -491,7 +465,7 @@ std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOpti
         std::vector<unsigned char> bytes = readFile(path);
         if (!opt.assets_dir.empty()) writeFile(assets_dir / "refs" / (std::to_string(n) + ".png"), bytes);
         else
-            h << "<script type=\"text/plain\" id=\"r" << n << "\">" << base64Encode(bytes.data(), bytes.size())
+            h << "<script type=\"text/plain\" id=\"r" << n << "\">" << base64Encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()))
               << "</script>\n";
     }
     h << "<script>" << kScript << "</script>\n</body></html>\n";

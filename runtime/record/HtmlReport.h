@@ -43,7 +43,5 @@ struct ReportStats {
 std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOptions& options = {},
                              ReportStats* stats = nullptr);
 
-/// Standard base64 (RFC 4648, with padding) of `data`.
-std::string base64Encode(const unsigned char* data, size_t size);
 
 }  // namespace eacu

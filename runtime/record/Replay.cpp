@@ -8,19 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "base/Format.h"
 #include "device/Gestures.h"
 #include "device/KeyCombo.h"
-#include "task/Cancel.h"
 #include "task/Session.h"
 
 namespace eacu {
 namespace {
 
-std::string fmt(double v, int digits = 2) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 
 // The outcome of gating one step: where the recorded crop is on the live screen.
@@ -44,7 +39,7 @@ public:
         if (!log_.run(original_)) throw std::runtime_error("replay: no run " + std::to_string(original_) + " in " + log_.path());
         for (const StepRecord& s : log_.steps(original_)) {
             if (s.parent_id) continue;  // inner steps are replayed by their parent's input
-            if (cancelRequested()) throw std::runtime_error("cancelled");
+            helper_.cancel().check();
             if (s.status == "failed") {
                 // The original stopped here; replaying past it would be guessing.
                 StepRecord r = fresh(s);
@@ -83,7 +78,7 @@ private:
         log_.addStep(r);
         if (o_.on_step) {
             std::string line = "step " + std::to_string(r.idx) + " " + r.action + " " + r.target + ": " + r.status;
-            if (r.score) line += " (" + r.method + ", score " + fmt(*r.score, 3) + ")";
+            if (r.score) line += " (" + r.method + ", score " + fixed(*r.score, 3) + ")";
             o_.on_step(line);
         }
     }
@@ -119,7 +114,7 @@ private:
         double deadline = monotonicSeconds() + o_.timeout;
         bool have = false;
         for (;;) {
-            if (cancelRequested()) throw std::runtime_error("cancelled");
+            helper_.cancel().check();
             Frame f = device_.capture();
             Rect screen{0, 0, f.width(), f.height()};
             Rect near = crop.grown(o_.near).intersect(screen);
@@ -145,7 +140,7 @@ private:
                 return g;
             }
             if (monotonicSeconds() + 0.05 > deadline) return g;
-            sleepCancellable(0.05);
+            helper_.cancel().sleep(0.05);
         }
     }
 
@@ -159,9 +154,9 @@ private:
         r.box = g.match.box;
         r.error = "replay stopped at step " + std::to_string(s.idx) + " (" + s.action + " " + s.target +
                   "): the screen around the target does not match the recorded frame within " +
-                  fmt(o_.timeout, 1) + " s: best score " + fmt(g.match.score, 3) + " (colour " +
-                  fmt(g.match.color_score, 3) + ") at " + g.match.box.str() + ", recorded at " + g.crop.str() +
-                  ", threshold " + fmt(o_.threshold) + "; recorded frame " +
+                  fixed(o_.timeout, 1) + " s: best score " + fixed(g.match.score, 3) + " (colour " +
+                  fixed(g.match.color_score, 3) + ") at " + g.match.box.str() + ", recorded at " + g.crop.str() +
+                  ", threshold " + fixed(o_.threshold) + "; recorded frame " +
                   std::to_string(s.frame_before.value_or(0)) + " of run " + std::to_string(original_) +
                   ", live frame " + std::to_string(live) + " of run " + std::to_string(replay_);
         save(r);
@@ -221,7 +216,7 @@ private:
             if (hold > 0) {
                 device_.press(button);
                 device_.sync();
-                sleepCancellable(hold);
+                helper_.cancel().sleep(hold);
                 device_.release(button);
             } else {
                 device_.click(button, count);
@@ -238,7 +233,7 @@ private:
             Frame before = gated ? g.live : device_.capture();
             double a0 = monotonicSeconds();
             device_.move(from);
-            dragPointer(device_, from, to, duration);
+            dragPointer(device_, from, to, duration, helper_.cancel());
             finishInput(r, before, a0);
         } else if (a == "scroll") {
             Frame before = gated ? g.live : device_.capture();

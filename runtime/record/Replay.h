@@ -50,7 +50,7 @@ struct ReplayResult {
 /// is recorded as a failed step with the live frame. `helper` is a Session on the same device
 /// (without a run log) used to launch programs and wait for the screen to settle; programs it
 /// launched are stopped when it is destroyed. Throws std::runtime_error when the original run
-/// does not exist, and rethrows "cancelled" when requestCancel() was called.
+/// does not exist, and rethrows Cancelled when the helper's cancel token is cancelled.
 ReplayResult replayActions(RunLog& log, int64_t original, int64_t replay, Device& device,
                            const Matcher& matcher, Session& helper, const ReplayOptions& options = {});
 

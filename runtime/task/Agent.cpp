@@ -4,7 +4,6 @@
 
 #include "device/KeyCombo.h"
 #include "model/Prompts.h"
-#include "task/Cancel.h"
 
 namespace eacu {
 
@@ -41,7 +40,7 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
     using T = model::ActionType;
     if (a.type == T::Done || a.type == T::Fail || a.type == T::NeedsUser) return out;
     if (a.type == T::Wait) {
-        sleepCancellable(a.seconds);
+        s.cancel().sleep(a.seconds);
         out.did = "等待了 " + std::to_string(int(a.seconds * 1000)) + " ms";
         Frame f = d.capture();
         out.changed = false;
@@ -161,7 +160,7 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
     };
 
     for (int step = 1; step <= opts.max_steps; ++step) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
+        s.cancel().check();
         Observation o = ctx.observe(true);
         if (!first_frame) first_frame = o.frame_id;
         last_frame = o.frame_id;

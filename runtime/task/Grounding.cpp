@@ -6,7 +6,6 @@
 
 #include "model/Action.h"
 #include "model/Prompts.h"
-#include "task/Cancel.h"
 #include "task/Session.h"
 
 namespace eacu {
@@ -155,7 +154,7 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         g.call_id = ctx.caller().lastRowId();
         g.frame_id = o.frame_id;
         if (g.found || monotonicSeconds() >= deadline) return g;
-        sleepCancellable(std::min(0.5, std::max(0.0, deadline - monotonicSeconds())));
+        ctx.session().cancel().sleep(std::min(0.5, std::max(0.0, deadline - monotonicSeconds())));
     }
 }
 

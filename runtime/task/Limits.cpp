@@ -7,7 +7,7 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 
 namespace eacu {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "model/Action.h"
 #include "model/Prompts.h"
-#include "task/Cancel.h"
 #include "task/Session.h"
 #include "vision/ocr/OcrCache.h"
 
@@ -16,20 +15,17 @@ namespace eacu {
 
 using json = nlohmann::json;
 
-std::string clipUtf8(const std::string& s, size_t n) {
-    if (s.size() <= n) return s;
-    size_t cut = n;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
-    return s.substr(0, cut) + "...";
-}
 
-std::unique_ptr<model::ModelClient> ModelContext::clientFromEnv(const std::function<const char*(const char*)>& getenv_) {
+std::unique_ptr<model::ModelClient> ModelContext::clientFromEnv(const std::function<const char*(const char*)>& getenv_,
+                                                           std::shared_ptr<const CancelToken> cancel) {
+    std::function<bool()> stop;
+    if (cancel) stop = [cancel] { return cancel->cancelled(); };
     auto main = model::providerFromEnv("EACU_MODEL", getenv_);
     if (!main) return nullptr;
     auto fb = model::providerFromEnv("EACU_MODEL_FALLBACK", getenv_);
-    main->http.cancel = [] { return cancelRequested(); };
+    main->http.cancel = stop;
     if (!fb) return model::makeClient(*main);
-    fb->http.cancel = [] { return cancelRequested(); };
+    fb->http.cancel = stop;
     std::vector<std::unique_ptr<model::ModelClient>> chain;
     chain.push_back(model::makeClient(*main));
     chain.push_back(model::makeClient(*fb));
@@ -74,7 +70,7 @@ std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
     cv::resize(grey, half, {}, 0.5, 0.5, cv::INTER_AREA);
     std::vector<SomAssetHit> hits;
     for (const std::string& name : lib.names()) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
+        session_.cancel().check();
         const Asset* a = lib.find(name);
         if (!a) continue;
         if (!options_.asset_apps.empty()) {

@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "device/Frame.h"
+#include "base/Cancel.h"
+#include "base/Frame.h"
+#include "base/Utf8.h"
 #include "geometry/ModelImage.h"
 #include "model/ModelCallLog.h"
 #include "model/ModelClient.h"
@@ -63,11 +65,12 @@ public:
     ModelContext(Session& session, std::unique_ptr<model::ModelClient> client, model::CacheMode mode);
     ~ModelContext();
 
-    /// The client configured by EACU_MODEL_* (and EACU_MODEL_FALLBACK_*), with cancellation
-    /// hooked to Ctrl-C/SIGTERM; nullptr when EACU_MODEL_PROVIDER is unset. Throws
-    /// std::invalid_argument for a bad configuration (the message never holds a key).
+    /// The client configured by EACU_MODEL_* (and EACU_MODEL_FALLBACK_*), whose HTTP calls stop
+    /// when `cancel` is cancelled (null: only on a signal); nullptr when EACU_MODEL_PROVIDER is
+    /// unset. Throws std::invalid_argument for a bad configuration (the message never holds a key).
     static std::unique_ptr<model::ModelClient> clientFromEnv(
-        const std::function<const char*(const char*)>& getenv = nullptr);
+        const std::function<const char*(const char*)>& getenv = nullptr,
+        std::shared_ptr<const CancelToken> cancel = nullptr);
     /// The cache mode named by $EACU_MODEL_CACHE (record when unset: live calls, stored with
     /// their cache keys so the run can be replayed). Throws std::invalid_argument.
     static model::CacheMode cacheModeFromEnv();
@@ -125,8 +128,5 @@ struct AskResult {
 /// fence is stripped); otherwise a std::runtime_error says "expected a JSON answer" and shows
 /// the raw text. Recorded as an `ask` step; the call as kind "ask".
 AskResult ask(ModelContext& ctx, const std::string& question, bool json, const std::string& provider = "");
-
-/// The first `n` bytes of `s` (cut at a UTF-8 boundary), "..." appended when cut.
-std::string clipUtf8(const std::string& s, size_t n);
 
 }  // namespace eacu

@@ -6,7 +6,6 @@
 #include "model/Action.h"
 #include "model/Prompts.h"
 #include "task/Agent.h"
-#include "task/Cancel.h"
 #include "task/Grounding.h"
 #include "task/Session.h"
 
@@ -216,7 +215,7 @@ Plan parsePlan(const std::string& raw) {
 void executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& provider) {
     std::string last;
     for (int attempt = 0; attempt <= s.retry; ++attempt) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
+        ctx.session().cancel().check();
         try {
             executeOnce(ctx, s, provider);
             return;

@@ -9,10 +9,10 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "base/Format.h"
 #include "device/Gestures.h"
 #include "device/KeyCombo.h"
 #include "geometry/Coords.h"
-#include "task/Cancel.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -21,11 +21,6 @@
 namespace eacu {
 namespace {
 
-std::string fmt(double v, int digits = 2) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 double msBetween(double t0, double t1) { return (t1 - t0) * 1000.0; }
 
@@ -42,7 +37,7 @@ std::string describeTarget(const TargetSpec& t) {
     if (t.image) return "\"" + *t.image + "\"";
     if (t.text) return "{text=\"" + *t.text + "\"}";
     if (t.point)
-        return "{x=" + fmt((*t.point)[0], 3) + ", y=" + fmt((*t.point)[1], 3) + "}";
+        return "{x=" + fixed((*t.point)[0], 3) + ", y=" + fixed((*t.point)[1], 3) + "}";
     return "(no target)";
 }
 
@@ -140,7 +135,7 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
     Located best;
     bool have_best = false;
     for (;;) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
+        cancel().check();
         Frame f = device_.capture();
         Located l = t.text ? lookForText(t, std::move(f)) : lookForImage(t, variants, std::move(f));
         if (!have_best || l.match.found == want_present || l.match.score > best.match.score) {
@@ -149,7 +144,7 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
         }
         if (best.match.found == want_present) return best;
         if (monotonicSeconds() + options_.poll_interval > deadline) return best;
-        sleepCancellable(options_.poll_interval);
+        cancel().sleep(options_.poll_interval);
     }
 }
 
@@ -221,8 +216,8 @@ int64_t Session::commit(StepRecord& s) {
 static std::string stagesText(const std::vector<StageResult>& stages) {
     std::string out;
     for (const auto& st : stages)
-        out += (out.empty() ? "" : "; ") + st.stage + " " + fmt(st.best.score) + " at " +
-               st.best.box.str() + " x" + fmt(st.best.scale);
+        out += (out.empty() ? "" : "; ") + st.stage + " " + fixed(st.best.score) + " at " +
+               st.best.box.str() + " x" + fixed(st.best.scale);
     return out;
 }
 
@@ -247,9 +242,9 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
     s.frame_before = frame ? std::optional<int64_t>(frame) : std::nullopt;
     const Match& m = l.match;
     std::string msg = s.action + " " + describeTarget(t) + ": " + verb;
-    if (timeout > 0) msg += " within " + fmt(timeout, 1) + " s";
-    msg += ": best score " + fmt(m.score) + " (colour " + fmt(m.color_score) + ") at " +
-           m.box.str() + ", threshold " + fmt(m.threshold);
+    if (timeout > 0) msg += " within " + fixed(timeout, 1) + " s";
+    msg += ": best score " + fixed(m.score) + " (colour " + fixed(m.color_score) + ") at " +
+           m.box.str() + ", threshold " + fixed(m.threshold);
     if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";
     if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";
     nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json);
@@ -264,7 +259,8 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
     s.threshold = m.threshold;
     s.box = m.box;
     int64_t id = commit(s);
-    throw StepError(msg, id, frame);
+    throw StepError(std::string(verb) == "still present" ? failure::kFailed : failure::kNotFound, msg, id, frame,
+                    describeTarget(t), m);
 }
 
 Match Session::locate(const TargetSpec& t, double timeout) {
@@ -403,12 +399,12 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
             s.error = o.action + " " + describeTarget(t) + ": " + e.what();
             s.params_json = params.dump();
             int64_t id = commit(s);
-            throw StepError(s.error, id, 0);
+            throw StepError(failure::kDevice, s.error, id, 0, describeTarget(t));
         }
         if (o.hold > 0) {
             device_.press(o.button);
             device_.sync();
-            sleepCancellable(o.hold);
+            cancel().sleep(o.hold);
             device_.release(o.button);
         } else {
             device_.click(o.button, o.count);
@@ -559,7 +555,7 @@ void Session::drag(const TargetSpec& from, const TargetSpec& to, double duration
     s.params_json = nlohmann::json{{"to", {b.x, b.y}}, {"duration", duration}}.dump();
     double a0 = monotonicSeconds();
     moveExactly(a);
-    dragPointer(device_, a, b, duration);
+    dragPointer(device_, a, b, duration, cancel());
     finishAction(s, before, a0);
     commit(s);
 }
@@ -578,8 +574,8 @@ int64_t Session::screenshot(const std::string& path, Frame* out) {
 }
 
 void Session::sleep(double seconds) {
-    if (seconds < 0) throw std::invalid_argument("sleep: expected seconds >= 0, got " + fmt(seconds));
-    sleepCancellable(seconds);
+    if (seconds < 0) throw std::invalid_argument("sleep: expected seconds >= 0, got " + fixed(seconds));
+    cancel().sleep(seconds);
 }
 
 std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv) {
@@ -612,6 +608,7 @@ StabilityOptions Session::stability() const {
     o.settle_interval = options_.settle_interval;
     o.settle_timeout = options_.settle_timeout;
     o.poll_interval = options_.poll_interval;
+    o.cancel = options_.cancel.get();
     return o;
 }
 
@@ -637,10 +634,10 @@ Settle Session::waitChange(std::optional<Rect> region, double threshold, double 
     if (auto id = saveFrame(st.frame)) s.frame_after = id;
     if (!st.changed) {
         s.status = "failed";
-        s.error = "wait_change " + s.target + ": no change above " + fmt(threshold, 4) + " within " +
-                  fmt(timeout, 1) + " s: the largest change was " + fmt(st.change_ratio, 4);
+        s.error = "wait_change " + s.target + ": no change above " + fixed(threshold, 4) + " within " +
+                  fixed(timeout, 1) + " s: the largest change was " + fixed(st.change_ratio, 4);
         int64_t id = commit(s);
-        throw StepError(s.error, id, s.frame_after.value_or(0));
+        throw StepError(failure::kNoEffect, s.error, id, s.frame_after.value_or(0));
     }
     commit(s);
     return st;
@@ -657,10 +654,10 @@ Settle Session::waitStable(double timeout) {
     if (auto id = saveFrame(st.frame)) s.frame_after = id;
     if (!st.settled) {
         s.status = "failed";
-        s.error = "wait_stable: the screen kept changing for " + fmt(timeout, 1) + " s (largest change " +
-                  fmt(st.change_ratio, 4) + ")";
+        s.error = "wait_stable: the screen kept changing for " + fixed(timeout, 1) + " s (largest change " +
+                  fixed(st.change_ratio, 4) + ")";
         int64_t id = commit(s);
-        throw StepError(s.error, id, s.frame_after.value_or(0));
+        throw StepError(failure::kFailed, s.error, id, s.frame_after.value_or(0));
     }
     commit(s);
     return st;

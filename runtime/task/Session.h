@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "assets/AssetLibrary.h"
+#include "base/Cancel.h"
 #include "device/Device.h"
 #include "process/Process.h"
 #include "record/RunLog.h"
@@ -35,6 +36,7 @@ namespace eacu {
 /// - `cursor_attempts`: pointer moves read back and corrected before a press (seed 001 §4).
 /// - `blocker_interval`: while a target is missing, registered blockers are checked this often.
 /// - `limits`: the run's action and time limits (seed 001: 80 actions, 8 minutes; 0: none).
+/// - `cancel`: the run's cancel token (waits, sleeps and model calls stop when it is cancelled).
 struct SessionOptions {
     std::string script_dir;
     double find_timeout = 5.0;
@@ -50,6 +52,7 @@ struct SessionOptions {
     double blocker_interval = 1.0;
     RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     bool record_frames = true;
+    std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 
 /// Options of a tap: `button`, `count` (2 = double tap), `hold` seconds between press and
@@ -80,6 +83,8 @@ public:
     const AssetLibrary& assets() const { return assets_; }
     SessionOptions& options() { return options_; }
     RunLog* log() { return log_; }
+    /// The run's cancel token (SessionOptions::cancel).
+    CancelToken& cancel() const { return *options_.cancel; }
     int64_t runId() const { return run_id_; }
 
     /// One look for `target` on a fresh capture, or repeated looks for up to `timeout`

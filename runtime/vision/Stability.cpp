@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "task/Cancel.h"
 #include "vision/ScreenDiff.h"
 
 namespace eacu {
@@ -24,7 +23,8 @@ Settle watch(const CaptureFn& capture, const Frame& before, double threshold, do
     double last_unrest = t0;     // last time consecutive captures differed beyond the noise
     Frame prev = before;
     for (;;) {
-        if (cancelRequested()) throw std::runtime_error("cancelled");
+        const CancelToken& token = o.cancel ? *o.cancel : processToken();
+        token.check();
         Frame f = capture();
         ++r.frames;
         const double now = monotonicSeconds();
@@ -45,7 +45,7 @@ Settle watch(const CaptureFn& capture, const Frame& before, double threshold, do
             r.settled = false;
             break;
         }
-        sleepCancellable(o.poll_interval);
+        token.sleep(o.poll_interval);
     }
     r.ms = (monotonicSeconds() - t0) * 1000.0;
     r.frame = std::move(prev);

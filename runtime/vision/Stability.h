@@ -4,7 +4,8 @@
 #include <functional>
 #include <optional>
 
-#include "device/Frame.h"
+#include "base/Cancel.h"
+#include "base/Frame.h"
 #include "geometry/Rect.h"
 
 namespace eacu {
@@ -19,6 +20,7 @@ namespace eacu {
 /// - `settle_timeout`: the most a wait lasts in all (then it returns with `settled` false).
 /// - `poll_interval`: pause between captures.
 /// - `region`: only this part of the screen is compared (physical pixels), if set.
+/// - `cancel`: the run's token, checked between captures (null: only signals cancel).
 struct StabilityOptions {
     int tolerance = 15;
     double noise_ratio = 0.00005;
@@ -27,6 +29,7 @@ struct StabilityOptions {
     double settle_timeout = 5.0;
     double poll_interval = 0.03;
     std::optional<Rect> region;
+    const CancelToken* cancel = nullptr;
 };
 
 /// What the screen did: `change_ratio`, the largest change seen against the before frame;
@@ -48,8 +51,7 @@ using CaptureFn = std::function<Frame()>;
 /// After an action: captures until the screen has changed against `before` and then stayed
 /// still for `settle_interval` (changed, settled), or `effect_timeout` passed with no change
 /// (not changed, settled), or `settle_timeout` passed (settled false). A resized screen counts
-/// as a full change. Checks cancellation between captures (throws std::runtime_error
-/// "cancelled"). No fixed sleep: it returns as soon as the screen is known to be still.
+/// as a full change. Checks `cancel` between captures (throws Cancelled). No fixed sleep: it returns as soon as the screen is known to be still.
 Settle waitEffectAndSettle(const CaptureFn& capture, const Frame& before, const StabilityOptions& o);
 
 /// Waits until consecutive captures stay within the noise for `settle_interval`, up to

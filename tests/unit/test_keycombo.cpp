@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/Utf8.h"
 #include "device/KeyCombo.h"
 
 using namespace eacu;
@@ -27,6 +28,7 @@ std::string utf8ErrorOf(const std::string& s) {
     return "(no error)";
 }
 using Keys = std::vector<uint32_t>;
+using U32 = std::u32string;
 }  // namespace
 
 TEST_CASE("parseKeyCombo: modifiers and keys in press order", "[keycombo]") {
@@ -105,12 +107,12 @@ TEST_CASE("keysymForCodepoint", "[keycombo]") {
 }
 
 TEST_CASE("decodeUtf8: valid text", "[keycombo]") {
-    CHECK(decodeUtf8("") == Keys{});
-    CHECK(decodeUtf8("ab") == Keys{'a', 'b'});
-    CHECK(decodeUtf8("é你😀") == Keys{0xe9, 0x4f60, 0x1f600});
+    CHECK(decodeUtf8("") == U32{});
+    CHECK(decodeUtf8("ab") == U32{'a', 'b'});
+    CHECK(decodeUtf8("é你😀") == U32{0xe9, 0x4f60, 0x1f600});
     CHECK(decodeUtf8("你好, eacu 123").size() == 12);
-    CHECK(decodeUtf8("\xf4\x8f\xbf\xbf") == Keys{0x10ffff});
-    CHECK(decodeUtf8("\xed\x9f\xbf") == Keys{0xd7ff});
+    CHECK(decodeUtf8("\xf4\x8f\xbf\xbf") == U32{0x10ffff});
+    CHECK(decodeUtf8("\xed\x9f\xbf") == U32{0xd7ff});
 }
 
 TEST_CASE("decodeUtf8: strict errors with byte offsets", "[keycombo]") {

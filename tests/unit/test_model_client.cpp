@@ -5,8 +5,9 @@
 #include <map>
 #include <thread>
 
+#include "base/Base64.h"
 #include "../model_server/FakeModelServer.h"
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "model/Action.h"
 #include "model/Encoding.h"
 #include "model/ModelClient.h"

@@ -16,7 +16,8 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
 #include "process/Process.h"
-#include "task/Cancel.h"
+#include "base/Cancel.h"
+#include "base/Utf8.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -93,7 +94,7 @@ TEST_CASE("TextFinder: folding of case, width, spaces and punctuation", "[ocr]")
     CHECK(foldText("« » | — •") == U"");
     CHECK(foldText("| »", false, true) == U"|»");
     CHECK(foldText("ÉCOLE Straße ΑΒΓ") == U"écolestraßeαβγ");
-    CHECK_THROWS_WITH(foldText("bad \xff byte"), Catch::Contains("UTF-8") && Catch::Contains("offset 4"));
+    CHECK_THROWS_WITH(foldText("bad \xff byte"), Catch::Contains("UTF-8") && Catch::Contains("byte 4"));
     CHECK(encodeUtf8(decodeUtf8("eacu 你好 ✓")) == "eacu 你好 ✓");
 
     CHECK(textSimilarity("Reference", "reference") == 1.0);
@@ -279,7 +280,7 @@ TEST_CASE("OcrEngine: Chinese from a live zenity dialog on Xvfb", "[ocr][x11]") 
     int still = 0;
     const double deadline = monotonicSeconds() + 30;
     while (still < 3 && monotonicSeconds() < deadline) {
-        sleepCancellable(0.1);
+        processToken().sleep(0.1);
         cv::Mat now = dev.capture().bgr;
         bool same = !last.empty() && cv::norm(now, last, cv::NORM_INF) == 0 && cv::countNonZero(now.reshape(1)) > 0;
         still = same ? still + 1 : 0;

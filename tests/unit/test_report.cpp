@@ -9,7 +9,8 @@
 #include <opencv2/imgproc.hpp>
 #include <sqlite3.h>
 
-#include "device/Frame.h"
+#include "base/Base64.h"
+#include "base/Frame.h"
 #include "record/HtmlReport.h"
 #include "record/ReplayDiff.h"
 #include "record/RunLog.h"
@@ -92,7 +93,7 @@ int64_t syntheticRun(RunLog& log, int n, int w = 640, int h = 400) {
 }  // namespace
 
 TEST_CASE("base64 encodes per RFC 4648", "[report]") {
-    auto enc = [](const std::string& s) { return base64Encode(reinterpret_cast<const unsigned char*>(s.data()), s.size()); };
+    auto enc = [](const std::string& s) { return base64Encode(s); };
     CHECK(enc("") == "");
     CHECK(enc("f") == "Zg==");
     CHECK(enc("fo") == "Zm8=");

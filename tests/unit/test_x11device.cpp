@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 #include "device/KeyCombo.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"

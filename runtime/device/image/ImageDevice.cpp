@@ -1,5 +1,7 @@
 #include "device/image/ImageDevice.h"
 
+#include "base/Utf8.h"
+
 #include <opencv2/imgcodecs.hpp>
 
 #include "device/KeyCombo.h"

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "device/Frame.h"
+#include "base/Frame.h"
 
 namespace eacu {
 

@@ -1,5 +1,7 @@
 #include "device/x11/X11Device.h"
 
+#include "base/Utf8.h"
+
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/extensions/XShm.h>
@@ -549,7 +551,7 @@ void X11Device::scroll(int dx, int dy) {
 
 void X11Device::typeText(const std::string& utf8) {
     Impl& d = *impl_;
-    std::vector<uint32_t> cps = decodeUtf8(utf8);  // throws before anything is typed
+    std::u32string cps = decodeUtf8(utf8);  // throws before anything is typed
     d.checkAlive();
     if (cps.empty()) return;
     d.refreshKeymap();

@@ -1,73 +1,13 @@
 #include "vision/ocr/TextFinder.h"
 
+#include "base/Utf8.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
 namespace eacu {
-
-std::u32string decodeUtf8(std::string_view s) {
-    std::u32string out;
-    out.reserve(s.size());
-    for (size_t i = 0; i < s.size();) {
-        unsigned char c = s[i];
-        char32_t cp;
-        int n;
-        if (c < 0x80) {
-            cp = c;
-            n = 1;
-        } else if ((c & 0xE0) == 0xC0) {
-            cp = c & 0x1F;
-            n = 2;
-        } else if ((c & 0xF0) == 0xE0) {
-            cp = c & 0x0F;
-            n = 3;
-        } else if ((c & 0xF8) == 0xF0) {
-            cp = c & 0x07;
-            n = 4;
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02X", unsigned(c));
-            throw std::invalid_argument(std::string("text: expected UTF-8, got byte ") + hex + " at offset " +
-                                        std::to_string(i));
-        }
-        if (i + n > s.size())
-            throw std::invalid_argument("text: expected UTF-8, got a truncated sequence at offset " + std::to_string(i));
-        for (int k = 1; k < n; ++k) {
-            unsigned char cc = s[i + k];
-            if ((cc & 0xC0) != 0x80)
-                throw std::invalid_argument("text: expected UTF-8, got a bad continuation byte at offset " +
-                                            std::to_string(i + k));
-            cp = (cp << 6) | (cc & 0x3F);
-        }
-        out.push_back(cp);
-        i += n;
-    }
-    return out;
-}
-
-std::string encodeUtf8(std::u32string_view s) {
-    std::string out;
-    for (char32_t cp : s) {
-        if (cp < 0x80) {
-            out += char(cp);
-        } else if (cp < 0x800) {
-            out += char(0xC0 | (cp >> 6));
-            out += char(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += char(0xE0 | (cp >> 12));
-            out += char(0x80 | ((cp >> 6) & 0x3F));
-            out += char(0x80 | (cp & 0x3F));
-        } else {
-            out += char(0xF0 | (cp >> 18));
-            out += char(0x80 | ((cp >> 12) & 0x3F));
-            out += char(0x80 | ((cp >> 6) & 0x3F));
-            out += char(0x80 | (cp & 0x3F));
-        }
-    }
-    return out;
-}
 
 namespace {
 

@@ -73,10 +73,4 @@ double textSimilarity(std::string_view a, std::string_view b, bool case_sensitiv
 /// the needle folds to nothing; 0.5 for "next" in "index" or in "ex".
 double containmentSimilarity(std::string_view needle, std::string_view haystack, bool case_sensitive = false);
 
-/// UTF-8 decoding into code points. Throws std::invalid_argument on invalid UTF-8, naming
-/// the byte offset.
-std::u32string decodeUtf8(std::string_view s);
-/// UTF-8 encoding of code points.
-std::string encodeUtf8(std::u32string_view s);
-
 }  // namespace eacu

@@ -2,6 +2,8 @@
 #pragma once
 #include <opencv2/core.hpp>
 
+#include "base/Clock.h"
+
 namespace eacu {
 
 /// One capture of a screen.
@@ -19,10 +21,5 @@ struct Frame {
     int height() const { return bgr.rows; }
     bool empty() const { return bgr.empty(); }
 };
-
-/// Seconds on the monotonic clock (std::chrono::steady_clock).
-double monotonicSeconds();
-/// Seconds since the Unix epoch (std::chrono::system_clock).
-double wallSeconds();
 
 }  // namespace eacu
