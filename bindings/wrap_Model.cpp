@@ -136,41 +136,11 @@ int w_ground(lua_State* L) {
         action = luax_optstringfield(L, 2, "action").value_or("locate");
         assertion = luax_optboolfield(L, 2, "assertion").value_or(false);
     }
-    if (action != "locate" && action != "tap" && action != "double_tap" && action != "right_tap")
-        luaL_error(L, "ground: expected action locate|tap|double_tap|right_tap, got \"%s\"", action.c_str());
     ModelContext& ctx = model(L);
     return luax_catchexcept(L, [&] {
-        std::string label = "{dynamic=" + json(desc).dump() + "}";
         double t0 = monotonicSeconds();
-        Grounding g = ground(ctx, desc, timeout, provider, assertion);
+        Grounding g = groundAndAct(ctx, desc, action, timeout, provider, assertion);
         double ms = (monotonicSeconds() - t0) * 1000;
-        Session& s = ctx.session();
-        if (action == "locate" || !g.found) {
-            StepRecord st = s.beginStep(action, label);
-            st.method = g.found ? g.method : "model";
-            st.status = g.found ? "ok" : (action == "locate" ? "not_found" : "failed");
-            if (!g.found) st.error = action + " " + label + ": the model did not find it" + (g.reason.empty() ? "" : ": " + g.reason);
-            if (g.found) {
-                st.box = g.box;
-                st.input = g.point;
-            }
-            st.locate_ms = ms;
-            if (g.frame_id) st.frame_before = g.frame_id;
-            st.params_json = json{{"model_call", g.call_id}, {"from_cache", g.from_cache}, {"reason", g.reason}}.dump();
-            s.commitStep(st);
-            if (!g.found && action != "locate") throw std::runtime_error(st.error);
-        } else {
-            model::Action a;
-            a.type = action == "double_tap"  ? model::ActionType::DoubleClick
-                     : action == "right_tap" ? model::ActionType::RightClick
-                                             : model::ActionType::Click;
-            a.point = g.point;
-            a.box = g.box;
-            a.element_id = g.element_id;
-            Frame before = s.device().capture();
-            performModelAction(ctx, a, before, 0, label,
-                               {{"model_call", g.call_id}, {"grounding", g.method}, {"from_cache", g.from_cache}});
-        }
         Match m;
         m.found = g.found;
         m.box = g.box;

@@ -12,7 +12,7 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
-#include "record/Replay.h"
+#include "task/Replay.h"
 #include "record/ReplayDiff.h"
 #include "record/RunLog.h"
 #include "base/Cancel.h"
@@ -94,9 +94,9 @@ int cmdReplay(int argc, char** argv) {
     double t0 = monotonicSeconds();
     try {
         if (mode == "actions") {
-            Session helper(*dev.device, assets, locator, nullptr, 0, so);
+            Session session(*dev.device, assets, locator, log.get(), run_id, so);
             if (o.flag("--verbose")) ro.on_step = [](const std::string& l) { std::fprintf(stderr, "  %s\n", l.c_str()); };
-            ReplayResult r = replayActions(*log, orig->id, run_id, *dev.device, locator, helper, ro);
+            ReplayResult r = replayActions(*log, orig->id, session, locator, ro);
             if (!r.ok) error = r.error;
         } else {
             // Model answers come from the recorded calls (the model cache): no network needed.

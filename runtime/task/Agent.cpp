@@ -2,7 +2,9 @@
 
 #include <stdexcept>
 
-#include "device/KeyCombo.h"
+#include "task/ActionExecutor.h"
+#include "task/Limits.h"
+#include "task/StepError.h"
 #include "model/Prompts.h"
 
 namespace eacu {
@@ -18,11 +20,6 @@ std::string elementLabel(const SomResult& som, int id) {
 
 namespace {
 
-void moveExactly(Device& d, Point p) {
-    d.move(p);
-    Point c = d.cursor();
-    if (c.x != p.x || c.y != p.y) d.move(p);
-}
 
 std::string joinKeys(const std::vector<std::string>& keys) {
     std::string out;
@@ -35,14 +32,13 @@ std::string joinKeys(const std::vector<std::string>& keys) {
 ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, const Frame& before, int64_t before_id,
                                  const std::string& label, const json& params) {
     Session& s = ctx.session();
-    Device& d = s.device();
     ActionOutcome out;
     using T = model::ActionType;
     if (a.type == T::Done || a.type == T::Fail || a.type == T::NeedsUser) return out;
     if (a.type == T::Wait) {
         s.cancel().sleep(a.seconds);
         out.did = "等待了 " + std::to_string(int(a.seconds * 1000)) + " ms";
-        Frame f = d.capture();
+        Frame f = s.device().capture();
         out.changed = false;
         out.settle.frame = std::move(f);
         return out;
@@ -61,73 +57,60 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
         return t;
     }
 
-    StepRecord st = s.beginStep("tap", label);
-    st.method = "model";
-    json p = json::object();
-    if (a.box) st.box = *a.box;
-    if (a.point) st.input = *a.point;
-    double a0 = monotonicSeconds();
+    InputAction in;
+    in.target = label;
+    in.method = "model";
+    in.box = a.box;
+    in.at = a.point;
+    in.before = before;
+    in.before_id = before_id;
+    in.retry_without_effect = false;  // the model sees the screen again and decides
     switch (a.type) {
     case T::Click:
     case T::DoubleClick:
-    case T::RightClick: {
-        MouseButton b = a.type == T::RightClick ? MouseButton::Right : MouseButton::Left;
-        int count = a.type == T::DoubleClick ? 2 : 1;
-        st.action = a.type == T::DoubleClick ? "double_tap" : "tap";
-        p = {{"button", int(b)}, {"count", count}, {"hold", 0.0}};
-        moveExactly(d, *a.point);
-        d.click(b, count);
+    case T::RightClick:
+        in.action = a.type == T::DoubleClick ? "double_tap" : "tap";
+        in.button = a.type == T::RightClick ? MouseButton::Right : MouseButton::Left;
+        in.count = a.type == T::DoubleClick ? 2 : 1;
         out.did = std::string(a.type == T::DoubleClick ? "双击了 " : a.type == T::RightClick ? "右键点击了 " : "点击了 ") + label;
         break;
-    }
     case T::Type:
-        st.action = "input";
-        st.target = a.text;
-        st.method = "keyboard";
-        p = {{"label", label}};
-        d.typeText(a.text);
+        in.action = "input";
+        in.target = a.text;
+        in.text = a.text;
+        in.method = "keyboard";
+        in.params["label"] = label;
         out.did = "输入了 \"" + clipUtf8(a.text, 60) + "\"";
         break;
     case T::Hotkey:
-    case T::Press: {
-        std::string combo = a.type == T::Hotkey ? joinKeys(a.keys) : a.key;
-        std::vector<uint32_t> keys = parseKeyCombo(combo);
-        st.action = "key";
-        st.target = combo;
-        st.method = "keyboard";
-        d.keyCombo(keys);
-        out.did = "按下了 " + combo;
+    case T::Press:
+        in.action = "key";
+        in.combo = a.type == T::Hotkey ? joinKeys(a.keys) : a.key;
+        in.target = in.combo;
+        in.method = "keyboard";
+        out.did = "按下了 " + in.combo;
         break;
-    }
     case T::Scroll: {
         int n = a.amount;
-        int dx = a.direction == "right" ? n : a.direction == "left" ? -n : 0;
-        int dy = a.direction == "down" ? n : a.direction == "up" ? -n : 0;
-        st.action = "scroll";
-        p = {{"dx", dx}, {"dy", dy}};
-        if (a.point) moveExactly(d, *a.point);
-        else st.input = d.cursor();
-        d.scroll(dx, dy);
+        in.action = "scroll";
+        in.dx = a.direction == "right" ? n : a.direction == "left" ? -n : 0;
+        in.dy = a.direction == "down" ? n : a.direction == "up" ? -n : 0;
         out.did = "向" + std::string(a.direction == "down" ? "下" : a.direction == "up" ? "上" : a.direction == "left" ? "左" : "右") +
                   "滚动了 " + std::to_string(n) + " 格" + (a.point ? "（" + label + "）" : "");
         break;
     }
-    default: break;
+    default:
+        throw std::invalid_argument("model action: nothing to execute for " + a.toJson().dump());
     }
-    d.sync();
-    st.action_ms = (monotonicSeconds() - a0) * 1000;
-    for (auto it = params.begin(); it != params.end(); ++it) p[it.key()] = it.value();
-    if (!a.thought.empty()) p["thought"] = a.thought;
-    if (a.element_id) p["element_id"] = *a.element_id;
-    st.params_json = p.dump();
-    if (before_id) st.frame_before = before_id;
-    else if (auto id = s.recordFrame(before)) st.frame_before = id;
-    out.settle = s.waitSettled(before);
-    st.change_ratio = out.settle.change_ratio;
-    st.settle_ms = out.settle.ms;
-    if (auto id = s.recordFrame(out.settle.frame)) st.frame_after = id;
+    // Seed 001 §9: pressing what reads as pay/delete/send/submit needs a person's yes.
+    in.risky = looksRisky(label + " " + a.text);
+    for (auto it = params.begin(); it != params.end(); ++it) in.params[it.key()] = it.value();
+    if (!a.thought.empty()) in.params["thought"] = a.thought;
+    if (a.element_id) in.params["element_id"] = *a.element_id;
+    InputResult r = s.executor().perform(std::move(in));
+    out.step_id = r.step_id;
+    out.settle = std::move(r.settle);
     out.changed = out.settle.change_ratio > 0;
-    out.step_id = s.commitStep(st);
     return out;
 }
 
@@ -227,8 +210,16 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
             return res;
         }
         std::string label = a.element_id ? elementLabel(o.som, *a.element_id) : std::string("(screen)");
-        ActionOutcome out = performModelAction(ctx, a, o.frame, o.frame_id, label,
-                                               {{"agent_step", step}, {"model_call", call_id}});
+        ActionOutcome out;
+        try {
+            out = performModelAction(ctx, a, o.frame, o.frame_id, label, {{"agent_step", step}, {"model_call", call_id}});
+        } catch (const StepError& e) {
+            // The run's limits, a refused risky action, a pointer that went astray: the agent
+            // stops here, with its summary step, and the error goes on to the script.
+            res.history.push_back("Step " + std::to_string(step) + ": " + clipUtf8(e.what(), 200) + " ✗");
+            finish(e.code, e.what());
+            throw;
+        }
         res.history.push_back(model::historyLine(step, out.did, out.changed));
     }
     finish("max_steps", "the task was not done after " + std::to_string(opts.max_steps) + " steps; last: " +

@@ -23,7 +23,9 @@ struct ActionOutcome {
     std::string did;
 };
 
-/// Executes `a` (already parsed and bounds-checked) on the session's device as recorded steps:
+/// Executes `a` (already parsed and bounds-checked) through the session's ActionExecutor (the
+/// run's limits, the risky-step confirm for labels or text that look risky, the pointer
+/// read-back, the settle; no jittered retries: the model sees the screen again) as recorded steps:
 /// click → "tap" (button/count params as Session::tap writes them, so `eacu replay --mode
 /// actions` replays it), double_click → "double_tap", right_click → "tap" with button 3,
 /// type → a tap on its element (if any) then "input", hotkey/press → "key", scroll →
@@ -48,7 +50,8 @@ struct AgentOptions {
     std::string provider;
 };
 
-/// How an agent run ended: `status` done | fail | needs_user | max_steps; `message` (the
+/// How an agent run ended: `status` done | fail | needs_user | max_steps (or, in the summary
+/// step only, the failure code that stopped it: limit, timeout, refused...); `message` (the
 /// model's text or reason, or the last error); `steps` (model calls made); `history` (seed 000
 /// §3.2 lines); `actions` (the parsed actions as JSON); `cached` (answers served from the
 /// cache); `step_id` (the summary "agent" step).

@@ -6,7 +6,9 @@
 
 #include "model/Action.h"
 #include "model/Prompts.h"
+#include "task/Agent.h"
 #include "task/Session.h"
+#include "task/StepError.h"
 
 namespace eacu {
 
@@ -156,6 +158,44 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         if (g.found || monotonicSeconds() >= deadline) return g;
         ctx.session().cancel().sleep(std::min(0.5, std::max(0.0, deadline - monotonicSeconds())));
     }
+}
+
+Grounding groundAndAct(ModelContext& ctx, const std::string& desc, const std::string& action, double timeout,
+                       const std::string& provider, bool assertion) {
+    if (action != "locate" && action != "tap" && action != "double_tap" && action != "right_tap")
+        throw std::invalid_argument("ground: expected action locate|tap|double_tap|right_tap, got \"" + action + "\"");
+    std::string label = "{dynamic=" + json(desc).dump() + "}";
+    double t0 = monotonicSeconds();
+    Grounding g = ground(ctx, desc, timeout, provider, assertion);
+    double ms = (monotonicSeconds() - t0) * 1000;
+    Session& s = ctx.session();
+    if (action == "locate" || !g.found) {
+        StepRecord st = s.beginStep(action, label);
+        st.method = g.found ? g.method : "model";
+        st.status = g.found ? "ok" : (action == "locate" ? "not_found" : "failed");
+        if (!g.found) st.error = action + " " + label + ": the model did not find it" + (g.reason.empty() ? "" : ": " + g.reason);
+        if (g.found) {
+            st.box = g.box;
+            st.input = g.point;
+        }
+        st.locate_ms = ms;
+        if (g.frame_id) st.frame_before = g.frame_id;
+        st.params_json = json{{"model_call", g.call_id}, {"from_cache", g.from_cache}, {"reason", g.reason}}.dump();
+        int64_t id = s.commitStep(st);
+        if (!g.found && action != "locate") throw StepError(failure::kNotFound, st.error, id, g.frame_id, label);
+        return g;
+    }
+    model::Action a;
+    a.type = action == "double_tap"  ? model::ActionType::DoubleClick
+             : action == "right_tap" ? model::ActionType::RightClick
+                                     : model::ActionType::Click;
+    a.point = g.point;
+    a.box = g.box;
+    a.element_id = g.element_id;
+    Frame before = s.device().capture();
+    performModelAction(ctx, a, before, 0, label,
+                       {{"model_call", g.call_id}, {"grounding", g.method}, {"from_cache", g.from_cache}});
+    return g;
 }
 
 }  // namespace eacu

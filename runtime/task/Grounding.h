@@ -53,4 +53,15 @@ std::string groundingElementList(const SomResult& som, const ModelImageTransform
 Grounding ground(ModelContext& ctx, const std::string& description, double timeout = 0,
                  const std::string& provider = "", bool assertion = false);
 
+/// A `{dynamic = description}` target used by a verb: grounds it (ground() above, `timeout`
+/// seconds) and then, for `action` tap | double_tap | right_tap, presses it through the
+/// session's ActionExecutor (limits, confirm, read-back, settle, recorded as a step with
+/// method "model"); for "locate" (or when the model did not find it) records a step with
+/// what the model said. Returns the grounding (`found` false: not on screen). Throws
+/// std::invalid_argument for another action, std::runtime_error("<action> {dynamic=...}: the
+/// model did not find it: <reason>") when an action's target is not found, StepError from the
+/// executor, and what ground() throws.
+Grounding groundAndAct(ModelContext& ctx, const std::string& description, const std::string& action,
+                       double timeout = 0, const std::string& provider = "", bool assertion = false);
+
 }  // namespace eacu

@@ -25,7 +25,7 @@ LimitGuard::LimitGuard(RunLimits limits) : limits_(limits), t0_(monotonicSeconds
 double LimitGuard::elapsed() const { return monotonicSeconds() - t0_; }
 
 void LimitGuard::checkTime(const std::string& what) const {
-    if (limits_.max_seconds > 0 && elapsed() > limits_.max_seconds) {
+    if (timeUsedUp()) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.0f s", limits_.max_seconds);
         throw LimitExceeded(what + ": the run's time limit of " + buf +
@@ -33,11 +33,17 @@ void LimitGuard::checkTime(const std::string& what) const {
     }
 }
 
-void LimitGuard::beforeAction(const std::string& what) {
+bool LimitGuard::timeUsedUp() const { return limits_.max_seconds > 0 && elapsed() > limits_.max_seconds; }
+
+void LimitGuard::check(const std::string& what) const {
     checkTime(what);
     if (limits_.max_actions > 0 && actions_ >= limits_.max_actions)
         throw LimitExceeded(what + ": the run's limit of " + std::to_string(limits_.max_actions) +
                             " actions is reached (set limits{max_actions=} or eacu run --max-actions)");
+}
+
+void LimitGuard::beforeAction(const std::string& what) {
+    check(what);
     ++actions_;
 }
 

@@ -39,6 +39,10 @@ public:
     void beforeAction(const std::string& what);
     /// Checks only the time limit (for waits), with the same message form.
     void checkTime(const std::string& what) const;
+    /// beforeAction's checks without counting the action.
+    void check(const std::string& what) const;
+    /// True when max_seconds is set and used up.
+    bool timeUsedUp() const;
 
 private:
     RunLimits limits_;

@@ -24,11 +24,6 @@ namespace {
 
 double msBetween(double t0, double t1) { return (t1 - t0) * 1000.0; }
 
-// What an action's settle wait saw, as recorded in steps.params: "effect" is "changed" when the
-// screen changed beyond noise, else "none"; "settled" whether it then stayed still in time.
-nlohmann::json settleParams(const Settle& st) {
-    return {{"effect", st.changed ? "changed" : "none"}, {"settled", st.settled}};
-}
 
 }  // namespace
 
@@ -183,9 +178,6 @@ Session::Located Session::relocateIfStale(const TargetSpec& t, Located l, bool& 
     return again;
 }
 
-void Session::beforeAction(const std::string& action, const std::string& target) {
-    limits_.beforeAction(action + (target.empty() ? "" : " " + target));
-}
 
 StepRecord Session::newStep(const std::string& action, const TargetSpec* t) {
     StepRecord s;
@@ -341,223 +333,116 @@ void Session::waitVanish(const TargetSpec& t, double timeout) {
     commit(s);
 }
 
-Point Session::moveExactly(Point p) {
-    // Move, read the pointer back and correct until it is where it should be (seed 001 §4:
-    // up to N attempts); never press somewhere else.
-    Point c{};
-    for (int i = 0; i < std::max(1, options_.cursor_attempts); ++i) {
-        device_.move(p);
-        device_.sync();
-        c = device_.cursor();
-        if (c.x == p.x && c.y == p.y) return c;
-    }
-    throw std::runtime_error("the pointer is at (" + std::to_string(c.x) + "," + std::to_string(c.y) +
-                             ") after " + std::to_string(std::max(1, options_.cursor_attempts)) +
-                             " moves, expected (" + std::to_string(p.x) + "," + std::to_string(p.y) +
-                             "): not pressing");
-}
-
-Match Session::tap(const TargetSpec& t, const TapOptions& o) {
-    StepRecord s = newStep(o.action, &t);
-    nlohmann::json params{{"button", int(o.button)}, {"count", o.count}, {"hold", o.hold}};
-    s.params_json = params.dump();
-    beforeAction(o.action, s.target);
-    Match m;
-    Frame before;
+// Resolves `t` for an input: finds an image or text target (blockers handled, a stale frame
+// looked at again) or maps a point; fails the step `s` when it is not found.
+Session::Located Session::resolveForInput(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params) {
     if (t.searched()) {
-        double timeout = o.timeout < 0 ? options_.find_timeout : o.timeout;
         Located l = findOrDismiss(t, timeout);
         if (!l.match.found) failLocate(s, t, l, timeout, "not found");
         bool relocated = false;
         double age = monotonicSeconds() - l.frame.monotonic;
         l = relocateIfStale(t, std::move(l), relocated);
         if (relocated) params["relocated"] = {{"frame_age_ms", age * 1000}};
-        m = l.match;
-        before = std::move(l.frame);
-        s.locate_ms = m.ms;
-    } else if (t.point) {
-        m.found = true;
-        m.method = "point";
-        m.target = pointFor(t);
-        m.box = {m.target.x, m.target.y, 1, 1};
-        before = device_.capture();
-    } else {
-        throw std::invalid_argument(o.action + ": expected an image or a point target");
+        return l;
     }
-    s.method = m.method;
-    if (m.method != "point") {
-        s.score = m.score;
-        s.threshold = m.threshold;
-        s.box = m.box;
+    if (t.point) {
+        Located l;
+        l.match.found = true;
+        l.match.method = "point";
+        l.match.target = pointFor(t);
+        l.match.box = {l.match.target.x, l.match.target.y, 1, 1};
+        return l;
     }
-    s.input = m.target;
-    auto press = [&](Point p) {
-        try {
-            moveExactly(p);
-        } catch (const std::exception& e) {
-            s.status = "failed";
-            s.error = o.action + " " + describeTarget(t) + ": " + e.what();
-            s.params_json = params.dump();
-            int64_t id = commit(s);
-            throw StepError(failure::kDevice, s.error, id, 0, describeTarget(t));
-        }
-        if (o.hold > 0) {
-            device_.press(o.button);
-            device_.sync();
-            cancel().sleep(o.hold);
-            device_.release(o.button);
-        } else {
-            device_.click(o.button, o.count);
-        }
-        device_.sync();
-    };
-    double a0 = monotonicSeconds();
-    press(m.target);
-    s.action_ms = msBetween(a0, monotonicSeconds());
-    if (auto id = saveFrame(before)) s.frame_before = id;
-    Settle st = waitSettled(before);
-    // Effect check (seed 000 §5): a single tap that changed nothing is tapped again a few
-    // pixels off, inside the target's box. Long presses and double taps are not repeated.
-    int retries = 0;
-    if (!st.changed && o.count == 1 && o.hold <= 0) {
-        static const int dirs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
-        nlohmann::json tried = nlohmann::json::array();
-        // A loaded machine may draw the effect late: give it one more effect interval before
-        // pressing again (a second press of a key that did work would type it twice).
-        if (options_.tap_retries > 0) {
-            Settle late = waitSettled(before);
-            late.ms += st.ms;
-            st = std::move(late);
-        }
-        for (int i = 0; i < options_.tap_retries && !st.changed; ++i) {
-            int j = options_.jitter;
-            Point p{m.target.x + dirs[i % 4][0] * j, m.target.y + dirs[i % 4][1] * j};
-            if (m.method != "point") {
-                p.x = std::clamp(p.x, m.box.x, m.box.x + std::max(0, m.box.w - 1));
-                p.y = std::clamp(p.y, m.box.y, m.box.y + std::max(0, m.box.h - 1));
-            }
-            press(p);
-            ++retries;
-            tried.push_back({p.x, p.y});
-            s.input = p;
-            st = waitSettled(before);
-        }
-        params["retried_at"] = tried;
-    }
-    params["retries"] = retries;
-    params.update(settleParams(st));
-    s.params_json = params.dump();
-    s.change_ratio = st.change_ratio;
-    s.settle_ms = st.ms;
-    if (auto id = saveFrame(st.frame)) s.frame_after = id;
-    commit(s);
-    return m;
+    throw std::invalid_argument(s.action + ": expected an image, text or point target, got " + describeTarget(t));
 }
 
-Settle Session::finishAction(StepRecord& s, const Frame& before, double a0) {
-    s.action_ms = msBetween(a0, monotonicSeconds());
-    if (auto id = saveFrame(before)) s.frame_before = id;
-    Settle st = waitSettled(before);
-    s.change_ratio = st.change_ratio;
-    s.settle_ms = st.ms;
-    if (auto id = saveFrame(st.frame)) s.frame_after = id;
-    return st;
+// The fields of an InputAction that say how its target was found.
+static void describeFound(InputAction& a, const Match& m) {
+    a.method = m.method;
+    if (m.method != "point") {
+        a.score = m.score;
+        a.threshold = m.threshold;
+        a.box = m.box;
+        a.locate_ms = m.ms;
+    }
+}
+
+Match Session::tap(const TargetSpec& t, const TapOptions& o) {
+    StepRecord s = newStep(o.action, &t);
+    executor_.checkLimits(o.action + " " + s.target);
+    nlohmann::json params = nlohmann::json::object();
+    double timeout = o.timeout < 0 ? options_.find_timeout : o.timeout;
+    Located l = resolveForInput(s, t, timeout, params);
+    InputAction a;
+    a.idx = s.idx;  // the executor writes the step
+    a.action = o.action;
+    a.target = s.target;
+    a.at = l.match.target;
+    describeFound(a, l.match);
+    a.button = o.button;
+    a.count = o.count;
+    a.hold = o.hold;
+    a.params = params;
+    a.before = std::move(l.frame);
+    executor_.perform(std::move(a));
+    return l.match;
 }
 
 void Session::input(const std::string& text) {
-    StepRecord s = newStep("input", nullptr);
-    s.target = text;
-    s.method = "keyboard";
-    beforeAction("input", nlohmann::json(text).dump());
-    Frame before = device_.capture();
-    double a0 = monotonicSeconds();
-    device_.typeText(text);
-    device_.sync();
-    Settle st = finishAction(s, before, a0);
-    s.params_json = settleParams(st).dump();
-    commit(s);
+    InputAction a;
+    a.action = "input";
+    a.target = text;
+    a.text = text;
+    executor_.perform(std::move(a));
 }
 
 void Session::key(const std::string& combo) {
-    std::vector<uint32_t> keys = parseKeyCombo(combo);
-    StepRecord s = newStep("key", nullptr);
-    s.target = combo;
-    s.method = "keyboard";
-    beforeAction("key", combo);
-    Frame before = device_.capture();
-    double a0 = monotonicSeconds();
-    device_.keyCombo(keys);
-    device_.sync();
-    Settle st = finishAction(s, before, a0);
-    s.params_json = settleParams(st).dump();
-    commit(s);
+    InputAction a;
+    a.action = "key";
+    a.target = combo;
+    a.combo = combo;
+    executor_.perform(std::move(a));
 }
 
 bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
-    StepRecord s = newStep("scroll", at ? &*at : nullptr);
-    s.params_json = nlohmann::json{{"dx", dx}, {"dy", dy}}.dump();
-    beforeAction("scroll", s.target);
-    Frame before;
+    InputAction a;
+    a.action = "scroll";
+    a.dx = dx;
+    a.dy = dy;
     if (at) {
-        Match m;
-        if (at->searched()) {
-            Located l = findOrDismiss(*at, options_.find_timeout);
-            if (!l.match.found) failLocate(s, *at, l, options_.find_timeout, "not found");
-            m = l.match;
-            before = std::move(l.frame);
-            s.score = m.score;
-            s.threshold = m.threshold;
-            s.box = m.box;
-        } else {
-            m.target = pointFor(*at);
-            before = device_.capture();
-        }
-        s.input = m.target;
-        moveExactly(m.target);
-    } else {
-        before = device_.capture();
-        s.input = device_.cursor();
+        StepRecord s = newStep("scroll", &*at);
+        executor_.checkLimits("scroll " + s.target);
+        Located l = resolveForInput(s, *at, options_.find_timeout, a.params);
+        a.idx = s.idx;
+        a.target = s.target;
+        a.at = l.match.target;
+        describeFound(a, l.match);
+        a.before = std::move(l.frame);
     }
-    s.method = "wheel";
-    double a0 = monotonicSeconds();
-    device_.scroll(dx, dy);
-    device_.sync();
-    Settle st = finishAction(s, before, a0);
+    a.method = "wheel";
     // A scroll that moved nothing (the end of the page, nothing scrollable under the pointer)
     // is reported in the step, not retried (seed 000: the caller may scroll the other way).
-    nlohmann::json params = settleParams(st);
-    params["dx"] = dx;
-    params["dy"] = dy;
-    s.params_json = params.dump();
-    commit(s);
-    return st.changed;
+    return executor_.perform(std::move(a)).settle.changed;
 }
 
 void Session::drag(const TargetSpec& from, const TargetSpec& to, double duration) {
     StepRecord s = newStep("drag", &from);
     s.target = describeTarget(from) + " -> " + describeTarget(to);
-    beforeAction("drag", s.target);
-    auto resolve = [&](const TargetSpec& t, Frame& frame) -> Point {
-        if (t.point) {
-            if (frame.empty()) frame = device_.capture();
-            return pointFor(t);
-        }
-        Located l = findOrDismiss(t, options_.find_timeout);
-        if (!l.match.found) failLocate(s, t, l, options_.find_timeout, "not found");
-        if (frame.empty()) frame = l.frame;
-        return l.match.target;
-    };
-    Frame before;
-    Point a = resolve(from, before);
-    Point b = resolve(to, before);
-    s.input = a;
-    s.method = "pointer";
-    s.params_json = nlohmann::json{{"to", {b.x, b.y}}, {"duration", duration}}.dump();
-    double a0 = monotonicSeconds();
-    moveExactly(a);
-    dragPointer(device_, a, b, duration, cancel());
-    finishAction(s, before, a0);
-    commit(s);
+    executor_.checkLimits("drag " + s.target);
+    nlohmann::json params = nlohmann::json::object();
+    Located a0 = resolveForInput(s, from, options_.find_timeout, params);
+    Located b0 = resolveForInput(s, to, options_.find_timeout, params);
+    InputAction a;
+    a.idx = s.idx;
+    a.action = "drag";
+    a.target = s.target;
+    a.at = a0.match.target;
+    a.to = b0.match.target;
+    a.duration = duration;
+    a.method = "pointer";
+    a.params = params;
+    a.before = a0.frame.empty() ? std::move(b0.frame) : std::move(a0.frame);
+    executor_.perform(std::move(a));
 }
 
 int64_t Session::screenshot(const std::string& path, Frame* out) {
@@ -578,8 +463,8 @@ void Session::sleep(double seconds) {
     cancel().sleep(seconds);
 }
 
-std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv) {
-    StepRecord s = newStep("launch", nullptr);
+std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv, int idx) {
+    StepRecord s = beginStep("launch", "", idx);
     nlohmann::json args = argv;
     s.target = args.dump();
     std::shared_ptr<Process> p = Process::spawn(argv, {});
@@ -590,8 +475,12 @@ std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv) {
     return p;
 }
 
-StepRecord Session::beginStep(const std::string& action, const std::string& target) {
+StepRecord Session::beginStep(const std::string& action, const std::string& target, int idx) {
     StepRecord s = newStep(action, nullptr);
+    if (idx > 0) {
+        --step_counter_;
+        s.idx = idx;
+    }
     s.target = target;
     return s;
 }
@@ -599,6 +488,11 @@ StepRecord Session::beginStep(const std::string& action, const std::string& targ
 int64_t Session::commitStep(StepRecord& s) { return commit(s); }
 
 int64_t Session::recordFrame(const Frame& f) { return saveFrame(f); }
+
+std::string Session::confirm(const std::string& what) {
+    const char* env = std::getenv("EACU_CONFIRM");
+    return confirmRisky(what, env && *env ? confirmModeFromEnv() : confirm_);
+}
 
 StabilityOptions Session::stability() const {
     StabilityOptions o;

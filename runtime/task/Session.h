@@ -12,6 +12,7 @@
 #include "device/Device.h"
 #include "process/Process.h"
 #include "record/RunLog.h"
+#include "task/ActionExecutor.h"
 #include "task/Blockers.h"
 #include "task/Limits.h"
 #include "task/StepError.h"
@@ -33,6 +34,8 @@ namespace eacu {
 /// - `noise_ratio`: a change ratio at or below this is noise (a blinking caret), not an effect.
 /// - `tap_retries`: a single tap that changed nothing is tapped again this many times, each
 ///   time a few pixels (`jitter`) off the centre, inside the target's box (seed 000 §5).
+/// - `late_effect_timeout`: before each such retry the screen is watched this long for a
+///   late effect of the press before (then it is not pressed again).
 /// - `cursor_attempts`: pointer moves read back and corrected before a press (seed 001 §4).
 /// - `blocker_interval`: while a target is missing, registered blockers are checked this often.
 /// - `limits`: the run's action and time limits (seed 001: 80 actions, 8 minutes; 0: none).
@@ -47,6 +50,7 @@ struct SessionOptions {
     int change_tolerance = 15;
     double noise_ratio = 0.00005;
     int tap_retries = 2;
+    double late_effect_timeout = 1.5;
     int jitter = 3;
     int cursor_attempts = 4;
     double blocker_interval = 1.0;
@@ -121,7 +125,8 @@ public:
     void sleep(double seconds);
     /// Starts a program with the session's display in its environment; it is stopped when
     /// the session ends. Throws std::runtime_error when it cannot start.
-    std::shared_ptr<Process> launch(const std::vector<std::string>& argv);
+    /// `idx`: a step index to record it under (an actions replay keeps the original's).
+    std::shared_ptr<Process> launch(const std::vector<std::string>& argv, int idx = 0);
 
     /// Captures until the screen changed and then stayed unchanged for settle_interval, or
     /// effect_timeout passed without change, or settle_timeout passed (vision/Stability.h).
@@ -148,10 +153,16 @@ public:
     LimitGuard& limits() { return limits_; }
     /// How risky steps are confirmed (ask on a terminal, else refuse; or yes/no).
     ConfirmMode& confirmMode() { return confirm_; }
+    /// Asks whether the risky action `what` may run, by $EACU_CONFIRM when set, else by
+    /// confirmMode(). Returns "" when allowed, else why not (task/Limits.h confirmRisky).
+    std::string confirm(const std::string& what);
+    /// The one executor every input goes through (task/ActionExecutor.h).
+    ActionExecutor& executor() { return executor_; }
 
     /// Hooks for steps recorded outside Session (model steps: ask, plan, agent, grounding).
-    /// beginStep: a step row with the next index, `action` and `target` (not yet written).
-    StepRecord beginStep(const std::string& action, const std::string& target);
+    /// beginStep: a step row with the next index (or `idx`, an index reserved earlier by a
+    /// step that is written later), `action` and `target` (not yet written).
+    StepRecord beginStep(const std::string& action, const std::string& target, int idx = 0);
     /// Writes a finished step (ended_at = now, status "ok" when empty); returns its id (0 when
     /// nothing is recorded).
     int64_t commitStep(StepRecord& s);
@@ -181,11 +192,8 @@ private:
     int64_t commit(StepRecord& s);
     [[noreturn]] void failLocate(StepRecord& s, const TargetSpec& t, const Located& l,
                                  double timeout, const char* verb);
-    Point moveExactly(Point p);
-    /// Ends an input step that started at `a0` (monotonic seconds): records the before frame,
-    /// waits for the effect and the settle, records the change and the after frame.
-    Settle finishAction(StepRecord& s, const Frame& before, double a0);
-    void beforeAction(const std::string& action, const std::string& target);
+    // The match or point `t` resolves to for an input, with the frame it was seen on.
+    Located resolveForInput(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params);
 
     Device& device_;
     const AssetLibrary& assets_;
@@ -201,6 +209,7 @@ private:
     bool in_blocker_ = false;
     LimitGuard limits_;
     ConfirmMode confirm_ = ConfirmMode::Ask;
+    ActionExecutor executor_{*this};
 };
 
 /// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.

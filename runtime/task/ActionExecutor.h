@@ -1,0 +1,101 @@
+// The one path every input takes, whoever asks for it (script verbs, step{}, plan, agent,
+// dynamic targets, actions replay, the REPL): the run's limits and risky-step policy, the
+// pointer read-back, the input, the wait for its effect and the settle, retries that never
+// repeat an input that took effect late, and the step in the run log.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/Frame.h"
+#include "device/Device.h"
+#include "geometry/Rect.h"
+#include "record/RunLog.h"
+#include "vision/Stability.h"
+
+namespace eacu {
+
+class Session;
+
+/// One input, as data.
+/// - `action`: tap | double_tap | long_press | input | key | scroll | drag (the step's action).
+/// - `target`: the label of what it acts on, for the log and messages ("\"btn_1\"", "[5] asset").
+/// - `at`: where the pointer goes first (physical pixels); none for keyboard input, and for a
+///   scroll at the pointer's current place. `to`: a drag's end.
+/// - `box`: the target's box; retried taps stay inside it.
+/// - `button`, `count` (2 = double), `hold` (seconds; > 0 = long press): pointer presses.
+/// - `text` (input: UTF-8), `combo` (key: "ctrl+s"), `dx`/`dy` (scroll: wheel clicks, dy > 0
+///   down), `duration` (drag: seconds).
+/// - `risky`: asks the run's confirm policy first (no terminal: refused).
+/// - `retry_without_effect`: a single tap that changed nothing is pressed again a few pixels
+///   off (SessionOptions::tap_retries, jitter), unless its effect shows up late.
+/// - `method`, `score`, `threshold`, `locate_ms`: how the target was found (for the step row).
+/// - `params`: extra fields for the step's params (merged over the executor's own).
+/// - `before`: the screen the target was found on (empty: captured just before the input);
+///   `before_id`: that frame's id when it is already in the run log.
+/// - `parent_id`: the enclosing step (agent, plan), if any; `idx`: the step index reserved when
+///   the target was looked for (0: the next index).
+struct InputAction {
+    std::string action = "tap";
+    std::string target;
+    std::optional<Point> at;
+    std::optional<Point> to;
+    std::optional<Rect> box;
+    MouseButton button = MouseButton::Left;
+    int count = 1;
+    double hold = 0;
+    std::string text;
+    std::string combo;
+    int dx = 0, dy = 0;
+    double duration = 0.3;
+    bool risky = false;
+    bool retry_without_effect = true;
+    std::string method;
+    std::optional<double> score, threshold;
+    std::optional<double> locate_ms;
+    nlohmann::json params = nlohmann::json::object();
+    Frame before;
+    int64_t before_id = 0;
+    std::optional<int64_t> parent_id;
+    int idx = 0;
+};
+
+/// What an input did: the step row written (`step_id`, 0 when nothing is recorded), the settle
+/// (`settle.changed`: the screen changed beyond noise), `late_effect` (the change came only
+/// after the first effect wait: recorded as such, the input was not repeated), `retries`
+/// (presses repeated because nothing changed) and `input` (the last point pressed).
+struct InputResult {
+    int64_t step_id = 0;
+    Settle settle;
+    bool late_effect = false;
+    int retries = 0;
+    std::optional<Point> input;
+};
+
+/// Executes InputActions on a session's device. Owned by the Session; not thread-safe (a run
+/// has one thread driving its device).
+class ActionExecutor {
+public:
+    explicit ActionExecutor(Session& session) : session_(session) {}
+
+    /// Checks, before a target is even looked for, that one more action may run: the run's
+    /// deadline and action limit (throws StepError code "timeout" or "limit"). Does not count.
+    void checkLimits(const std::string& what) const;
+    /// Runs `a` and records it as one step. Throws StepError: "limit"/"timeout" (the run's
+    /// limits; nothing is sent), "refused" (a risky action not confirmed), "device" (the
+    /// pointer does not land where it should: not pressed), "invalid" (an unknown key or
+    /// invalid UTF-8: nothing typed); Cancelled when the run is cancelled meanwhile.
+    InputResult perform(InputAction a);
+    /// Moves the pointer to `p` and reads it back, correcting up to
+    /// SessionOptions::cursor_attempts times (seed 001 §4). Throws StepError "device" when it
+    /// is still elsewhere: an input is never sent to another place.
+    Point moveExactly(Point p);
+
+private:
+    void send(const InputAction& a, Point p);
+    Session& session_;
+};
+
+}  // namespace eacu

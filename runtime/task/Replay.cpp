@@ -1,0 +1,275 @@
+#include "task/Replay.h"
+
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "base/Format.h"
+#include "task/ActionExecutor.h"
+#include "task/Session.h"
+
+namespace eacu {
+
+ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Mat& recorded, const Rect& crop,
+                            const ReplayOptions& o, const CancelToken& cancel, const std::string& name) {
+    ReplayGate g;
+    g.crop = crop;
+    Template tpl;
+    tpl.name = name;
+    tpl.bgr = recorded(cv::Rect(crop.x, crop.y, crop.w, crop.h)).clone();
+    tpl.threshold = o.threshold;
+    double deadline = monotonicSeconds() + o.timeout;
+    bool have = false;
+    for (;;) {
+        cancel.check();
+        Frame f = device.capture();
+        Rect screen{0, 0, f.width(), f.height()};
+        Rect near = crop.grown(o.near).intersect(screen);
+        std::optional<Match> m;
+        if (near.w >= crop.w && near.h >= crop.h) m = matcher.locate(f.bgr, tpl, near);
+        bool relocated = false;
+        if (!m || !m->found) {
+            Match all = matcher.locate(f.bgr, tpl, std::nullopt);
+            if (all.found || !m || all.score > m->score) {
+                relocated = all.found;
+                m = all;
+            }
+        }
+        if (!have || m->found || m->score > g.match.score) {
+            g.match = *m;
+            g.live = f;
+            g.relocated = relocated;
+            have = true;
+        }
+        if (m->found) {
+            g.found = true;
+            g.shift = {m->box.x - crop.x, m->box.y - crop.y};
+            return g;
+        }
+        if (monotonicSeconds() + 0.05 > deadline) return g;
+        cancel.sleep(0.05);
+    }
+}
+
+namespace {
+
+// Fields of a recorded step's params that describe its outcome, not its input: the replayed
+// step gets its own.
+const char* const kOutcomeParams[] = {"effect", "settled", "retries", "retried_at", "late_effect", "relocated", "stages"};
+
+class Replayer {
+public:
+    Replayer(RunLog& log, int64_t original, Session& session, const Matcher& matcher, const ReplayOptions& o)
+        : log_(log), original_(original), session_(session), matcher_(matcher), o_(o) {}
+
+    ReplayResult run() {
+        if (!log_.run(original_)) throw std::runtime_error("replay: no run " + std::to_string(original_) + " in " + log_.path());
+        for (const StepRecord& s : log_.steps(original_)) {
+            if (s.parent_id) continue;  // inner steps are replayed by their parent's input
+            session_.cancel().check();
+            if (s.status == "failed") {
+                // The original stopped here; replaying past it would be guessing.
+                StepRecord r = fresh(s);
+                r.method = "skipped";
+                r.status = "failed";
+                r.error = "replay: the original run failed at step " + std::to_string(s.idx) + ": " + s.error;
+                save(r);
+                result_.ok = false;
+                result_.failed_idx = s.idx;
+                result_.error = r.error;
+                return result_;
+            }
+            if (!step(s)) return result_;
+        }
+        return result_;
+    }
+
+private:
+    StepRecord fresh(const StepRecord& s) {
+        StepRecord r = session_.beginStep(s.action, s.target, s.idx);
+        r.params_json = s.params_json;
+        return r;
+    }
+
+    int64_t frame(const Frame& f) { return f.empty() ? 0 : session_.recordFrame(f); }
+
+    void report(int idx, const std::string& action, const std::string& target, const std::string& status,
+                const std::string& method, std::optional<double> score) {
+        if (!o_.on_step) return;
+        std::string line = "step " + std::to_string(idx) + " " + action + " " + target + ": " + status;
+        if (score) line += " (" + method + ", score " + fixed(*score, 3) + ")";
+        o_.on_step(line);
+    }
+
+    void save(StepRecord& r) {
+        session_.commitStep(r);
+        report(r.idx, r.action, r.target, r.status, r.method, r.score);
+    }
+
+    cv::Mat recordedFrame(int64_t id) {
+        if (auto it = cache_.find(id); it != cache_.end()) return it->second;
+        cv::Mat m = cv::imdecode(log_.framePng(id), cv::IMREAD_COLOR);
+        cache_.clear();
+        cache_[id] = m;
+        return m;
+    }
+
+    // The rectangle of the recorded before-frame to look for: the box plus a margin, or a
+    // square around the input point.
+    std::optional<Rect> cropRect(const StepRecord& s, const cv::Mat& rec) {
+        Rect r;
+        if (s.box && !s.box->empty()) r = s.box->grown(o_.margin);
+        else if (s.input) r = {s.input->x - o_.point_radius, s.input->y - o_.point_radius, 2 * o_.point_radius, 2 * o_.point_radius};
+        else return std::nullopt;
+        r = r.intersect({0, 0, rec.cols, rec.rows});
+        if (r.w < 4 || r.h < 4) return std::nullopt;
+        return r;
+    }
+
+    bool mismatch(StepRecord& r, const StepRecord& s, const ReplayGate& g) {
+        int64_t live = frame(g.live);
+        if (live) r.frame_before = live;
+        r.status = "failed";
+        r.method = "replay";
+        r.score = g.match.score;
+        r.threshold = o_.threshold;
+        r.box = g.match.box;
+        r.error = "replay stopped at step " + std::to_string(s.idx) + " (" + s.action + " " + s.target +
+                  "): the screen around the target does not match the recorded frame within " +
+                  fixed(o_.timeout, 1) + " s: best score " + fixed(g.match.score, 3) + " (colour " +
+                  fixed(g.match.color_score, 3) + ") at " + g.match.box.str() + ", recorded at " + g.crop.str() +
+                  ", threshold " + fixed(o_.threshold) + "; recorded frame " +
+                  std::to_string(s.frame_before.value_or(0)) + " of run " + std::to_string(original_) +
+                  ", live frame " + std::to_string(live) + " of run " + std::to_string(session_.runId());
+        save(r);
+        result_.ok = false;
+        result_.failed_idx = s.idx;
+        result_.error = r.error;
+        return false;
+    }
+
+    bool step(const StepRecord& s) {
+        StepRecord r = fresh(s);
+        nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json, nullptr, false);
+        if (!params.is_object()) params = nlohmann::json::object();
+        const std::string& a = s.action;
+        bool pointer = a == "tap" || a == "double_tap" || a == "long_press" || a == "drag" || a == "scroll" ||
+                       a == "wait" || a == "verify";
+
+        // Gate: the recorded screen around the target must be there.
+        ReplayGate g;
+        bool gated = false;
+        if (pointer && s.frame_before && (s.box || s.input)) {
+            cv::Mat rec = recordedFrame(*s.frame_before);
+            if (auto crop = rec.empty() ? std::nullopt : cropRect(s, rec)) {
+                g = findRecordedCrop(session_.device(), matcher_, rec, *crop, o_, session_.cancel(),
+                                     "step " + std::to_string(s.idx) + " crop");
+                if (!g.found) return mismatch(r, s, g);
+                gated = true;
+                if (g.relocated) ++result_.relocated;
+            }
+        }
+        auto moved = [&](Point p) { return Point{p.x + g.shift.x, p.y + g.shift.y}; };
+
+        if (a == "tap" || a == "double_tap" || a == "long_press" || a == "drag" || a == "scroll" || a == "input" ||
+            a == "key") {
+            InputAction in;
+            in.idx = s.idx;
+            in.action = a;
+            in.target = s.target;
+            for (const char* k : kOutcomeParams) params.erase(k);
+            in.params = params;
+            if (gated) {
+                in.method = g.relocated ? "relocate" : "replay";
+                in.score = g.match.score;
+                in.threshold = o_.threshold;
+                in.box = s.box ? Rect{s.box->x + g.shift.x, s.box->y + g.shift.y, s.box->w, s.box->h} : g.match.box;
+                in.before = g.live;
+            }
+            if (a == "tap" || a == "double_tap" || a == "long_press") {
+                if (!s.input) return skip(r, "no input point recorded");
+                in.at = moved(*s.input);
+                in.button = MouseButton(params.value("button", 1));
+                in.count = params.value("count", a == "double_tap" ? 2 : 1);
+                in.hold = params.value("hold", a == "long_press" ? 1.0 : 0.0);
+            } else if (a == "drag") {
+                if (!s.input || !params.contains("to")) return skip(r, "no drag points recorded");
+                in.at = moved(*s.input);
+                in.to = moved({params["to"][0].get<int>(), params["to"][1].get<int>()});
+                in.duration = params.value("duration", 0.3);
+                if (!gated) in.method = "pointer";
+            } else if (a == "scroll") {
+                if (s.input) in.at = moved(*s.input);
+                in.dx = params.value("dx", 0);
+                in.dy = params.value("dy", 0);
+                if (!gated) in.method = "wheel";
+            } else if (a == "input") {
+                in.text = s.target;
+                in.method = "keyboard";
+            } else {
+                in.combo = s.target;
+                in.method = "keyboard";
+            }
+            InputResult out = session_.executor().perform(std::move(in));
+            ++result_.replayed;
+            report(s.idx, a, s.target, "ok", gated ? (g.relocated ? "relocate" : "replay") : "point",
+                   gated ? std::optional<double>(g.match.score) : std::nullopt);
+            (void)out;
+            return true;
+        }
+        if (a == "launch") {
+            nlohmann::json argv = nlohmann::json::parse(s.target, nullptr, false);
+            if (!argv.is_array() || argv.empty()) return skip(r, "the recorded command is not an argv list");
+            session_.launch(argv.get<std::vector<std::string>>(), s.idx);
+            ++result_.replayed;
+            report(s.idx, a, s.target, "ok", "process", std::nullopt);
+            return true;
+        }
+        if (a == "wait" || a == "verify") {
+            if (!gated) return skip(r, "no recorded frame to compare with");
+            r.method = g.relocated ? "relocate" : "replay";
+            r.score = g.match.score;
+            r.threshold = o_.threshold;
+            r.box = s.box ? Rect{s.box->x + g.shift.x, s.box->y + g.shift.y, s.box->w, s.box->h} : g.match.box;
+            if (auto id = frame(g.live)) r.frame_before = id;
+        } else if (a == "screenshot") {
+            r.method = "capture";
+            if (auto id = frame(session_.device().capture())) r.frame_after = id;
+        } else {
+            return skip(r, "an observation (" + a + "), not replayed");
+        }
+        ++result_.replayed;
+        save(r);
+        return true;
+    }
+
+    bool skip(StepRecord& r, const std::string& why) {
+        r.method = "skipped";
+        nlohmann::json p = nlohmann::json::parse(r.params_json.empty() ? "{}" : r.params_json, nullptr, false);
+        if (!p.is_object()) p = nlohmann::json::object();
+        p["replay"] = "skipped: " + why;
+        r.params_json = p.dump();
+        ++result_.skipped;
+        save(r);
+        return true;
+    }
+
+    RunLog& log_;
+    int64_t original_;
+    Session& session_;
+    const Matcher& matcher_;
+    ReplayOptions o_;
+    ReplayResult result_;
+    std::map<int64_t, cv::Mat> cache_;
+};
+
+}  // namespace
+
+ReplayResult replayActions(RunLog& log, int64_t original, Session& session, const Matcher& matcher,
+                           const ReplayOptions& options) {
+    return Replayer(log, original, session, matcher, options).run();
+}
+
+}  // namespace eacu
