@@ -132,8 +132,10 @@ int w_wait_stable(lua_State* L) {
 int w_limits(lua_State* L) {
     LimitGuard& g = session(L).limits();
     if (lua_istable(L, 1)) {
-        if (auto v = luax_optnumberfield(L, 1, "max_actions")) g.limits().max_actions = int(*v);
-        if (auto v = luax_optnumberfield(L, 1, "max_seconds")) g.limits().max_seconds = *v;
+        RunLimits l = g.limits();
+        if (auto v = luax_optnumberfield(L, 1, "max_actions")) l.max_actions = int(*v);
+        if (auto v = luax_optnumberfield(L, 1, "max_seconds")) l.max_seconds = *v;
+        g.setLimits(l);
     }
     lua_createtable(L, 0, 4);
     lua_pushinteger(L, g.limits().max_actions);

@@ -1,20 +1,16 @@
 #include "cli/ScriptRun.h"
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
+#include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
-#include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "base/Cancel.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
-#include "base/Cancel.h"
 #include "task/ModelContext.h"
-#include "task/Session.h"
-#include "vision/Locator.h"
 #include "wrap_Model.h"
 
 namespace fs = std::filesystem;
@@ -37,12 +33,24 @@ void onSignal(int sig) {
 
 }  // namespace
 
-RunContext openRunContext(const CliOptions& o) {
-    RunContext c;
-    c.log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
-    c.assets = AssetLibrary::loadFrom(eacuHome());
-    c.dev = openDevice(o.display);
-    return c;
+std::unique_ptr<OpenRun> openRun(const CliOptions& o, RunSpec spec) {
+    auto r = std::make_unique<OpenRun>();
+    r->assets = AssetLibrary::loadFrom(eacuHome());
+    OpenDevice dev = openDevice(o.display);
+    RunDevice rd;
+    rd.virtual_display = std::move(dev.virtual_display);
+    rd.device = std::move(dev.device);
+    if (spec.db.empty()) spec.db = o.db;
+    r->run = std::make_unique<Run>(std::move(rd), r->assets, r->locator, std::move(spec));
+    return r;
+}
+
+RunLimits limitsFromCli(const CliOptions& o) {
+    RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
+    if (auto v = o.flag("--max-actions")) limits.max_actions = integerFlag("--max-actions", *v, 0, 1000000);
+    if (auto v = o.flag("--max-time"))
+        limits.max_seconds = numberFlag("--max-time", *v, 0, 1e7, "[0, 1e7] (seconds; 0 = no limit)");
+    return limits;
 }
 
 void installRunSignals() {
@@ -50,38 +58,43 @@ void installRunSignals() {
     std::signal(SIGTERM, onSignal);
 }
 
-RunRecord runRecordFor(const Device& device, const std::string& script,
-                       const std::vector<std::string>& args) {
-    RunRecord rec;
-    rec.script = script;
-    rec.args_json = nlohmann::json(args).dump();
-    rec.device = device.describe();
-    Size size = device.screenSize();
-    rec.screen_w = size.w;
-    rec.screen_h = size.h;
-    rec.scale = device.scaleFactor();
-    return rec;
+int runExitCode(const std::string& status) {
+    if (status == "passed") return 0;
+    if (status == "interrupted") return pendingSignal() ? 128 + pendingSignal() : 130;
+    return 1;
 }
 
-std::string runScript(Device& device, const AssetLibrary& assets, const Locator& locator,
-                      RunLog& log, int64_t run_id, const std::string& script,
-                      const std::vector<std::string>& args,
-                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode,
-                      RunLimits limits) {
-    SessionOptions so;
-    so.script_dir = fs::path(script).parent_path().string();
-    so.limits = limits;
-    try {
-        Session session(device, assets, locator, &log, run_id, so);
-        LuaHost host(&session);
-        luax_setmodel(host.state(), std::make_unique<ModelContext>(session, std::move(client), cache_mode));
-        // App modules (scripts/<app>/init.lua) come first, then modules beside the script.
-        host.addPackagePath(so.script_dir);
-        host.addPackagePath((fs::path(eacuHome()) / "scripts").string());
-        return host.runFile(script, args);
-    } catch (const std::exception& e) {
-        return e.what();
+std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
+                                    std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode) {
+    Run& run = *r.run;
+    auto host = std::make_unique<LuaHost>(&run.session());
+    luax_setmodel(host->state(), std::make_unique<ModelContext>(run.session(), std::move(client), cache_mode));
+    // App modules (scripts/<app>/init.lua) come first, then modules beside the script.
+    host->addPackagePath(script_dir);
+    host->addPackagePath((fs::path(eacuHome()) / "scripts").string());
+    LuaHost* h = host.get();
+    int64_t id = run.id();
+    run.watch([h] { h->interrupt(); },
+              [id](const RunOutcome& o) {
+                  std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)id,
+                               o.status == "timed_out" ? "timed out" : o.status.c_str(), firstLine(o.error).c_str());
+                  std::fflush(stderr);
+                  Process::killAllChildren();
+                  _exit(runExitCode(o.status));
+              });
+    return host;
+}
+
+int finishRun(Run& run, const std::string& error, const std::string& what, bool verbose) {
+    RunOutcome o = run.finish(error);
+    if (o.status == "passed") {
+        std::fprintf(stderr, "eacu: run %lld passed%s\n", (long long)run.id(), what.c_str());
+        return 0;
     }
+    std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)run.id(),
+                 o.status == "timed_out" ? "timed out" : o.status.c_str(), firstLine(o.error).c_str());
+    if (verbose) std::fprintf(stderr, "%s\n", o.error.c_str());
+    return runExitCode(o.status);
 }
 
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }

@@ -1,52 +1,62 @@
-// What eacu run and eacu replay --mode script share: running a script as a recorded run.
+// The one run set-up that run, run --task, repl, replay and bench share: the assets, the device
+// named by --display, the Run (its log, limits, cancel token, deadline), the signals, the
+// watchdog and the one-line outcome.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "model/ModelClient.h"
-#include "model/ResponseCache.h"
-#include "record/RunLog.h"
-#include "task/Limits.h"
-
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
+#include "model/ModelClient.h"
+#include "model/ResponseCache.h"
+#include "task/Run.h"
+#include "vision/Locator.h"
 
 namespace eacu {
 
-class Device;
-class Locator;
+class LuaHost;
 
-/// What a command that drives a screen opens first: the run log (--db), the asset library
-/// (EACU_HOME) and the device (--display).
-struct RunContext {
-    std::unique_ptr<RunLog> log;
+/// A run opened by a command, with what it uses (the assets and the locator outlive it).
+struct OpenRun {
     AssetLibrary assets;
-    OpenDevice dev;
+    Locator locator;
+    std::unique_ptr<Run> run;
 };
 
-/// Opens a RunContext from a command's options. Throws what RunLog, AssetLibrary::loadFrom and
-/// openDevice throw (each names what failed).
-RunContext openRunContext(const CliOptions& o);
+/// Opens the asset library (EACU_HOME), the device (--display) and the run log (--db), and
+/// begins the run `spec` (its `db` defaults to --db). Throws what AssetLibrary::loadFrom,
+/// openDevice and RunLog throw (each names what failed).
+std::unique_ptr<OpenRun> openRun(const CliOptions& o, RunSpec spec);
 
-/// Installs SIGINT/SIGTERM handlers for a run: the first signal cancels the wait or locate in
-/// flight (the run ends as "interrupted"); a second stops every child process and dies.
+/// The run's limits from --max-actions and --max-time (defaults: 80 actions, 480 s; 0 = none).
+/// Throws std::invalid_argument for a bad value.
+RunLimits limitsFromCli(const CliOptions& o);
+
+/// Installs SIGINT/SIGTERM handlers for runs: the first signal cancels every run in the process
+/// (waits stop, each run's watchdog interrupts its script; the run ends as "interrupted"); a
+/// second one stops every child process and dies.
 void installRunSignals();
 
-/// A `runs` row for `script` (absolute path) with `args` run on `device`.
-RunRecord runRecordFor(const Device& device, const std::string& script,
-                       const std::vector<std::string>& args);
+/// A LuaHost bound to `r`'s session, with the model context (`client` may be null: then only
+/// cached answers are served, per `cache_mode`), `script_dir` and the app modules on
+/// package.path. Starts the run's watchdog: on a cancellation (a signal, the deadline) it
+/// interrupts the script, and if the script has not stopped 0.5 s later it ends the run
+/// (interrupted or timed_out, launched programs and Xvfb stopped) and exits the process with
+/// runExitCode(). Returns the host; run it with runFile/runString.
+std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
+                                    std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode);
 
-/// Runs `script` with `args` as run `run_id` of `log`: a Session on `device`, a LuaHost with
-/// the model context (`client` may be null: then only cached answers can be served, per
-/// `cache_mode`), app modules and the script's folder on package.path, and the run's `limits`.
-/// Returns "" on success, else the error with its traceback.
-std::string runScript(Device& device, const AssetLibrary& assets, const Locator& locator,
-                      RunLog& log, int64_t run_id, const std::string& script,
-                      const std::vector<std::string>& args,
-                      std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode,
-                      RunLimits limits = {kDefaultMaxActions, kDefaultMaxSeconds});
+/// Ends the run with `error` ("" = passed), prints "eacu: run N passed (...)" or
+/// "eacu: run N failed|interrupted|timed out: <first line>" (the whole error with `verbose`)
+/// and returns the exit code: 0 passed, 1 failed or timed out, 128 + signal when a signal
+/// interrupted it (130 for Ctrl-C, 143 for SIGTERM), 130 for another stop. `what` follows
+/// "passed" in the passed line (" (12 steps, 3.1 s)").
+int finishRun(Run& run, const std::string& error, const std::string& what, bool verbose);
+
+/// The exit code for a run's status (see finishRun).
+int runExitCode(const std::string& status);
 
 /// The first line of a message.
 std::string firstLine(const std::string& s);

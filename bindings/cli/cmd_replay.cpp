@@ -1,5 +1,6 @@
 // eacu replay RUN [--mode script|actions]: plays a recorded run back as a new, linked run.
 #include <csignal>
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 
@@ -26,14 +27,15 @@ namespace eacu {
 namespace {
 
 const char* kUsage = "usage: eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] "
-                     "[--threshold T] [--db PATH] [--verbose]";
+                     "[--threshold T] [--max-actions N] [--max-time S] [--db PATH] [--verbose]";
 
 }  // namespace
 
 int cmdReplay(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {"--mode", "--timeout", "--threshold"}, {"--verbose", "--quiet"});
+        o = parseCli(argc, argv, 2, {"--mode", "--timeout", "--threshold", "--max-actions", "--max-time"},
+                     {"--verbose", "--quiet"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu replay: %s (%s)\n", e.what(), kUsage);
         return 2;
@@ -49,12 +51,17 @@ int cmdReplay(int argc, char** argv) {
     }
     std::unique_ptr<RunLog> log;
     std::optional<RunRecord> orig;
-    OpenDevice dev;
-    AssetLibrary assets;
     ReplayOptions ro;
+    RunSpec spec;
     try {
         if (auto t = o.flag("--timeout")) ro.timeout = numberFlag("--timeout", *t, 0, 3600, "[0, 3600] (seconds)");
         if (auto t = o.flag("--threshold")) ro.threshold = numberFlag("--threshold", *t, 0, 1, "[0, 1]");
+        spec.limits = limitsFromCli(o);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu replay: %s\n", e.what());
+        return 2;
+    }
+    try {
         log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
         int64_t id = o.positional.empty() ? log->latestRunId() : parseRunId(o.positional[0]);
         orig = log->run(id);
@@ -67,62 +74,64 @@ int cmdReplay(int argc, char** argv) {
                                  "its recorded inputs without it\n", (long long)id, orig->script.c_str());
             return 1;
         }
-        assets = AssetLibrary::loadFrom(eacuHome());
-        dev = openDevice(o.display);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 1;
     }
     installRunSignals();
-    std::vector<std::string> args = nlohmann::json::parse(orig->args_json).get<std::vector<std::string>>();
-    RunRecord rec = runRecordFor(*dev.device, orig->script, args);
-    Size size = dev.device->screenSize();
-    rec.replay_of = orig->id;
-    rec.replay_mode = mode;
-    int64_t run_id = log->beginRun(rec);
+    spec.script = orig->script;
+    spec.args = nlohmann::json::parse(orig->args_json).get<std::vector<std::string>>();
+    spec.replay_of = orig->id;
+    spec.replay_mode = mode;
+    spec.db = log->path();
+    spec.session.script_dir = fs::path(orig->script).parent_path().string();
+    std::unique_ptr<OpenRun> r;
+    try {
+        r = openRun(o, spec);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu replay: %s\n", e.what());
+        return 1;
+    }
+    Run& run = *r->run;
+    Size size = run.device().screenSize();
     if (!o.flag("--quiet"))
-        std::fprintf(stderr, "eacu: run %lld replays run %lld (%s mode) on %s\n", (long long)run_id,
-                     (long long)orig->id, mode.c_str(), rec.device.c_str());
+        std::fprintf(stderr, "eacu: run %lld replays run %lld (%s mode) on %s\n", (long long)run.id(),
+                     (long long)orig->id, mode.c_str(), run.device().describe().c_str());
     if (mode == "actions" && (size.w != orig->screen_w || size.h != orig->screen_h))
         std::fprintf(stderr, "eacu replay: note: the screen is %dx%d, the recording %dx%d; targets are "
                              "re-located where they moved\n", size.w, size.h, orig->screen_w, orig->screen_h);
 
-    Locator locator;
-    SessionOptions so;
-    so.script_dir = fs::path(orig->script).parent_path().string();
     std::string error;
     double t0 = monotonicSeconds();
+    std::unique_ptr<LuaHost> host;  // outlives finishRun: the watchdog may interrupt it until then
     try {
         if (mode == "actions") {
-            Session session(*dev.device, assets, locator, log.get(), run_id, so);
+            run.watch(nullptr, [id = run.id()](const RunOutcome& out) {
+                std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)id, out.status.c_str(), firstLine(out.error).c_str());
+                Process::killAllChildren();
+                _exit(runExitCode(out.status));
+            });
             if (o.flag("--verbose")) ro.on_step = [](const std::string& l) { std::fprintf(stderr, "  %s\n", l.c_str()); };
-            ReplayResult r = replayActions(*log, orig->id, session, locator, ro);
-            if (!r.ok) error = r.error;
+            ReplayResult res = replayActions(*log, orig->id, run.session(), r->locator, ro);
+            if (!res.ok) error = res.error;
         } else {
             // Model answers come from the recorded calls (the model cache): no network needed.
             // A configured model (EACU_MODEL_*) answers only what was never recorded.
-            error = runScript(*dev.device, assets, locator, *log, run_id, orig->script, args,
-                              ModelContext::clientFromEnv(), model::CacheMode::Replay);
+            host = hostForRun(*r, spec.session.script_dir, ModelContext::clientFromEnv(nullptr, run.token()),
+                              model::CacheMode::Replay);
+            error = host->runFile(orig->script, spec.args);
         }
     } catch (const std::exception& e) {
         error = e.what();
     }
     double secs = monotonicSeconds() - t0;
-    bool interrupted = !error.empty() && pendingSignal() != 0;
-    log->endRun(run_id, error.empty() ? "passed" : interrupted ? "interrupted" : "failed", error);
-    auto diffs = diffSteps(log->steps(orig->id), log->steps(run_id));
-    size_t steps = log->steps(run_id).size();
-    if (error.empty()) {
-        std::fprintf(stderr, "eacu: run %lld passed: replay of run %lld (%s mode), %zu steps, %.1f s, %zu "
-                             "difference%s from the original%s\n",
-                     (long long)run_id, (long long)orig->id, mode.c_str(), steps, secs, diffs.size(),
-                     diffs.size() == 1 ? "" : "s", diffs.empty() ? "" : " (eacu show for where)");
-        return 0;
-    }
-    std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)run_id, interrupted ? "interrupted" : "failed",
-                 firstLine(error).c_str());
-    if (o.flag("--verbose")) std::fprintf(stderr, "%s\n", error.c_str());
-    return interrupted ? 130 : 1;
+    auto diffs = diffSteps(log->steps(orig->id), log->steps(run.id()));
+    size_t steps = log->steps(run.id()).size();
+    char what[200];
+    std::snprintf(what, sizeof what, ": replay of run %lld (%s mode), %zu steps, %.1f s, %zu difference%s from the original%s",
+                  (long long)orig->id, mode.c_str(), steps, secs, diffs.size(), diffs.size() == 1 ? "" : "s",
+                  diffs.empty() ? "" : " (eacu show for where)");
+    return finishRun(run, error, what, o.flag("--verbose").has_value());
 }
 
 }  // namespace eacu

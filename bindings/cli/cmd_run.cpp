@@ -2,15 +2,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
 #include "cli/ScriptRun.h"
-#include "device/Device.h"
-#include "device/virtual/VirtualDisplay.h"
-#include "record/RunLog.h"
-#include "base/Cancel.h"
+#include "host/LuaHost.h"
 #include "task/ModelContext.h"
-#include "vision/Locator.h"
 
 namespace fs = std::filesystem;
 
@@ -35,58 +30,45 @@ int cmdRun(int argc, char** argv) {
         return 2;
     }
     script = fs::absolute(script);
-    // The run's limits (seed 001: 80 actions, 8 minutes; 0 = none).
-    RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
-    try {
-        if (auto v = o.flag("--max-actions")) limits.max_actions = integerFlag("--max-actions", *v, 0, 1000000);
-        if (auto v = o.flag("--max-time"))
-            limits.max_seconds = numberFlag("--max-time", *v, 0, 1e7, "[0, 1e7] (seconds; 0 = no limit)");
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu run: %s\n", e.what());
-        return 2;
-    }
+    RunSpec spec;
+    spec.script = script.string();
+    spec.args = o.passthrough;
+    spec.session.script_dir = script.parent_path().string();
     // The model for model-driven steps (ask, plan, agent, dynamic targets): EACU_MODEL_* from
     // the environment (none is fine: then only cached answers can be replayed).
     model::CacheMode cache_mode;
-    std::unique_ptr<model::ModelClient> model_client;
     try {
+        spec.limits = limitsFromCli(o);
         auto mc = o.flag("--model-cache");
         cache_mode = mc ? model::parseCacheMode(*mc) : ModelContext::cacheModeFromEnv();
-        model_client = ModelContext::clientFromEnv();
+        ModelContext::clientFromEnv();  // a bad configuration is a usage error, before the run
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
     }
-    RunContext ctx;
+    installRunSignals();
+    std::unique_ptr<OpenRun> r;
     try {
-        ctx = openRunContext(o);
+        r = openRun(o, std::move(spec));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 1;
     }
-    auto& log = ctx.log;
-    auto& dev = ctx.dev;
-    auto& assets = ctx.assets;
-    installRunSignals();
-    int64_t run_id = log->beginRun(runRecordFor(*dev.device, script.string(), o.passthrough));
-    Locator locator;
+    Run& run = *r->run;
     double t0 = monotonicSeconds();
-    std::string error = runScript(*dev.device, assets, locator, *log, run_id, script.string(),
-                                  o.passthrough, std::move(model_client), cache_mode, limits);
-    double secs = monotonicSeconds() - t0;
-    size_t steps = log->steps(run_id).size();
-    if (error.empty()) {
-        log->endRun(run_id, "passed", "");
-        std::fprintf(stderr, "eacu: run %lld passed (%zu steps, %.1f s, %s)\n", (long long)run_id,
-                     steps, secs, log->path().c_str());
-        return 0;
+    std::string error;
+    std::unique_ptr<LuaHost> host;  // outlives finishRun: the watchdog may interrupt it until then
+    try {
+        host = hostForRun(*r, script.parent_path().string(),
+                               ModelContext::clientFromEnv(nullptr, run.token()), cache_mode);
+        error = host->runFile(script.string(), o.passthrough);
+    } catch (const std::exception& e) {
+        error = e.what();
     }
-    bool interrupted = pendingSignal() != 0;
-    log->endRun(run_id, interrupted ? "interrupted" : "failed", error);
-    std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)run_id,
-                 interrupted ? "interrupted" : "failed", firstLine(error).c_str());
-    if (o.flag("--verbose")) std::fprintf(stderr, "%s\n", error.c_str());
-    return interrupted ? 130 : 1;
+    char what[160];
+    std::snprintf(what, sizeof what, " (%zu steps, %.1f s, %s)", run.log().steps(run.id()).size(),
+                  monotonicSeconds() - t0, run.log().path().c_str());
+    return finishRun(run, error, what, o.flag("--verbose").has_value());
 }
 
 }  // namespace eacu

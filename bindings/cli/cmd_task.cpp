@@ -12,6 +12,7 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "record/RunLog.h"
+#include "task/ModelContext.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
 
@@ -56,7 +57,7 @@ std::string runChunk(LuaHost& host, const std::string& task, bool dry) {
 int cmdRunTask(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {"--task"}, {"--dry-run", "--yes", "--verbose"});
+        o = parseCli(argc, argv, 2, {"--task", "--max-actions", "--max-time"}, {"--dry-run", "--yes", "--verbose"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
@@ -82,38 +83,36 @@ int cmdRunTask(int argc, char** argv) {
             return 1;
         }
     }
-    RunContext ctx;
+    RunSpec spec;
+    spec.script = "--task " + task;
+    spec.args = {task};
+    spec.session.script_dir = fs::current_path().string();
     try {
-        ctx = openRunContext(o);
+        spec.limits = limitsFromCli(o);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu run --task: %s\n", e.what());
+        return 2;
+    }
+    installRunSignals();
+    std::unique_ptr<OpenRun> r;
+    try {
+        r = openRun(o, std::move(spec));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run --task: %s\n", e.what());
         return 1;
     }
-    auto& log = ctx.log;
-    auto& dev = ctx.dev;
-    auto& assets = ctx.assets;
-    installRunSignals();
-    int64_t run_id = log->beginRun(runRecordFor(*dev.device, "--task " + task, {task}));
-    Locator locator;
-    SessionOptions so;
-    so.script_dir = fs::current_path().string();
+    Run& run = *r->run;
+    if (o.flag("--yes")) run.session().confirmMode() = ConfirmMode::Yes;
     std::string error;
+    std::unique_ptr<LuaHost> host;  // outlives finishRun: the watchdog may interrupt it until then
     try {
-        Session session(*dev.device, assets, locator, log.get(), run_id, so);
-        if (o.flag("--yes")) session.confirmMode() = ConfirmMode::Yes;
-        LuaHost host(&session);
-        host.addPackagePath((fs::path(home) / "scripts").string());
-        error = runChunk(host, task, false);
+        host = hostForRun(*r, fs::current_path().string(), ModelContext::clientFromEnv(nullptr, run.token()),
+                          ModelContext::cacheModeFromEnv());
+        error = runChunk(*host, task, false);
     } catch (const std::exception& e) {
         error = e.what();
     }
-    log->endRun(run_id, error.empty() ? "passed" : "failed", error);
-    if (error.empty()) {
-        std::fprintf(stderr, "eacu: run %lld passed (task \"%s\")\n", (long long)run_id, task.c_str());
-        return 0;
-    }
-    std::fprintf(stderr, "eacu: run %lld failed: %s\n", (long long)run_id, firstLine(error).c_str());
-    return 1;
+    return finishRun(run, error, " (task " + nlohmann::json(task).dump() + ")", o.flag("--verbose").has_value());
 }
 
 }  // namespace eacu

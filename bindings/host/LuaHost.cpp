@@ -10,9 +10,11 @@ extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <luajit.h>
 }
 
 #include "host/EmbeddedStdlib.h"
+#include "task/Session.h"
 #include "wrap_Highlight.h"
 #include "wrap_Model.h"
 #include "wrap_Session.h"
@@ -42,6 +44,19 @@ int loadStdlibModule(lua_State* L) {
     return 1;
 }
 
+const char kHostKey = 0;  // registry key of the LuaHost's Session*
+
+// The interrupt hook: raises the run's cancel reason inside the script.
+void stopHook(lua_State* L, lua_Debug*) {
+    lua_pushlightuserdata(L, const_cast<char*>(&kHostKey));
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    auto* s = static_cast<Session*>(lua_touserdata(L, -1));
+    lua_pop(L, 1);
+    std::string why = s ? s->cancel().reason() : "";
+    bool timeout = s && s->cancel().timedOut();
+    luaL_error(L, "%s", timeout ? why.c_str() : "cancelled");
+}
+
 int traceback(lua_State* L) {
     const char* msg = lua_tostring(L, 1);
     if (!msg) {
@@ -58,9 +73,13 @@ int traceback(lua_State* L) {
 
 }  // namespace
 
-LuaHost::LuaHost(Session* session) : L_(luaL_newstate()) {
+LuaHost::LuaHost(Session* session) : L_(luaL_newstate()), session_(session) {
     if (!L_) throw std::runtime_error("cannot create a Lua state (out of memory)");
     luaL_openlibs(L_);
+    luaJIT_setmode(L_, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    lua_pushlightuserdata(L_, const_cast<char*>(&kHostKey));
+    lua_pushlightuserdata(L_, session);
+    lua_rawset(L_, LUA_REGISTRYINDEX);
     luax_setsession(L_, session);
     lua_getglobal(L_, "package");
     lua_getfield(L_, -1, "preload");
@@ -87,11 +106,16 @@ LuaHost::LuaHost(Session* session) : L_(luaL_newstate()) {
 
 LuaHost::~LuaHost() { lua_close(L_); }
 
-std::string LuaHost::call(int nargs) {
+void LuaHost::interrupt() { lua_sethook(L_, stopHook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1); }
+
+void LuaHost::clearInterrupt() { lua_sethook(L_, nullptr, 0, 0); }
+
+std::string LuaHost::callTop(int nargs, int nresults) {
     int base = lua_gettop(L_) - nargs;
     lua_pushcfunction(L_, traceback);
     lua_insert(L_, base);
-    int rc = lua_pcall(L_, nargs, 0, base);
+    int rc = lua_pcall(L_, nargs, nresults, base);
+    clearInterrupt();
     lua_remove(L_, base);
     if (rc == 0) return "";
     std::string msg = lua_tostring(L_, -1) ? lua_tostring(L_, -1) : "(error without message)";
@@ -124,7 +148,7 @@ std::string LuaHost::runFile(const std::string& path, const std::vector<std::str
         return msg;
     }
     for (const auto& a : args) lua_pushstring(L_, a.c_str());
-    return call(int(args.size()));
+    return callTop(int(args.size()), 0);
 }
 
 std::string LuaHost::runString(const std::string& code, const std::string& chunkname) {
@@ -133,7 +157,7 @@ std::string LuaHost::runString(const std::string& code, const std::string& chunk
         lua_pop(L_, 1);
         return msg;
     }
-    return call(0);
+    return callTop(0, 0);
 }
 
 }  // namespace eacu

@@ -9,7 +9,10 @@ namespace eacu {
 
 class Session;
 
-/// Owns one lua_State. The stdlib modules (stdlib/*.lua, embedded in the binary; read from
+/// Owns one lua_State. The JIT compiler is off in it: a run must stop at its deadline or on a
+/// signal even in a busy pure-Lua loop, and compiled code never runs the hook that interrupt()
+/// sets (scripts spend their time in native waits, where the interpreter costs nothing).
+/// The stdlib modules (stdlib/*.lua, embedded in the binary; read from
 /// $EACU_STDLIB_DIR instead when it is set, for development) are in package.preload, and
 /// eacu._native is bound to `session`. Construction runs `require "eacu"`, which installs the
 /// DSL globals (tap, input, wait, ...).
@@ -33,10 +36,22 @@ public:
     std::string runFile(const std::string& path, const std::vector<std::string>& args);
     /// Runs a chunk of Lua source; returns "" or the error message.
     std::string runString(const std::string& code, const std::string& chunkname);
+    /// Makes the running script raise an error at its next instruction (and at every one
+    /// after, so that a pcall cannot swallow it) until the current runFile/runString/callTop
+    /// returns. The error is the session's cancel reason (the deadline's message, or
+    /// "cancelled"). Callable from another thread or a signal handler (as lua.c's SIGINT
+    /// handler does); the hook is cleared when the call returns.
+    void interrupt();
+    /// Removes the interrupt() hook (done by callTop when its call returns).
+    void clearInterrupt();
+    /// Calls a function with `nargs` arguments above it on the stack (as lua_pcall does), keeping
+    /// `nresults` results (LUA_MULTRET for all) on success; returns "" or the error message with
+    /// a traceback (nothing is left on the stack then). Clears an interrupt() hook on return.
+    std::string callTop(int nargs, int nresults);
 
 private:
-    std::string call(int nargs);
     lua_State* L_;
+    Session* session_;
 };
 
 }  // namespace eacu

@@ -64,9 +64,13 @@ Commands:
 
 volatile std::sig_atomic_t g_evaluating = 0;
 volatile std::sig_atomic_t g_prompt_interrupt = 0;
+LuaHost* g_host = nullptr;  // the REPL's host, for Ctrl-C
 
 void onInterrupt(int) {
-    if (g_evaluating) cancelAllFromSignal(SIGINT);
+    if (g_evaluating) {
+        cancelAllFromSignal(SIGINT);          // a native wait, locate or sleep stops
+        if (g_host) g_host->interrupt();  // and so does a busy Lua loop (the JIT is off)
+    }
     else g_prompt_interrupt = 1;
 }
 
@@ -130,6 +134,7 @@ struct Repl {
         g_evaluating = 1;
         int rc = lua_pcall(L(), 0, LUA_MULTRET, base);
         g_evaluating = 0;
+        host->clearInterrupt();
         bool cancelled = pendingSignal() != 0;
         clearPendingSignal();
         lua_remove(L(), base);
@@ -332,35 +337,35 @@ int cmdRepl(int argc, char** argv) {
         std::fprintf(stderr, "eacu repl: %s (usage: eacu repl [--display D] [--db PATH])\n", e.what());
         return 2;
     }
-    RunContext ctx;
+    RunSpec spec;
+    spec.script = (fs::current_path() / "(repl)").string();
+    spec.session.script_dir = fs::current_path().string();
+    spec.limits = {};  // an interactive session has no action or time limit
+    std::unique_ptr<OpenRun> r;
     try {
-        ctx = openRunContext(o);
+        r = openRun(o, std::move(spec));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu repl: %s\n", e.what());
         return 1;
     }
-    auto& log = ctx.log;
-    auto& dev = ctx.dev;
-    auto& assets = ctx.assets;
-    RunRecord rec = runRecordFor(*dev.device, (fs::current_path() / "(repl)").string(), {});
-    Size size = dev.device->screenSize();
-    int64_t run_id = log->beginRun(rec);
-
-    Locator locator;
-    SessionOptions so;
-    so.script_dir = fs::current_path().string();
-    so.limits = {};  // an interactive session has no action or time limit
+    Run& run = *r->run;
+    RunLog* log = &run.log();
+    int64_t run_id = run.id();
+    Size size = run.device().screenSize();
+    const AssetLibrary& assets = r->assets;
+    SessionOptions& so = run.session().options();
     int code = 0;
     {
-        Session session(*dev.device, assets, locator, log.get(), run_id, so);
+        Session& session = run.session();
         LuaHost host(&session);
         host.addPackagePath(so.script_dir);
         host.addPackagePath((fs::path(eacuHome()) / "scripts").string());
 
         Repl repl;
         repl.host = &host;
+        g_host = &host;
         repl.session = &session;
-        repl.log = log.get();
+        repl.log = log;
         repl.run_id = run_id;
         repl.colour = isatty(1) && !std::getenv("NO_COLOR") && !o.flag("--no-color");
         std::set<std::string> words;
@@ -398,7 +403,7 @@ int cmdRepl(int argc, char** argv) {
         sigaction(SIGINT, &sa, nullptr);
 
         std::printf("eacu %s repl on %s (%dx%d) — run %lld in %s\n.help for help, Tab completes, Ctrl-D leaves\n",
-                    EACU_VERSION, rec.device.c_str(), size.w, size.h, (long long)run_id, log->path().c_str());
+                    EACU_VERSION, run.device().describe().c_str(), size.w, size.h, (long long)run_id, log->path().c_str());
         std::fflush(stdout);
         rl_callback_handler_install(repl.prompt(), onLine);
         while (!repl.done) {
@@ -424,9 +429,11 @@ int cmdRepl(int argc, char** argv) {
         }
         rl_callback_handler_remove();
         clearOutlines();
+        g_host = nullptr;
     }
     signal(SIGINT, SIG_DFL);
-    log->endRun(run_id, "passed", "");
+    clearPendingSignal();
+    run.finish("");
     std::printf("run %lld: %zu steps recorded in %s\n", (long long)run_id, log->steps(run_id).size(), log->path().c_str());
     return code;
 }

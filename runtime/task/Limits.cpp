@@ -20,17 +20,32 @@ std::string asciiLower(std::string s) {
 
 }  // namespace
 
-LimitGuard::LimitGuard(RunLimits limits) : limits_(limits), t0_(monotonicSeconds()) {}
+LimitGuard::LimitGuard(RunLimits limits, CancelToken* deadline)
+    : limits_(limits), deadline_(deadline), t0_(monotonicSeconds()) {
+    updateDeadline();
+}
+
+void LimitGuard::setLimits(const RunLimits& limits) {
+    limits_ = limits;
+    updateDeadline();
+}
+
+std::string timeLimitMessage(double max_seconds) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f s", max_seconds);
+    return std::string("the run's time limit of ") + buf + " is used up (set limits{max_seconds=} or eacu run --max-time)";
+}
+
+void LimitGuard::updateDeadline() {
+    if (!deadline_) return;
+    if (limits_.max_seconds > 0) deadline_->setDeadline(t0_ + limits_.max_seconds, timeLimitMessage(limits_.max_seconds));
+    else deadline_->setDeadline(0, "");
+}
 
 double LimitGuard::elapsed() const { return monotonicSeconds() - t0_; }
 
 void LimitGuard::checkTime(const std::string& what) const {
-    if (timeUsedUp()) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f s", limits_.max_seconds);
-        throw LimitExceeded(what + ": the run's time limit of " + buf +
-                            " is used up (set limits{max_seconds=} or eacu run --max-time)");
-    }
+    if (timeUsedUp()) throw LimitExceeded(what + ": " + timeLimitMessage(limits_.max_seconds));
 }
 
 bool LimitGuard::timeUsedUp() const { return limits_.max_seconds > 0 && elapsed() > limits_.max_seconds; }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "base/Cancel.h"
+
 namespace eacu {
 
 /// Thrown when a run goes past one of its limits.
@@ -25,12 +27,16 @@ struct RunLimits {
 constexpr int kDefaultMaxActions = 80;
 constexpr double kDefaultMaxSeconds = 480;
 
-/// Counts actions against RunLimits.
+/// Counts actions against RunLimits. The time limit is also the deadline of the run's cancel
+/// token (when given), so that every wait, sleep and model call stops at it, not only the next
+/// action.
 class LimitGuard {
 public:
-    /// Starts the clock now.
-    explicit LimitGuard(RunLimits limits = {});
-    RunLimits& limits() { return limits_; }
+    /// Starts the clock now. `deadline` (may be null) gets the deadline of `limits.max_seconds`.
+    explicit LimitGuard(RunLimits limits = {}, CancelToken* deadline = nullptr);
+    const RunLimits& limits() const { return limits_; }
+    /// Changes the limits (limits{...} in a script); the deadline moves with max_seconds.
+    void setLimits(const RunLimits& limits);
     int actions() const { return actions_; }
     double elapsed() const;
     /// Called before an action: throws LimitExceeded ("tap \"OK\": the run's limit of 80
@@ -45,10 +51,15 @@ public:
     bool timeUsedUp() const;
 
 private:
+    void updateDeadline();
     RunLimits limits_;
+    CancelToken* deadline_;
     int actions_ = 0;
     double t0_;
 };
+
+/// "the run's time limit of 3 s is used up (set limits{max_seconds=} or eacu run --max-time)".
+std::string timeLimitMessage(double max_seconds);
 
 /// How risky actions are confirmed: Ask (on a terminal: ask; with none: refuse), Yes (allowed,
 /// e.g. `eacu run --yes` or EACU_CONFIRM=yes), No (always refused).

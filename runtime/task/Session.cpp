@@ -39,10 +39,12 @@ std::string describeTarget(const TargetSpec& t) {
 Session::Session(Device& device, const AssetLibrary& assets, const Locator& locator, RunLog* log,
                  int64_t run_id, SessionOptions options)
     : device_(device), assets_(assets), locator_(locator), log_(log), run_id_(run_id),
-      options_(std::move(options)), limits_(options_.limits) {}
+      options_(std::move(options)), limits_(options_.limits, options_.cancel.get()) {}
 
-Session::~Session() {
-    for (auto& p : processes_) p->stop();
+Session::~Session() { stopProcesses(); }
+
+void Session::stopProcesses(double grace) {
+    for (auto& p : processes_) p->stop(grace);
 }
 
 std::vector<Template> Session::templatesFor(const TargetSpec& t) const {
@@ -467,7 +469,9 @@ std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv, i
     StepRecord s = beginStep("launch", "", idx);
     nlohmann::json args = argv;
     s.target = args.dump();
-    std::shared_ptr<Process> p = Process::spawn(argv, {});
+    ProcessOptions po;
+    if (!options_.display.empty()) po.env["DISPLAY"] = options_.display;
+    std::shared_ptr<Process> p = Process::spawn(argv, po);
     s.params_json = nlohmann::json{{"pid", p->pid()}}.dump();
     s.method = "process";
     commit(s);

@@ -39,6 +39,7 @@ namespace eacu {
 /// - `cursor_attempts`: pointer moves read back and corrected before a press (seed 001 §4).
 /// - `blocker_interval`: while a target is missing, registered blockers are checked this often.
 /// - `limits`: the run's action and time limits (seed 001: 80 actions, 8 minutes; 0: none).
+/// - `display`: DISPLAY for the programs launch() starts ("" = this process's own).
 /// - `cancel`: the run's cancel token (waits, sleeps and model calls stop when it is cancelled).
 struct SessionOptions {
     std::string script_dir;
@@ -56,6 +57,7 @@ struct SessionOptions {
     double blocker_interval = 1.0;
     RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     bool record_frames = true;
+    std::string display;
     std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 
@@ -127,6 +129,9 @@ public:
     /// the session ends. Throws std::runtime_error when it cannot start.
     /// `idx`: a step index to record it under (an actions replay keeps the original's).
     std::shared_ptr<Process> launch(const std::vector<std::string>& argv, int idx = 0);
+
+    /// Stops every program launch() started (SIGTERM, then SIGKILL after `grace` seconds).
+    void stopProcesses(double grace = 2.0);
 
     /// Captures until the screen changed and then stayed unchanged for settle_interval, or
     /// effect_timeout passed without change, or settle_timeout passed (vision/Stability.h).
