@@ -165,6 +165,8 @@ Grounding groundAndAct(ModelContext& ctx, const std::string& desc, const std::st
     if (action != "locate" && action != "tap" && action != "double_tap" && action != "right_tap")
         throw std::invalid_argument("ground: expected action locate|tap|double_tap|right_tap, got \"" + action + "\"");
     std::string label = "{dynamic=" + json(desc).dump() + "}";
+    // An action past the run's limits fails before a model call is spent on it.
+    if (action != "locate") ctx.session().executor().checkLimits(action + " " + label);
     double t0 = monotonicSeconds();
     Grounding g = ground(ctx, desc, timeout, provider, assertion);
     double ms = (monotonicSeconds() - t0) * 1000;

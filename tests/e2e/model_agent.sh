@@ -112,6 +112,32 @@ run2b=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(q "SELECT replay_of FROM runs WHERE id=$run2b")" "$run1" "the replay is linked to its run"
 expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2b AND status!='cached'")" "0" "eacu replay made no live call"
 
+# 2c. Every input goes through one executor: the agent and dynamic targets stop at the run's
+#     action limit (answers replayed from the cache; no server).
+set +e
+"$EACU" run "$OUT/task.lua" --display virtual --db "$db" --model-cache replay --max-actions 3 >/dev/null 2>"$OUT/run2c.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status at the action limit (agent)"
+expect_contains "$(cat "$OUT/run2c.err")" "limit of 3 actions is reached" "the agent stops at --max-actions"
+run2c=$(q "SELECT MAX(id) FROM runs")
+expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run2c AND action IN ('tap','double_tap','long_press','input','key','scroll','drag')")" "3" "three inputs, no more (agent)"
+expect_eq "$(q "SELECT json_extract(params, '\$.status') FROM steps WHERE run_id=$run2c AND action='agent'")" "limit" "the agent's summary step says why it stopped"
+cat > "$OUT/dynamic_limit.lua" <<'LUA'
+local calc = require "calculator"
+calc.open()
+tap "AC"
+tap { dynamic = 'the "AC" key' }
+LUA
+set +e
+"$EACU" run "$OUT/dynamic_limit.lua" --display virtual --db "$db" --model-cache replay --max-actions 1 >/dev/null 2>"$OUT/run2d.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status at the action limit (dynamic target)"
+expect_contains "$(cat "$OUT/run2d.err")" 'tap {dynamic="the \"AC\" key"}: the run'"'"'s limit of 1 actions is reached' "a dynamic tap stops at --max-actions"
+run2d=$(q "SELECT MAX(id) FROM runs")
+expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2d")" "0" "no model call for an action past the limit"
+
 # 3. Replay of a task never recorded, with no server: fails clearly, naming the call.
 cat > "$OUT/other.lua" <<'LUA'
 local calc = require "calculator"

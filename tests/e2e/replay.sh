@@ -70,6 +70,17 @@ expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$crep AND st
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$crep AND status='ok'")" "$((three - 1))" "steps before the mismatch"
 expect_display_gone "$(display_of_run "$db" "$crep")"
 
+# 3b. The replay's inputs go through the same executor as a script's: --max-actions holds.
+set +e
+"$EACU" replay "$orig" --mode actions --display virtual --db "$db" --max-actions 2 2>"$OUT/l.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status of a replay past its action limit"
+expect_contains "$(cat "$OUT/l.err")" "limit of 2 actions is reached" "the replay stops at --max-actions"
+lrep=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$lrep AND action IN ('tap','double_tap','long_press','input','key','scroll','drag')")" "2" "two inputs replayed, no more"
+expect_display_gone "$(display_of_run "$db" "$lrep")"
+
 # 4. Script mode (the default): the recorded script and arguments again, linked to the run.
 "$EACU" replay "$orig" --display virtual --db "$db" >"$OUT/s.out" 2>"$OUT/s.err" || {
   cat "$OUT/s.err" >&2; fail "script replay failed"; }
@@ -77,5 +88,5 @@ srep=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_contains "$(cat "$OUT/s.out")" "12 × 34 = 408" "script replay output"
 expect_eq "$(sqlite3 "$db" "SELECT replay_of || ' ' || replay_mode || ' ' || status FROM runs WHERE id=$srep")" "$orig script passed" "script replay row"
 expect_contains "$("$EACU" runs --db "$db" --replays)" "$orig (script)" "eacu runs --replays"
-expect_eq "$("$EACU" runs --db "$db" --status failed --since 1h | grep -c "$orig (actions)")" "1" "eacu runs --status failed --since 1h"
-echo "replay: 4 passed, 0 failed"
+expect_eq "$("$EACU" runs --db "$db" --status failed --since 1h | grep -c "$orig (actions)")" "2" "eacu runs --status failed --since 1h (the mismatch and the action limit)"
+echo "replay: 5 passed, 0 failed"
