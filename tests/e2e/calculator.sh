@@ -77,7 +77,7 @@ set +e
 wait $pid
 code=$?
 set -e
-expect_eq "$code" "130" "exit status after SIGTERM"
+expect_eq "$code" "143" "exit status after SIGTERM (128 + 15)"
 expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$lrun")" "interrupted" "interrupted run status"
 expect_display_gone "$(display_of_run "$db" "$lrun")"
 for i in $(seq 100); do kill -0 "$xcalc_pid" 2>/dev/null || break; sleep 0.1; done
