@@ -10,7 +10,10 @@
 ---@field keywords? string[] words that route a task sentence here (score 0.4)
 ---@field package? string the Android package ("com.tencent.mm") (score 0.1)
 ---@field window_class? string the X11 window class ("XCalc"), used like `package`
----@field templates? table<string, Template|fun(params: table<string, string>, mod: AppModule): any> named task templates
+---@field templates? table<string, Template|TemplateFunction> named task templates
+
+---A template given as a bare function (no patterns: run by name only).
+---@alias TemplateFunction fun(params: table<string, string>, mod: AppModule): any
 
 ---A task template of an app module.
 ---@class Template
@@ -58,7 +61,7 @@ function M.route(task) end
 ---The template table of "app.template". Raises an error listing the module's templates when
 ---there is no such template.
 ---@param qualified string "app.template", e.g. "calculator.compute"
----@return Template|fun(params: table<string, string>, mod: AppModule): any template
+---@return Template|TemplateFunction template
 function M.template(qualified) end
 
 ---Runs a template of an app module: checks its declared params are given; a risky template

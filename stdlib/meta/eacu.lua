@@ -180,7 +180,7 @@ function step(spec) end
 ---blocker is looked for and, when present, handled: the handler is called with its Match, or
 ---the dismiss target is tapped, or the key pressed (default Escape); then the locate goes on.
 ---@param name string the blocker's name, also the asset showing it unless `target` is given
----@param how? fun(m: Match)|BlockerOptions
+---@param how? BlockerOptions|fun(m: Match) options, or the handler
 function on_blocker(name, how) end
 
 ---@param name string

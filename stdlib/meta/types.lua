@@ -37,7 +37,7 @@
 ---An image target with settings.
 ---@class ImageTarget
 ---@field image? string asset name, qualified name, alias or image path (or give it as `[1]`)
----@field [1]? string the same as `image`
+---@field [1] string? the same as `image`
 ---@field threshold? number raw score a match needs, 0..1 (default: the asset's, else 0.7)
 ---@field region? Region where to search (default: the whole screen)
 ---@field offset? integer[]|{x: integer, y: integer} `{dx, dy}`: the input point relative to the match centre, pixels (default: the asset's)

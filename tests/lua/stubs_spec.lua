@@ -119,17 +119,17 @@ local function sorted(t)
 end
 
 -- Every live function (or value) must have a stub, and every stub a live counterpart.
-local function compare(what, live, declared, only_functions)
-  declared = declared or {}
+local function compare(what, live, declared, only_functions, place)
+  declared, place = declared or {}, place or "stdlib/meta"
   for _, k in ipairs(sorted(live)) do
     local v = live[k]
     if type(k) == "string" and (not only_functions or type(v) == "function") and not declared[k] then
-      missing[#missing + 1] = string.format("%s%s (a %s)", what, k, type(v))
+      missing[#missing + 1] = string.format("%s%s (a %s): not declared in %s", what, k, type(v), place)
     end
   end
   for _, k in ipairs(sorted(declared)) do
     if live[k] == nil then
-      stale[#stale + 1] = string.format("%s%s (stub at %s)", what, k, declared[k])
+      stale[#stale + 1] = string.format("%s%s (declared at %s): no such thing in the live API", what, k, declared[k])
     end
   end
 end
@@ -141,6 +141,18 @@ for k, v in pairs(live_globals) do
 end
 check(eacu_globals.tap ~= nil and eacu_globals.eacu ~= nil, "the DSL's globals are installed")
 compare("global ", eacu_globals, stubs.globals, false)
+
+-- .luarc.json declares the same globals (diagnostics.globals) for lua-language-server.
+local luarc = io.open(root .. "/.luarc.json", "rb")
+check(luarc ~= nil, ".luarc.json at the repository root")
+if luarc then
+  local list = luarc:read("*a"):match('"globals"%s*:%s*%[(.-)%]')
+  luarc:close()
+  check(list ~= nil, ".luarc.json has diagnostics.globals")
+  local declared = {}
+  for g in (list or ""):gmatch('"([^"]+)"') do declared[g] = ".luarc.json" end
+  compare("global ", eacu_globals, declared, false, ".luarc.json diagnostics.globals")
+end
 
 -- The eacu table: every member, functions and module tables alike.
 compare("eacu.", eacu, stubs.members.eacu, false)
@@ -170,8 +182,8 @@ for mod, private in pairs(internal_modules) do
   if ok and type(m) == "table" then
     for _, k in ipairs(sorted(m)) do
       if type(m[k]) == "function" and not reachable[m[k]] and not private[k] then
-        missing[#missing + 1] = string.format("%s.%s (a function of an internal module: stub it as a global " ..
-          "or eacu member, or list it as internal in stubs_spec.lua)", mod, k)
+        missing[#missing + 1] = string.format("%s.%s (a function of an internal module): not declared in " ..
+          "stdlib/meta as a global or eacu member, nor listed as internal in stubs_spec.lua", mod, k)
       end
     end
     for k in pairs(private) do
@@ -183,8 +195,8 @@ for mod, private in pairs(internal_modules) do
 end
 for name in pairs(package.preload) do
   if name:match("^eacu%.[%a][%w_]*$") and not known[name] then
-    missing[#missing + 1] = "module " .. name .. " (stub it with ---@meta " .. name ..
-      " and list it in stubs_spec.lua, or list it as internal)"
+    missing[#missing + 1] = "module " .. name .. ": no stub file (---@meta " .. name ..
+      ") listed in stubs_spec.lua, nor listed as internal"
   end
   check(not name:match("^meta"), "stdlib/meta is not embedded as a module, got " .. name)
 end
@@ -213,17 +225,17 @@ compare("Process:", methods_of(process_mt and process_mt.__index), stubs.methods
 local function fields_of(class, t)
   local declared = stubs.fields[class]
   if not declared then
-    missing[#missing + 1] = "class " .. class .. " (---@class " .. class .. ")"
+    missing[#missing + 1] = "class " .. class .. ": no ---@class " .. class .. " in stdlib/meta"
     return
   end
   for _, k in ipairs(sorted(t)) do
     if type(k) == "string" and not declared[k] then
-      missing[#missing + 1] = string.format("field %s.%s (a %s)", class, k, type(t[k]))
+      missing[#missing + 1] = string.format("field %s.%s (a %s): no ---@field in stdlib/meta", class, k, type(t[k]))
     end
   end
   for _, k in ipairs(sorted(declared)) do
     if not declared[k].optional and t[k] == nil then
-      stale[#stale + 1] = string.format("field %s.%s is not optional but absent (stub at %s)", class, k, declared[k].where)
+      stale[#stale + 1] = string.format("field %s.%s (declared at %s) is not optional but absent from the live table", class, k, declared[k].where)
     end
   end
 end
@@ -247,7 +259,7 @@ if text.lines[1] and text.lines[1].words[1] then
 end
 
 ------------------------------------------------------------------------------------------------
-for _, s in ipairs(missing) do check(false, "no stub in stdlib/meta for " .. s) end
+for _, s in ipairs(missing) do check(false, "missing stub: " .. s) end
 for _, s in ipairs(stale) do check(false, "stale stub: " .. s) end
 local count = 0
 for _ in pairs(stubs.globals) do count = count + 1 end
