@@ -257,6 +257,15 @@ if text.lines[1] and text.lines[1].words[1] then
   fields_of("OcrLine", text.lines[1])
   fields_of("OcrWord", text.lines[1].words[1])
 end
+-- A failure's error value: a string for now (---@alias EacuError string); once it is a table,
+-- its fields must be declared in ---@class EacuError.
+local failed, err = pcall(wait, { image = "calculator.display_5", region = { 0, 0, 226, 60 } }, 0)
+check(not failed, "wait for a target that is not there fails")
+if type(err) == "table" then
+  fields_of("EacuError", err)
+else
+  check(type(err) == "string", "an error is a string or a table, got " .. type(err))
+end
 
 ------------------------------------------------------------------------------------------------
 for _, s in ipairs(missing) do check(false, "missing stub: " .. s) end
