@@ -1,0 +1,60 @@
+---@meta _
+-- The step{} spec and its result (stdlib/eacu/step.lua), in LuaCATS annotations for
+-- lua-language-server. Editor stubs only: never loaded by eacu.
+
+---One action with its checks around it (seed 002's StepPlan). Give exactly one action:
+---`tap=`, `double_tap=`, `long_press=`, `input=`, `key=`, `scroll=`, `swipe=`, `wait=`,
+---`call=`, or seed 002's `action=` with `target=`/`target_ref=` and `params=`; or no action and
+---only `verify=`/`success=` (a check as a step).
+---@class StepSpec
+---@field tap? Target find (up to `timeout`) and click
+---@field double_tap? Target find and double click
+---@field long_press? Target find and hold for `hold` seconds
+---@field input? string|number text to type into the focused window
+---@field key? string a key combo, "ctrl+s"
+---@field scroll? ScrollOptions|integer|"up"|"down"|"left"|"right" wheel clicks (`{dy=, dx=, at=}` or dy), or 3 clicks in a direction
+---@field swipe? SwipeOptions|"up"|"down"|"left"|"right" a drag `{from=, to=, duration=}`, or a phone-style swipe ("up" shows what is below: 3 wheel clicks)
+---@field wait? Target|number a target to wait for (up to `timeout`), or seconds to pause
+---@field call? fun(): any a function to run as the action
+---@field action? "tap"|"double_tap"|"long_press"|"input_text"|"press_key"|"scroll"|"swipe"|"wait" seed 002's action name
+---@field target? Target the target of `action=`
+---@field target_ref? Target the same as `target` (seed 002's name)
+---@field params? StepParams the parameters of `action=`
+---@field text? string the text of `action="input_text"` when params.text is absent
+---@field button? "left"|"right"|"middle" the mouse button of `tap=` (default "left")
+---@field hold? number seconds to hold for `long_press=` (default 1)
+---@field verify? Target|fun(): any must hold after the action: a target on screen (waited for up to `timeout`), or a function returning true
+---@field success? fun(): any a predicate that must return true after the action (polled up to `timeout`)
+---@field fallback? StepFallback|StepFallback[] run when the target is not found, then the target is looked for again, up to `fallback_max` times
+---@field fallback_max? integer how often the fallback may run (default 3)
+---@field retry? integer extra attempts when the action or its verification fails (default 1)
+---@field timeout? number seconds to find the target and to verify (default 5; retries use at most 2)
+---@field wait_before? number seconds to pause before the action (only when a script needs it: actions already wait for the screen)
+---@field wait_after? number seconds to pause after the action, before verifying
+---@field optional? boolean a failure is recorded and returned (`ok == false`) instead of raised
+---@field risky? boolean ask for confirmation first (no terminal: refused; EACU_CONFIRM=yes allows)
+---@field name? string the step's label in the run log and in errors (default: action and target)
+
+---Parameters of seed 002's `action=` form.
+---@class StepParams
+---@field text? string the text of "input_text"
+---@field key? string the key combo of "press_key"
+---@field direction? "up"|"down"|"left"|"right" the direction of "scroll" and "swipe"
+---@field ms? number milliseconds of "wait" without a target (default 1000)
+---@field duration? number the same as `ms`, milliseconds
+
+---A fallback: an action table (any one action field of StepSpec, or `action=`/`params=`),
+---or a function.
+---@alias StepFallback StepSpec|fun(): any
+
+---The outcome of `step{}`. A failed step raises
+---`step <name>: <reason> (suggestion: retry|dismiss|replan|abort)` unless `optional = true`,
+---in which case this table is returned with `ok == false`. Each step{} is also a "step" row
+---in the run log with the reason and the suggestion.
+---@class StepResult
+---@field ok boolean the action ran and its verify/success held
+---@field attempts integer attempts made (1 + retries used)
+---@field fallbacks integer fallback runs
+---@field reason string why it failed ("" when ok): an action's error message (`EacuError`), "verification failed: ...", or "refused: ..."
+---@field suggestion ""|"retry"|"dismiss"|"replan"|"abort" what a planner should do next ("" when ok)
+---@field value? any what the step's checks returned (nil for now)

@@ -1,0 +1,242 @@
+---@meta _
+-- The value types of eacu's Lua API (targets, matches, processes, results and options), in
+-- LuaCATS annotations for lua-language-server. Editor stubs only: never loaded by eacu (the
+-- build does not embed stdlib/meta/); tests/lua/stubs_spec.lua checks them against the live API.
+-- Coordinates are physical pixels of the captured frame, origin top-left; times are seconds
+-- unless a name ends in `ms`.
+
+------------------------------------------------------------------------------------------------
+-- Targets
+------------------------------------------------------------------------------------------------
+
+---What an action acts on or a lookup looks for:
+---- `"btn_1"`, `"calculator.btn_1"`, `"×"`: an asset name, a qualified name (`app.name`) or an
+---  alias from an asset index; then `"images/ok.png"` / `"images/ok"`: an image file relative
+---  to the script's folder, then to the working directory;
+---- `"text:Library Reference"`: a phrase read on screen by OCR;
+---- an `ImageTarget` (`{image=..., threshold=, region=, offset=}` or `{"name", ...}`);
+---- a `TextTarget` (`{text=..., threshold=, region=, lang=}`);
+---- a `PointTarget` (`{x=, y=}`: pixels, or fractions of the screen in 0..1);
+---- a `Match`: the point it found (`cx`, `cy`);
+---- a `DynamicTarget` (`{dynamic="the blue Send button"}`): found by the vision model; only
+---  tap, double_tap, long_press, locate, exists, wait and verify take it.
+---@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget
+
+---A region to search or read: `{x, y, w, h}` or `{x=, y=, w=, h=}`: physical pixels, or
+---fractions of the screen when all four lie in 0..1 and one is fractional. Clipped to the
+---screen; a region off the screen is an error.
+---@alias Region number[]|{x: number, y: number, w: number, h: number}
+
+---A box in physical pixels (a Match is one too).
+---@class Box
+---@field x integer left edge, pixels
+---@field y integer top edge, pixels
+---@field w integer width, pixels
+---@field h integer height, pixels
+
+---An image target with settings.
+---@class ImageTarget
+---@field image? string asset name, qualified name, alias or image path (or give it as `[1]`)
+---@field [1] string? the same as `image`
+---@field threshold? number raw score a match needs, 0..1 (default: the asset's, else 0.7)
+---@field region? Region where to search (default: the whole screen)
+---@field offset? integer[]|{x: integer, y: integer} `{dx, dy}`: the input point relative to the match centre, pixels (default: the asset's)
+---@field label? string how errors and the run log name the target
+
+---A phrase read on screen by OCR (Tesseract), exact or fuzzy, folding case and fullwidth forms.
+---@class TextTarget
+---@field text string the phrase
+---@field threshold? number similarity a reading needs, 0..1 (default 0.8)
+---@field region? Region where to read (default: the whole screen)
+---@field lang? string Tesseract languages: "eng", "chi_sim", "eng+chi_sim" (default: chosen from the phrase)
+---@field label? string how errors and the run log name the target
+
+---A point on the screen: physical pixels, or fractions of the screen when both lie in 0..1
+---(and one is fractional).
+---@class PointTarget
+---@field x number
+---@field y number
+---@field label? string how errors and the run log name the target
+
+---An element described in words, found by the vision model (Set-of-Marks element id or a
+---0-1000 box). Configure the model with the environment or `eacu.model.config{}`.
+---@class DynamicTarget
+---@field dynamic string the description, e.g. "the blue Send button"
+---@field timeout? number seconds to keep asking while the model says it is not there (default 0: one look; wait/verify 5)
+---@field provider? string which provider of the fallback chain to ask (default: the configured order)
+
+------------------------------------------------------------------------------------------------
+-- Errors
+------------------------------------------------------------------------------------------------
+
+---What a failed action raises (catch it with `pcall`). Now a string: what was sought, why it
+---failed, the best score and where, the threshold, and the run-log frame, e.g.
+---`tap "calculator.display_5": not found within 0.5 s: best score 0.42 (colour 0.40) at (197,12 8x11), threshold 0.95; frame 3 of run 7 in runs.db`.
+---A failed `step{}` raises `step <name>: <reason> (suggestion: retry|dismiss|replan|abort)`.
+---@alias EacuError string
+
+------------------------------------------------------------------------------------------------
+-- Match
+------------------------------------------------------------------------------------------------
+
+---Where a target was found (or, with `found == false`, the best candidate). `tostring(m)` prints
+---it: `Match{found box=(186,68 32x18) at=(202,77) score=1.000 ...}`.
+---@class Match: Box
+---@field found boolean the scores reached `threshold` and no confirm vetoed it
+---@field x integer left edge of the box, physical pixels
+---@field y integer top edge of the box, physical pixels
+---@field w integer box width, physical pixels
+---@field h integer box height, physical pixels
+---@field cx integer input point x: the box centre plus the target's offset, physical pixels
+---@field cy integer input point y: the box centre plus the target's offset, physical pixels
+---@field score number raw grey normalized cross-correlation in [-1, 1], never rescaled (OCR: text similarity; model and point targets: 1 or 0)
+---@field color_score number colour agreement (CIE a*b* chroma in SSIM's form): 1 = same colours
+---@field threshold number the score the match needed, 0..1
+---@field method string how it was found: "last_seen", "expected_scale", "multi_scale", "features", "template", "ocr", "point", "model-element", "model-box", "model"
+---@field scale number the template scale used (1 = as captured)
+---@field ms number wall time of the search, milliseconds
+---@field veto? string why a candidate whose scores reached the threshold was rejected (the text confirm)
+---@field element_id? integer the Set-of-Marks element the model chose (dynamic targets)
+---@field reason? string the model's reason when it did not find the element (dynamic targets)
+---@field from_cache? boolean the model's answer came from the model cache (dynamic targets)
+local Match = {}
+
+---The input point.
+---@return integer cx physical pixels
+---@return integer cy physical pixels
+function Match:center() end
+
+------------------------------------------------------------------------------------------------
+-- Process
+------------------------------------------------------------------------------------------------
+
+---A program started by `launch`. Every launched program is stopped when the run ends.
+---`tostring(p)` gives `Process(xcalc, pid 1234)`.
+---@class Process
+local Process = {}
+
+---Waits for the program to exit.
+---@param timeout? number seconds; nil or < 0 waits forever
+---@return integer? code the exit code, or nil on timeout
+function Process:wait(timeout) end
+
+---Reads the program's standard output until it closes or `timeout` passes.
+---@param timeout? number seconds (default 10)
+---@return string output everything read
+function Process:read(timeout) end
+
+---Reads one line of standard output.
+---@param timeout? number seconds (default 10)
+---@return string? line the line without "\n", or nil at the end or on timeout
+function Process:read_line(timeout) end
+
+---Stops the program: SIGTERM, then SIGKILL after `grace` seconds.
+---@param grace? number seconds (default 2)
+function Process:stop(grace) end
+
+---@return boolean running whether the program is still running
+function Process:running() end
+
+---@return integer pid the process id
+function Process:pid() end
+
+------------------------------------------------------------------------------------------------
+-- Results and options of the actions
+------------------------------------------------------------------------------------------------
+
+---@class TapOptions
+---@field button? "left"|"right"|"middle" (default "left")
+---@field timeout? number seconds to find the target (default: `settings` find_timeout, 5)
+
+---@class ScrollOptions
+---@field dy? integer wheel clicks; > 0 scrolls down (default 0)
+---@field dx? integer wheel clicks; > 0 scrolls right (default 0)
+---@field at? Target where to put the pointer first (default: where it is)
+
+---@class SwipeOptions
+---@field from Target where to press
+---@field to Target where to release
+---@field duration? number seconds of the move (default 0.3)
+
+---What `ocr()` read; cached per frame.
+---@class OcrResult
+---@field text string every line, joined by "\n"
+---@field lines OcrLine[] the lines, in reading order
+---@field ms number time spent reading, milliseconds
+---@field langs string the Tesseract languages used ("eng+chi_sim")
+
+---@class OcrLine: Box
+---@field text string
+---@field confidence number the recogniser's confidence, 0..1 (a line: of its words)
+---@field x integer
+---@field y integer
+---@field w integer
+---@field h integer
+---@field words OcrWord[]
+
+---@class OcrWord: Box
+---@field text string
+---@field confidence number the recogniser's confidence, 0..1
+---@field x integer
+---@field y integer
+---@field w integer
+---@field h integer
+
+---The timing of waits (`settings{}`); seconds unless said otherwise. Fields left out keep their value.
+---@class Settings
+---@field find_timeout? number how long tap/wait/verify look for a target by default (5)
+---@field poll_interval? number pause between captures while looking or settling (0.03)
+---@field effect_timeout? number how long to wait for the screen to change after an action (0.5)
+---@field settle_interval? number how long the screen must stay unchanged to count as settled (0.1)
+---@field settle_timeout? number the most an action waits for the screen to settle (5)
+---@field change_tolerance? integer grey levels a pixel must move to count as changed (15)
+---@field noise_ratio? number a change ratio at or below this is noise, not an effect (0.00005)
+---@field tap_retries? integer a tap that changed nothing is tried again this many times (2)
+---@field jitter? integer pixels off the centre for those retries (3)
+---@field cursor_attempts? integer pointer moves read back and corrected before a press (4)
+---@field blocker_interval? number while a target is missing, blockers are checked this often (1)
+
+---What a target string names (`eacu.resolve`).
+---@class ResolvedTarget
+---@field name string the qualified asset name ("calculator.btn_1"), or the path for a plain image
+---@field path string the image file
+---@field threshold number the score a match needs
+---@field offset integer[] `{dx, dy}`: the input point relative to the centre, pixels
+---@field scale number the device scale factor the image was captured at
+---@field w integer image width, pixels
+---@field h integer image height, pixels
+
+---@class RunInfo
+---@field run_id integer the run's id in the run log
+---@field db string the run log's path ("" when not recording)
+---@field device string the device, e.g. "x11 :99 1280x800"
+---@field script_dir string the script's folder
+
+---A screen change or stability wait (`wait_change`, `wait_stable`).
+---@class Settle
+---@field change_ratio number fraction of pixels changed, 0..1
+---@field changed boolean the screen changed by more than the threshold
+---@field settled boolean the screen then stood still for the settle interval
+---@field ms number time waited, milliseconds
+---@field frames integer frames captured
+
+---The run's limits and use (`limits()`); 0 means no limit.
+---@class Limits
+---@field max_actions integer actions allowed in the run (default 80)
+---@field max_seconds number seconds allowed for the run (default 480)
+---@field actions integer actions done so far
+---@field elapsed number seconds since the run started
+
+---@class LimitsOptions
+---@field max_actions? integer actions allowed in the run (0: none)
+---@field max_seconds? number seconds allowed for the run (0: none)
+
+---How to handle a blocker (`on_blocker(name, opts)`). With none of dismiss, key and handler,
+---Escape is pressed.
+---@class BlockerOptions
+---@field dismiss? Target what to tap to get rid of it
+---@field key? string a key combo to press instead ("Escape")
+---@field handler? fun(m: Match) called with the blocker's match
+---@field kind? "popup"|"dialog"|"permission"|"ad"|"error"|"loading"|"keyboard"|"unknown" (default "popup")
+---@field target? Target what shows the blocker is there (default: the asset named `name`)
+---@field max? integer how often it may be handled in one run (default 0: no limit)
