@@ -77,6 +77,19 @@ elapsed=$(( $(date +%s) - t0 ))
 send 'print("still " .. "here")'
 wait_for "still here"
 
+# Ctrl-C interrupts a busy pure-Lua loop too (the JIT is off in the REPL's Lua state and an
+# interrupt hook raises the cancellation at the next instruction).
+tm send-keys -t repl C-l
+send 'n = 0 while true do n = n + 1 end'
+for i in $(seq 40); do
+  tm send-keys -t repl C-c
+  pane | grep -qF "cancelled (Ctrl-C)" && break
+  sleep 0.25
+done
+wait_for "cancelled (Ctrl-C)" 2
+send 'print("looped " .. tostring(n > 0))'
+wait_for "looped true"
+
 # highlight(m): four override-redirect windows outline the match, then go away.
 send 'highlight(m, 2)'
 deadline=$(( $(date +%s) + 5 )); n=0

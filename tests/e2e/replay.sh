@@ -54,7 +54,7 @@ grep -q "step $ac</a>: input (202,77) -&gt; (502,227)" "$OUT/moved.html" || fail
 #    (the first mismatch), exit 1, naming the step, the score and both frames.
 printf 'XCalc*ti.button49.label: Z\n' >"$OUT/changed.ad"
 set +e
-XENVIRONMENT="$OUT/changed.ad" "$EACU" replay "$orig" --mode actions --display virtual --db "$db" --timeout 1 2>"$OUT/c.err"
+XENVIRONMENT="$OUT/changed.ad" "$EACU" replay "$orig" --mode actions --display virtual --db "$db" --timeout 4 2>"$OUT/c.err"
 code=$?
 set -e
 expect_eq "$code" "1" "exit status of a mismatching replay"
