@@ -157,8 +157,8 @@ int w_ground(lua_State* L) {
             st.locate_ms = ms;
             if (g.frame_id) st.frame_before = g.frame_id;
             st.params_json = json{{"model_call", g.call_id}, {"from_cache", g.from_cache}, {"reason", g.reason}}.dump();
-            s.commitStep(st);
-            if (!g.found && action != "locate") throw std::runtime_error(st.error);
+            int64_t id = s.commitStep(st);
+            if (!g.found && action != "locate") throw StepError(failure::kNotFound, st.error, id, g.frame_id, label);
         } else {
             model::Action a;
             a.type = action == "double_tap"  ? model::ActionType::DoubleClick
