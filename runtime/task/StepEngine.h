@@ -145,6 +145,8 @@ std::string stepLabel(const StepSpec& s);
 /// of the action (with its fallbacks) and its checks, wait_after. Records a "step" summary row
 /// (target: the label; params: action, retry, timeout, optional, attempts, fallbacks, reason,
 /// suggestion, blockers). A failure of the step is returned, not thrown (see StepResult).
+/// Throws std::invalid_argument, before doing anything, for a spec that cannot run (neither an
+/// action nor a check, an unknown kind, a tap without a target, a negative retry or timeout).
 StepResult executeStep(Session& session, const StepSpec& spec);
 
 /// executeStep(), then throws `result.error` when the step failed and is not optional.
