@@ -57,11 +57,12 @@ void stopHook(lua_State* L, lua_Debug*) {
     luaL_error(L, "%s", timeout ? why.c_str() : "cancelled");
 }
 
+// The error's text (a failure value prints as its message: eacu.failure), then the traceback.
 int traceback(lua_State* L) {
     const char* msg = lua_tostring(L, 1);
     if (!msg) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_isstring(L, -1)) return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        if (luaL_callmeta(L, 1, "__tostring") && lua_isstring(L, -1)) msg = lua_tostring(L, -1);
+        else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }
     lua_getglobal(L, "debug");
     lua_getfield(L, -1, "traceback");

@@ -73,6 +73,12 @@ PlanStep parseStep(const json& j, const std::string& where, const std::string& r
             throw fail("expected \"timeout\" in 0..120000 ms, got " + j["timeout"].dump());
         s.timeout_ms = int(j["timeout"].get<double>());
     }
+    for (auto [key, field] : {std::pair<const char*, int*>{"wait_before", &s.wait_before_ms}, {"wait_after", &s.wait_after_ms}}) {
+        if (!j.contains(key)) continue;
+        if (!j[key].is_number() || j[key].get<double>() < 0 || j[key].get<double>() > 60000)
+            throw fail(std::string("expected \"") + key + "\" in 0..60000 ms, got " + j[key].dump());
+        *field = int(j[key].get<double>());
+    }
     if (j.contains("retry")) {
         if (!j["retry"].is_number_integer() || j["retry"].get<int>() < 0 || j["retry"].get<int>() > 5)
             throw fail("expected \"retry\" in 0..5, got " + j["retry"].dump());
@@ -134,8 +140,8 @@ void actOnTarget(ModelContext& ctx, const PlanStep& s, const std::string& provid
     std::string desc = dynamic ? ref.substr(8) : (s.description.empty() ? ref : s.description + " (" + ref + ")");
     Grounding g = ground(ctx, desc, timeout, provider);
     if (!g.found)
-        throw std::runtime_error(s.action + " {dynamic=" + json(desc).dump() + "}: the model did not find it" +
-                                 (g.reason.empty() ? "" : ": " + g.reason));
+        throw StepError(failure::kNotFound, s.action + " {dynamic=" + json(desc).dump() + "}: the model did not find it" +
+                        (g.reason.empty() ? "" : ": " + g.reason), 0, g.frame_id, "{dynamic=" + json(desc).dump() + "}");
     model::Action a;
     a.type = s.action == "double_tap" ? model::ActionType::DoubleClick : model::ActionType::Click;
     a.point = g.point;
@@ -160,36 +166,52 @@ void verifyRef(ModelContext& ctx, const std::string& ref, int timeout_ms, const 
     ctx.session().wait(t, timeout_ms / 1000.0, "verify");
 }
 
-void executeOnce(ModelContext& ctx, const PlanStep& s, const std::string& provider) {
-    Session& ses = ctx.session();
-    const std::string& a = s.action;
-    if (a == "tap" || a == "double_tap" || a == "long_press") {
-        actOnTarget(ctx, s, provider);
-    } else if (a == "input_text") {
-        if (!s.target_ref.empty()) {
-            PlanStep focus = s;
-            focus.action = "tap";
-            actOnTarget(ctx, focus, provider);
+// The engine's action for a planned step: tap, double_tap and long_press (and the focus tap of
+// an input_text with a target_ref) act through actOnTarget; the others are session actions.
+// Bad params (a direction or a wait out of range) make an action that fails with them.
+StepAction planAction(ModelContext& ctx, const PlanStep& s, const std::string& provider) {
+    const std::string& k = s.action;
+    StepAction a;
+    a.label = stepLabel(s);
+    try {
+        if (k == "tap" || k == "double_tap" || k == "long_press") {
+            a.kind = k;
+            a.perform = [&ctx, s, provider](double timeout) -> std::optional<Match> {
+                PlanStep t = s;
+                t.timeout_ms = int(timeout * 1000);
+                actOnTarget(ctx, t, provider);
+                return std::nullopt;
+            };
+        } else if (k == "input_text") {
+            a.kind = "input";
+            a.text = s.params["text"].get<std::string>();
+            if (!s.target_ref.empty())
+                a.perform = [&ctx, s, provider, text = a.text](double timeout) -> std::optional<Match> {
+                    PlanStep focus = s;
+                    focus.action = "tap";
+                    focus.timeout_ms = int(timeout * 1000);
+                    actOnTarget(ctx, focus, provider);
+                    ctx.session().input(text);
+                    return std::nullopt;
+                };
+        } else if (k == "press_key") {
+            a.kind = "key";
+            a.text = s.params["key"].get<std::string>();
+        } else if (k == "scroll" || k == "swipe") {
+            a = scrollAction(s.params["direction"].get<std::string>(), k == "swipe", s.params.value("amount", 3));
+            a.label = stepLabel(s);
+        } else if (k == "wait") {
+            double ms = s.params.value("ms", s.params.value("duration", 1000.0));
+            if (!(ms >= 0 && ms <= 60000)) throw std::invalid_argument("wait: expected params.ms in 0..60000");
+            a.kind = "wait";
+            a.seconds = ms / 1000;
         }
-        ses.input(s.params["text"].get<std::string>());
-    } else if (a == "press_key") {
-        ses.key(s.params["key"].get<std::string>());
-    } else if (a == "scroll" || a == "swipe") {
-        std::string d = s.params["direction"];
-        int n = s.params.value("amount", 3);
-        if (a == "swipe") {  // a swipe left shows what is to the right: scroll right
-            d = d == "left" ? "right" : d == "right" ? "left" : d == "up" ? "down" : "up";
-        }
-        int dx = d == "right" ? n : d == "left" ? -n : 0;
-        int dy = d == "down" ? n : d == "up" ? -n : 0;
-        if (dx == 0 && dy == 0) throw std::invalid_argument(a + ": expected direction up|down|left|right, got \"" + d + "\"");
-        ses.scroll(dx, dy);
-    } else if (a == "wait") {
-        double ms = s.params.value("ms", s.params.value("duration", 1000.0));
-        if (!(ms >= 0 && ms <= 60000)) throw std::invalid_argument("wait: expected params.ms in 0..60000");
-        ses.sleep(ms / 1000.0);
+    } catch (const std::exception& e) {
+        std::string msg = e.what();
+        a.kind = k == "input_text" ? "input" : k == "press_key" ? "key" : k;
+        a.perform = [msg](double) -> std::optional<Match> { throw std::invalid_argument(msg); };
     }
-    verifyRef(ctx, s.verify_ref, s.timeout_ms, provider);
+    return a;
 }
 
 }  // namespace
@@ -212,34 +234,45 @@ Plan parsePlan(const std::string& raw) {
     return p;
 }
 
-void executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& provider) {
-    std::string last;
-    for (int attempt = 0; attempt <= s.retry; ++attempt) {
-        ctx.session().cancel().check();
-        try {
-            executeOnce(ctx, s, provider);
-            return;
-        } catch (const model::ModelError&) {
-            throw;  // no model answer: retrying or replanning cannot help
-        } catch (const std::exception& e) {
-            if (std::string(e.what()) == "cancelled") throw;
-            last = e.what();
-        }
+StepResult executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& provider) {
+    StepSpec spec;
+    spec.name = stepLabel(s);
+    spec.method = "plan";
+    spec.action = planAction(ctx, s, provider);
+    if (!s.verify_ref.empty()) {
+        StepCheck v;
+        v.label = s.verify_ref;
+        v.check = [&ctx, ref = s.verify_ref, provider](double timeout) {
+            verifyRef(ctx, ref, int(timeout * 1000), provider);
+        };
+        spec.verify = std::move(v);
     }
     if (s.fallback) {
-        try {
-            executeOnce(ctx, *s.fallback, provider);
-            // The fallback ran; the step itself must now succeed (e.g. it revealed the target).
-            executeOnce(ctx, s, provider);
-            return;
-        } catch (const model::ModelError&) {
-            throw;
-        } catch (const std::exception& e) {
-            if (std::string(e.what()) == "cancelled") throw;
-            last += "; fallback: " + std::string(e.what());
+        // A fallback is an action (seed 002: swipe, press_key, wait, a tap elsewhere); its own
+        // verify_ref, if any, must hold after it.
+        const PlanStep& fb = *s.fallback;
+        StepAction f = planAction(ctx, fb, provider);
+        f.timeout = fb.timeout_ms / 1000.0;
+        if (!fb.verify_ref.empty()) {
+            StepAction act = f;
+            f.perform = [&ctx, act, ref = fb.verify_ref, ms = fb.timeout_ms, provider](double timeout) {
+                std::optional<Match> m = performAction(ctx.session(), act, timeout);
+                verifyRef(ctx, ref, ms, provider);
+                return m;
+            };
         }
+        spec.fallback.push_back(std::move(f));
     }
-    throw std::runtime_error(last);
+    spec.retry = s.retry;
+    spec.timeout = s.timeout_ms / 1000.0;
+    spec.wait_before = s.wait_before_ms / 1000.0;
+    spec.wait_after = s.wait_after_ms / 1000.0;
+    StepResult r = executeStep(ctx.session(), spec);
+    // No model answer, a cancellation, the run's limits: retrying or replanning cannot help.
+    if (!r.ok && (r.code == failure::kModel || r.code == failure::kCancelled || r.code == failure::kTimeout ||
+                  r.code == failure::kLimit))
+        std::rethrow_exception(r.cause);
+    return r;
 }
 
 PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions& opts) {
@@ -322,26 +355,29 @@ PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions
                 finish();
                 return res;
             }
+            StepResult r;
             try {
-                executePlanStep(ctx, s, opts.provider);
-                ++res.steps_done;
-                res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " ok");
-            } catch (const model::ModelError& e) {
+                r = executePlanStep(ctx, s, opts.provider);
+            } catch (const std::exception& e) {
+                // A model error, a cancellation or the run's limits: the plan ends here.
                 res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " failed: " +
                                        clipUtf8(e.what(), 300));
                 res.error = "step " + stepLabel(s) + ": " + e.what();
                 finish();
                 throw;
-            } catch (const std::exception& e) {
-                if (std::string(e.what()) == "cancelled") throw;
-                res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " failed: " +
-                                       clipUtf8(e.what(), 300));
-                failed_step = stepLabel(s) + (s.description.empty() ? "" : " (" + s.description + ")");
-                failure = e.what();
-                res.error = "step " + stepLabel(s) + ": " + e.what();
-                failed = true;
-                break;
             }
+            if (r.ok) {
+                ++res.steps_done;
+                res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " ok");
+                continue;
+            }
+            res.executed.push_back(std::to_string(res.executed.size() + 1) + " " + stepLabel(s) + " failed: " +
+                                   clipUtf8(r.reason, 300));
+            failed_step = stepLabel(s) + (s.description.empty() ? "" : " (" + s.description + ")");
+            failure = r.reason;
+            res.error = "step " + stepLabel(s) + ": " + r.reason;
+            failed = true;
+            break;
         }
         if (!failed) {
             res.ok = true;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "task/ModelContext.h"
+#include "task/StepEngine.h"
 
 namespace eacu {
 
@@ -17,8 +18,10 @@ namespace eacu {
 /// - `target_ref`: an asset name/alias, or "dynamic:<description>" (grounded by the model).
 /// - `params`: text (input_text), key (press_key), direction/amount (scroll, swipe), ms (wait).
 /// - `verify_ref`: a target that must be on screen after the step (asset or dynamic:).
-/// - `fallback`: a step tried once when the step fails (its own retries are 0).
-/// - `timeout_ms` to find targets, `retry` extra attempts.
+/// - `fallback`: an action run when the step's target is not found, then the target is looked
+///   for again, up to 3 times (the step engine's rules; its own retries are 0).
+/// - `timeout_ms` to find targets, `retry` extra attempts; `wait_before_ms`, `wait_after_ms`:
+///   pauses before the step and after its action.
 struct PlanStep {
     int step = 0;
     std::string action;
@@ -29,6 +32,8 @@ struct PlanStep {
     std::shared_ptr<PlanStep> fallback;
     int timeout_ms = 3000;
     int retry = 1;
+    int wait_before_ms = 0;
+    int wait_after_ms = 0;
     nlohmann::json raw;
 };
 
@@ -73,7 +78,12 @@ struct PlanResult {
 /// model::ActionParseError when an answer is not a plan.
 PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions& opts = {});
 
-/// Executes one planned step (with its retries, then its fallback); throws the last error.
-void executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& provider = "");
+/// Executes one planned step through the step engine (task/StepEngine.h: fallbacks, then the
+/// target looked for again, up to 3 times; retries; verify_ref), recorded as a "step" row with
+/// method "plan". Returns the engine's result (a failure has its code and reason). Throws the
+/// failure's exception as it came when the plan cannot go on: a model error
+/// (model::ModelError, model::ActionParseError), a cancellation (Cancelled) or the run's
+/// limits (LimitExceeded).
+StepResult executePlanStep(ModelContext& ctx, const PlanStep& s, const std::string& provider = "");
 
 }  // namespace eacu

@@ -1,18 +1,21 @@
 -- eacu: the public Lua API (the DSL) over the private native module eacu._native.
 -- Every action is a recorded step; failures are Lua errors that name the target, the best
--- score and where, the threshold and the run-log frame.
+-- score and where, the threshold and the run-log frame: failure values (eacu.failure) with
+-- err.code ("not_found", ...), err.best and err.frame_id, printing as the message.
 local native = require("eacu._native")
 local match = require("eacu.match")
 local target = require("eacu.target")
 local model = require("eacu.model")
+local failure = require("eacu.failure")
 
 local M = {}
 
 -- Calls a native function; a failure is re-raised at the script's line (level 3: the caller
--- of the public function).
+-- of the public function). A failed step is a failure value (eacu.failure), other errors
+-- are strings.
 local function call(fn, ...)
   local results = { pcall(fn, ...) }
-  if not results[1] then error(results[2], 3) end
+  if not results[1] then failure.raise(results[2], 3) end
   return unpack(results, 2, table.maxn(results))
 end
 
@@ -122,7 +125,8 @@ function M.wait_vanish(t, timeout)
 end
 
 --- verify(target [, timeout=5]) -> Match: the target must be on screen (waits for it to
---- settle in up to `timeout`). verify(fn [, message [, timeout]]): fn() must return true.
+--- settle in up to `timeout`). verify(fn [, message [, timeout]]): fn() must return true
+--- (else a failure value with code "verify_failed").
 function M.verify(t, a, b)
   if type(t) == "function" then
     local message, timeout = a, b or 5
@@ -135,8 +139,8 @@ function M.verify(t, a, b)
       if native.now() >= deadline then break end
       call(native.sleep, 0.05)
     until false
-    error("verify: " .. (message or "condition") .. " is not true after " .. timeout .. " s" ..
-      (ok and "" or (": " .. tostring(res))), 2)
+    failure.raise(failure.new { code = "verify_failed", message = "verify: " .. (message or "condition") ..
+      " is not true after " .. timeout .. " s" .. (ok and "" or (": " .. tostring(res))) }, 2)
   end
   check_timeout("verify", a)
   if model.is_dynamic(t) then local m = model.wait(t, a, "verify"); return m end
@@ -210,6 +214,7 @@ local apps = require("eacu.apps")
 M.step, M.on_blocker, M.remove_blocker = stepmod.step, stepmod.on_blocker, stepmod.remove_blocker
 M.wait_change, M.wait_stable, M.limits, M.confirm = stepmod.wait_change, stepmod.wait_stable, stepmod.limits, stepmod.confirm
 M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
+M.failure = failure
 
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",

@@ -5,14 +5,21 @@
 -- EACU_MODEL_BASE_URL, EACU_MODEL_API_KEY, EACU_MODEL_FALLBACK_*) or by model.config{}.
 local native = require("eacu._model")
 local match = require("eacu.match")
+local failure = require("eacu.failure")
 
 local M = {}
 
 -- Calls a native function; a failure is re-raised `level` frames up (the script's line).
 local function call(level, fn, ...)
   local results = { pcall(fn, ...) }
-  if not results[1] then error(results[2], level + 1) end
+  if not results[1] then failure.raise(results[2], level + 1) end
   return unpack(results, 2, table.maxn(results))
+end
+
+-- Raises a not_found failure for the dynamic target `t` (m: the not-found Match) `level` up.
+local function not_found(t, m, message, level)
+  failure.raise(failure.new { code = "not_found", message = message, target = string.format("{dynamic=%q}", t.dynamic),
+    best = m }, level + 1)
 end
 
 local function check_opts(fname, opts, level)
@@ -65,7 +72,7 @@ function M.long_press(t, seconds, opts)
   opts = check_opts("long_press", opts, 3)
   local m = ground(t, "long_press", "locate", opts.timeout, 3)
   if not m.found then
-    error("long_press {dynamic=" .. string.format("%q", t.dynamic) .. "}: the model did not find it" ..
+    not_found(t, m, "long_press {dynamic=" .. string.format("%q", t.dynamic) .. "}: the model did not find it" ..
       (m.reason ~= "" and (": " .. m.reason) or ""), 3)
   end
   local native_dsl = require("eacu._native")
@@ -93,7 +100,7 @@ function M.wait(t, timeout, fname)
   fname = fname or "wait"
   local m = ground(t, fname, "locate", timeout or 5, 3)
   if not m.found then
-    error(string.format("%s {dynamic=%q}: not found by the model within %s s%s", fname, t.dynamic,
+    not_found(t, m, string.format("%s {dynamic=%q}: not found by the model within %s s%s", fname, t.dynamic,
       tostring(timeout or 5), m.reason ~= "" and (": " .. m.reason) or ""), 3)
   end
   return m

@@ -1,0 +1,63 @@
+#include "wrap_Limits.h"
+
+#include <cstdlib>
+
+#include "luax.h"
+#include "task/Session.h"
+#include "wrap_Session.h"
+
+namespace eacu {
+namespace {
+
+Session& session(lua_State* L) { return luax_checksession(L); }
+
+// limits([{max_actions=, max_seconds=}]) -> {max_actions, max_seconds, actions, elapsed}
+int w_limits(lua_State* L) {
+    LimitGuard& g = session(L).limits();
+    if (lua_istable(L, 1)) {
+        RunLimits l = g.limits();
+        if (auto v = luax_optnumberfield(L, 1, "max_actions")) l.max_actions = int(*v);
+        if (auto v = luax_optnumberfield(L, 1, "max_seconds")) l.max_seconds = *v;
+        g.setLimits(l);
+    }
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, g.limits().max_actions);
+    lua_setfield(L, -2, "max_actions");
+    lua_pushnumber(L, g.limits().max_seconds);
+    lua_setfield(L, -2, "max_seconds");
+    lua_pushinteger(L, g.actions());
+    lua_setfield(L, -2, "actions");
+    lua_pushnumber(L, g.elapsed());
+    lua_setfield(L, -2, "elapsed");
+    return 1;
+}
+
+// confirm(what) -> true | false, reason
+int w_confirm(lua_State* L) {
+    std::string what = luaL_checkstring(L, 1);
+    Session& s = session(L);
+    return luax_catchexcept(L, [&] {
+        std::string why = s.confirm(what);
+        lua_pushboolean(L, why.empty());
+        if (why.empty()) return 1;
+        lua_pushstring(L, why.c_str());
+        return 2;
+    });
+}
+
+// looks_risky(text [, extra_words]) -> boolean
+int w_looks_risky(lua_State* L) {
+    std::string text = luaL_checkstring(L, 1);
+    std::vector<std::string> extra = luax_checkstrings(L, 2, "looks_risky: extra words");
+    lua_pushboolean(L, looksRisky(text, extra));
+    return 1;
+}
+
+const luaL_Reg functions[] = {
+    {"limits", w_limits}, {"confirm", w_confirm}, {"looks_risky", w_looks_risky}, {nullptr, nullptr}};
+
+}  // namespace
+
+void luax_addlimits(lua_State* L) { luaL_register(L, nullptr, functions); }
+
+}  // namespace eacu
