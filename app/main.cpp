@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "process/Process.h"
 
 static const char* kHelp = R"(eacu — GUI automation with Lua scripts, image targets and a recorded run log

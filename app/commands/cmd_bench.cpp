@@ -7,7 +7,7 @@
 #include "bench/BenchLocate.h"
 #include "bench/BenchOcr.h"
 #include "bench/BenchSettle.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "process/Process.h"

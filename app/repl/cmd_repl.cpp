@@ -26,8 +26,8 @@ extern "C" {
 #include <readline/readline.h>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
-#include "cli/ScriptRun.h"
+#include "Cli.h"
+#include "ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/Highlight.h"

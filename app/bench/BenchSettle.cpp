@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "task/Session.h"

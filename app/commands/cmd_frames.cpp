@@ -4,7 +4,7 @@
 #include <fstream>
 #include <map>
 
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "record/RunLog.h"
 
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 #include "task/Limits.h"
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 
 namespace eacu {
 

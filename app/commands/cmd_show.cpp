@@ -5,7 +5,7 @@
 
 #include "base/Utf8.h"
 #include "base/Clock.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "device/KeyCombo.h"
 #include "record/ReplayDiff.h"
 #include "record/RunLog.h"

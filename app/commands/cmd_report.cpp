@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "record/HtmlReport.h"
 #include "record/RunLog.h"
 

@@ -4,7 +4,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "base/Frame.h"
 #include "vision/Locator.h"
 #include "vision/ocr/OcrCache.h"

@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
-#include "cli/ScriptRun.h"
+#include "Cli.h"
+#include "ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "record/RunLog.h"

@@ -1,4 +1,4 @@
-#include "cli/ScriptRun.h"
+#include "ScriptRun.h"
 
 #include <csignal>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "base/Clock.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "record/RunLog.h"
 
 namespace eacu {
