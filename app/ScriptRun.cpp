@@ -84,6 +84,4 @@ std::string runScript(Device& device, const AssetLibrary& assets, const Locator&
     }
 }
 
-std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 }  // namespace eacu

@@ -48,7 +48,4 @@ std::string runScript(Device& device, const AssetLibrary& assets, const Locator&
                       std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode,
                       RunLimits limits = {kDefaultMaxActions, kDefaultMaxSeconds});
 
-/// The first line of a message.
-std::string firstLine(const std::string& s);
-
 }  // namespace eacu

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "Cli.h"
+#include "commands/Commands.h"
 #include "record/RunLog.h"
 
 namespace fs = std::filesystem;
@@ -16,7 +17,7 @@ int cmdFrames(int argc, char** argv) {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output"});
         auto dir = o.flag("-o") ? o.flag("-o") : o.flag("--output");
         if (!dir || o.positional.size() > 1) {
-            std::fprintf(stderr, "eacu frames: expected [RUN] -o DIR (usage: eacu frames RUN -o DIR [--db PATH])\n");
+            std::fprintf(stderr, "eacu frames: expected [RUN] -o DIR (see eacu frames --help)\n");
             return 2;
         }
         RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
@@ -49,6 +50,9 @@ int cmdFrames(int argc, char** argv) {
         std::printf("%zu frames of run %lld written to %s (%.1f MB; index frames.tsv)\n", n, (long long)id,
                     dir->c_str(), double(bytes) / 1e6);
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu frames: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu frames: %s\n", e.what());
         return 1;

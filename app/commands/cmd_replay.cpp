@@ -7,6 +7,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "Cli.h"
+#include "commands/Commands.h"
 #include "ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
@@ -23,19 +24,13 @@
 namespace fs = std::filesystem;
 
 namespace eacu {
-namespace {
-
-const char* kUsage = "usage: eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] "
-                     "[--threshold T] [--db PATH] [--verbose]";
-
-}  // namespace
 
 int cmdReplay(int argc, char** argv) {
     CliOptions o;
     try {
         o = parseCli(argc, argv, 2, {"--mode", "--timeout", "--threshold"}, {"--verbose", "--quiet"});
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu replay: %s (%s)\n", e.what(), kUsage);
+        std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 2;
     }
     std::string mode = o.flag("--mode").value_or("script");
@@ -44,7 +39,8 @@ int cmdReplay(int argc, char** argv) {
         return 2;
     }
     if (o.positional.size() > 1) {
-        std::fprintf(stderr, "eacu replay: expected at most one RUN, got %zu (%s)\n", o.positional.size(), kUsage);
+        std::fprintf(stderr, "eacu replay: expected at most one RUN, got %zu (see eacu replay --help)\n",
+                     o.positional.size());
         return 2;
     }
     std::unique_ptr<RunLog> log;
@@ -69,6 +65,9 @@ int cmdReplay(int argc, char** argv) {
         }
         assets = AssetLibrary::loadFrom(eacuHome());
         dev = openDevice(o.display);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu replay: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 1;

@@ -4,6 +4,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "Cli.h"
+#include "commands/Commands.h"
 #include "ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
@@ -25,8 +26,7 @@ int cmdRun(int argc, char** argv) {
         return 2;
     }
     if (o.positional.size() != 1) {
-        std::fprintf(stderr, "eacu run: expected one SCRIPT, got %zu (usage: eacu run SCRIPT "
-                             "[--display ...] [--db PATH] [-- args...])\n", o.positional.size());
+        std::fprintf(stderr, "eacu run: expected one SCRIPT, got %zu (see eacu run --help)\n", o.positional.size());
         return 2;
     }
     fs::path script = o.positional[0];

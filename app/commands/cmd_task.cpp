@@ -7,6 +7,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "Cli.h"
+#include "commands/Commands.h"
 #include "ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
