@@ -9,6 +9,7 @@
 #include "device/image/ImageDevice.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
+#include "record/RunLog.h"
 
 namespace fs = std::filesystem;
 
@@ -28,6 +29,8 @@ std::string commandName(char** argv, int first) {
 }
 
 }  // namespace
+
+std::string runLogPath(const CliOptions& o) { return o.db.empty() ? RunLog::defaultPath() : o.db; }
 
 CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
                     const std::vector<std::string>& bool_flags) {

@@ -35,6 +35,10 @@ struct CliOptions {
     std::optional<std::string> flag(const std::string& name) const;
 };
 
+/// The run log's path: --db, else RunLog::defaultPath() ($EACU_DB, else
+/// ~/.local/share/eacu/runs.db).
+std::string runLogPath(const CliOptions& o);
+
 /// Parses argv[first..] of the command argv[first - 1]; `value_flags` lists the --options that
 /// take a value (besides --db and --display), `bool_flags` those that take none. Throws
 /// UsageError for an unknown option, naming the options the command takes

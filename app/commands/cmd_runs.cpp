@@ -59,7 +59,7 @@ int cmdRuns(int argc, char** argv) {
         if (auto s = o.flag("--since")) f.since = parseSince(*s, double(std::time(nullptr)));
         bool replays_only = o.flag("--replays").has_value();
         if (replays_only) f.limit = 1000000;
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunLog log(runLogPath(o));
         auto runs = log.listRuns(f);
         if (replays_only) {
             std::erase_if(runs, [](const RunRecord& r) { return !r.replay_of; });

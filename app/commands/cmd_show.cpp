@@ -68,7 +68,7 @@ int cmdShow(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {}, {"--color", "--no-color"});
         bool colour = useColour(o);
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunLog log(runLogPath(o));
         int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         auto run = log.run(id);
         if (!run) {
