@@ -4,14 +4,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "Cli.h"
-#include "assets/AssetLibrary.h"
 #include "base/Clock.h"
 #include "bench/Corpus.h"
-#include "device/Device.h"
-#include "device/virtual/VirtualDisplay.h"
-#include "task/Session.h"
-#include "vision/Locator.h"
+#include "bench/Xcalc.h"
 
 namespace eacu {
 namespace {
@@ -27,35 +22,27 @@ void print(const char* what, const std::vector<double>& v) {
 }  // namespace
 
 int benchTap(const std::string& display, int n) {
-    OpenDevice dev = openDevice(display.empty() ? "virtual" : display);
-    AssetLibrary assets = AssetLibrary::loadFrom(eacuHome());
-    Locator locator;
-    Session session(*dev.device, assets, locator, nullptr, 0, {});
-    session.launch({"xcalc"});
-    TargetSpec clear;
-    clear.label = "\"AC\"";
-    clear.image = "calculator.btn_clear";
-    session.wait(clear, 10);
-    Size size = dev.device->screenSize();
+    std::unique_ptr<XcalcBench> bench = startXcalc(display);
+    Session& session = *bench->session;
+    Device& device = *bench->dev.device;
+    Size size = device.screenSize();
     std::printf("eacu bench tap: %d taps on xcalc's \"1\" key, frame %dx%d, %s\n", n, size.w,
-                size.h, dev.device->describe().c_str());
+                size.h, device.describe().c_str());
 
     std::vector<double> capture, locate, inject, tap_total, settle;
-    TargetSpec one;
-    one.label = "\"1\"";
-    one.image = "calculator.btn_1";
+    const TargetSpec clear = xcalcTarget("btn_clear"), one = xcalcTarget("btn_1");
     for (int i = 0; i < n; ++i) {
         double t0 = monotonicSeconds();
-        Frame f = dev.device->capture();
+        Frame f = device.capture();
         double t1 = monotonicSeconds();
         // The session's locate: capture + the locator with the session's hints (last seen
         // place, expected scale), as a tap does.
         Match m = session.locate(one);
         double t2 = monotonicSeconds();
         if (!m.found) throw std::runtime_error("the \"1\" key was not found");
-        dev.device->move(m.target);
-        dev.device->click(MouseButton::Left, 1);
-        dev.device->sync();
+        device.move(m.target);
+        device.click(MouseButton::Left, 1);
+        device.sync();
         double t3 = monotonicSeconds();
         Settle s = session.waitSettled(f);
         capture.push_back((t1 - t0) * 1000);
