@@ -4,7 +4,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "cli/Cli.h"
+#include "Cli.h"
+#include "commands/Commands.h"
 #include "base/Frame.h"
 #include "vision/Locator.h"
 #include "vision/ocr/OcrCache.h"
@@ -58,9 +59,8 @@ int cmdLocate(int argc, char** argv) {
         CliOptions o = parseCli(argc, argv, 2, {"--annotate", "--threshold", "--scale", "--region", "--text", "--lang"});
         bool text_mode = o.flag("--text").has_value();
         if (o.positional.size() != (text_mode ? 1u : 2u)) {
-            std::fprintf(stderr, "eacu locate: expected SHOT TEMPLATE, or SHOT --text PHRASE (usage: eacu "
-                                 "locate SHOT.png TEMPLATE.png|--text PHRASE [--threshold T] [--scale S] "
-                                 "[--region x,y,w,h] [--lang L] [--annotate OUT.png])\n");
+            std::fprintf(stderr, "eacu locate: expected SHOT TEMPLATE, or SHOT --text PHRASE, got %zu "
+                                 "arguments (see eacu locate --help)\n", o.positional.size());
             return 2;
         }
         cv::Mat frame = cv::imread(o.positional[0], cv::IMREAD_COLOR);

@@ -1,32 +1,23 @@
 #include "bench/BenchSettle.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
-#include "device/Device.h"
-#include "device/virtual/VirtualDisplay.h"
-#include "task/Session.h"
-#include "vision/Locator.h"
+#include "base/Clock.h"
+#include "bench/Xcalc.h"
 
 namespace eacu {
 namespace {
 
-TargetSpec asset(const std::string& name) {
-    TargetSpec t;
-    t.image = "calculator." + name;
-    t.label = "\"" + name + "\"";
-    return t;
-}
-
 // Reads the digits on xcalc's display (the calculator module's read_display, in C++).
 std::string readDisplay(Session& s) {
-    Match ac = s.wait(asset("btn_clear"), 2);
+    Match ac = s.wait(xcalcTarget("btn_clear"), 2);
     std::vector<std::pair<int, char>> found;
     for (int d = 0; d <= 9; ++d) {
-        TargetSpec t = asset("display_" + std::to_string(d));
+        TargetSpec t = xcalcTarget("display_" + std::to_string(d));
         t.region = std::array<double, 4>{double(std::max(0, ac.box.x - 200)), double(std::max(0, ac.box.y - 65)), 240, 60};
         for (const Match& m : s.findAll(t, 32)) found.push_back({m.box.x, char('0' + d)});
     }
@@ -39,14 +30,8 @@ std::string readDisplay(Session& s) {
 }  // namespace
 
 int benchSettle(const std::string& display) {
-    OpenDevice dev = openDevice(display.empty() ? "virtual" : display);
-    AssetLibrary assets = AssetLibrary::loadFrom(eacuHome());
-    Locator locator;
-    SessionOptions so;
-    so.limits = {};
-    Session session(*dev.device, assets, locator, nullptr, 0, so);
-    session.launch({"xcalc"});
-    session.wait(asset("btn_clear"), 10);
+    std::unique_ptr<XcalcBench> bench = startXcalc(display);
+    Session& session = *bench->session;
     // 12 actions: AC 1 2 × 3 4 = (408), then × 2 = (816), then AC ... the second AC is the 12th.
     const std::vector<std::string> keys = {"btn_clear", "btn_1", "btn_2", "btn_multiply", "btn_3", "btn_4",
                                            "btn_equals", "btn_multiply", "btn_2", "btn_equals"};
@@ -62,18 +47,18 @@ int benchSettle(const std::string& display) {
         }
         double t0 = monotonicSeconds();
         for (const auto& k : keys) {
-            session.tap(asset(k));
+            session.tap(xcalcTarget(k));
             if (fixed) session.sleep(1.0);
         }
         std::string shown = readDisplay(session);  // action 11: look
-        session.tap(asset("btn_clear"));           // action 12: clear for the next round
+        session.tap(xcalcTarget("btn_clear"));     // action 12: clear for the next round
         if (fixed) session.sleep(1.0);
         double secs = monotonicSeconds() - t0;
         o = saved;
         return {secs, shown};
     };
     std::printf("eacu bench settle: 12 actions on xcalc (AC 1 2 x 3 4 = x 2 = read AC), %s\n",
-                dev.device->describe().c_str());
+                bench->dev.device->describe().c_str());
     auto [settle_s, settle_shown] = task(false);
     auto [fixed_s, fixed_shown] = task(true);
     std::printf("  change-and-settle waits : %6.2f s   display %s\n", settle_s, settle_shown.c_str());

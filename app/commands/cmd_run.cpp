@@ -2,8 +2,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cli/Cli.h"
-#include "cli/ScriptRun.h"
+#include "Cli.h"
+#include "ScriptRun.h"
+#include "commands/Commands.h"
 #include "host/LuaHost.h"
 #include "task/ModelContext.h"
 
@@ -20,8 +21,7 @@ int cmdRun(int argc, char** argv) {
         return 2;
     }
     if (o.positional.size() != 1) {
-        std::fprintf(stderr, "eacu run: expected one SCRIPT, got %zu (usage: eacu run SCRIPT "
-                             "[--display ...] [--db PATH] [-- args...])\n", o.positional.size());
+        std::fprintf(stderr, "eacu run: expected one SCRIPT, got %zu (see eacu run --help)\n", o.positional.size());
         return 2;
     }
     fs::path script = o.positional[0];

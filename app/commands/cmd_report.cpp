@@ -4,7 +4,8 @@
 #include <fstream>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "Cli.h"
+#include "commands/Commands.h"
 #include "record/HtmlReport.h"
 #include "record/RunLog.h"
 
@@ -29,10 +30,10 @@ std::optional<std::string> referenceImageOf(const AssetLibrary& assets, const st
 int cmdReport(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output", "--assets"}, {"--quiet"});
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunLog log(runLogPath(o));
         if (o.positional.size() > 1) {
-            std::fprintf(stderr, "eacu report: expected at most one RUN, got %zu (usage: eacu report RUN "
-                                 "[-o FILE.html] [--assets DIR])\n", o.positional.size());
+            std::fprintf(stderr, "eacu report: expected at most one RUN, got %zu (see eacu report --help)\n",
+                         o.positional.size());
             return 2;
         }
         int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
@@ -65,6 +66,9 @@ int cmdReport(int argc, char** argv) {
                         out.c_str(), (long long)id, st.steps, st.frames, st.references,
                         double(st.html_bytes) / 1e6, st.ms);
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu report: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu report: %s\n", e.what());
         return 1;

@@ -4,7 +4,8 @@
 #include <fstream>
 #include <map>
 
-#include "cli/Cli.h"
+#include "Cli.h"
+#include "commands/Commands.h"
 #include "record/RunLog.h"
 
 namespace fs = std::filesystem;
@@ -16,10 +17,10 @@ int cmdFrames(int argc, char** argv) {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output"});
         auto dir = o.flag("-o") ? o.flag("-o") : o.flag("--output");
         if (!dir || o.positional.size() > 1) {
-            std::fprintf(stderr, "eacu frames: expected [RUN] -o DIR (usage: eacu frames RUN -o DIR [--db PATH])\n");
+            std::fprintf(stderr, "eacu frames: expected [RUN] -o DIR (see eacu frames --help)\n");
             return 2;
         }
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunLog log(runLogPath(o));
         int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         if (!log.run(id)) {
             std::fprintf(stderr, "eacu frames: no run %lld in %s\n", (long long)id, log.path().c_str());
@@ -49,6 +50,9 @@ int cmdFrames(int argc, char** argv) {
         std::printf("%zu frames of run %lld written to %s (%.1f MB; index frames.tsv)\n", n, (long long)id,
                     dir->c_str(), double(bytes) / 1e6);
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu frames: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu frames: %s\n", e.what());
         return 1;

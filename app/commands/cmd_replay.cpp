@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
-#include "cli/ScriptRun.h"
+#include "Cli.h"
+#include "ScriptRun.h"
+#include "commands/Commands.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
@@ -24,12 +25,6 @@
 namespace fs = std::filesystem;
 
 namespace eacu {
-namespace {
-
-const char* kUsage = "usage: eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] "
-                     "[--threshold T] [--max-actions N] [--max-time S] [--db PATH] [--verbose]";
-
-}  // namespace
 
 int cmdReplay(int argc, char** argv) {
     CliOptions o;
@@ -37,7 +32,7 @@ int cmdReplay(int argc, char** argv) {
         o = parseCli(argc, argv, 2, {"--mode", "--timeout", "--threshold", "--max-actions", "--max-time"},
                      {"--verbose", "--quiet"});
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu replay: %s (%s)\n", e.what(), kUsage);
+        std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 2;
     }
     std::string mode = o.flag("--mode").value_or("script");
@@ -46,7 +41,8 @@ int cmdReplay(int argc, char** argv) {
         return 2;
     }
     if (o.positional.size() > 1) {
-        std::fprintf(stderr, "eacu replay: expected at most one RUN, got %zu (%s)\n", o.positional.size(), kUsage);
+        std::fprintf(stderr, "eacu replay: expected at most one RUN, got %zu (see eacu replay --help)\n",
+                     o.positional.size());
         return 2;
     }
     std::unique_ptr<RunLog> log;
@@ -62,7 +58,7 @@ int cmdReplay(int argc, char** argv) {
         return 2;
     }
     try {
-        log = std::make_unique<RunLog>(o.db.empty() ? RunLog::defaultPath() : o.db);
+        log = std::make_unique<RunLog>(runLogPath(o));
         int64_t id = o.positional.empty() ? log->latestRunId() : parseRunId(o.positional[0]);
         orig = log->run(id);
         if (!orig) {
@@ -74,6 +70,9 @@ int cmdReplay(int argc, char** argv) {
                                  "its recorded inputs without it\n", (long long)id, orig->script.c_str());
             return 1;
         }
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu replay: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 1;

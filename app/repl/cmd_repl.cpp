@@ -26,8 +26,9 @@ extern "C" {
 #include <readline/readline.h>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
-#include "cli/ScriptRun.h"
+#include "Cli.h"
+#include "ScriptRun.h"
+#include "repl/Repl.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/Highlight.h"
@@ -93,8 +94,7 @@ struct Repl {
     lua_State* L() const { return host->state(); }
 
     void say(const std::string& s, const char* code = nullptr) const {
-        if (colour && code) std::printf("\033[%sm%s\033[0m\n", code, s.c_str());
-        else std::printf("%s\n", s.c_str());
+        std::printf("%s\n", code ? paint(colour, code, s).c_str() : s.c_str());
         std::fflush(stdout);
     }
 
@@ -334,7 +334,7 @@ int cmdRepl(int argc, char** argv) {
     try {
         o = parseCli(argc, argv, 2, {}, {"--no-color"});
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu repl: %s (usage: eacu repl [--display D] [--db PATH])\n", e.what());
+        std::fprintf(stderr, "eacu repl: %s\n", e.what());
         return 2;
     }
     RunSpec spec;
@@ -367,7 +367,7 @@ int cmdRepl(int argc, char** argv) {
         repl.session = &session;
         repl.log = log;
         repl.run_id = run_id;
-        repl.colour = isatty(1) && !std::getenv("NO_COLOR") && !o.flag("--no-color");
+        repl.colour = useColour(o);
         std::set<std::string> words;
         for (const auto& n : assets.names()) {
             words.insert(n);

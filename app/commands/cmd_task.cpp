@@ -6,8 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
-#include "cli/ScriptRun.h"
+#include "Cli.h"
+#include "commands/Commands.h"
+#include "ScriptRun.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"

@@ -5,14 +5,15 @@
 #include <stdexcept>
 
 #include "base/Clock.h"
-#include "cli/Cli.h"
+#include "Cli.h"
+#include "commands/Commands.h"
 #include "record/RunLog.h"
 
 namespace eacu {
 
 
 /// Parses --since: "90s", "30m", "2h", "3d" (that long ago), "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]"
-/// (local time) or Unix seconds. Throws std::invalid_argument with what it expected.
+/// (local time) or Unix seconds. Throws UsageError with what it expected.
 double parseSince(const std::string& v, double now) {
     char unit = 0;
     double n = 0;
@@ -39,7 +40,7 @@ double parseSince(const std::string& v, double now) {
         if (end == v.size()) return t;
     } catch (const std::exception&) {
     }
-    throw std::invalid_argument("--since expects a duration (90s, 30m, 2h, 3d), a date (2026-11-22, "
+    throw UsageError("--since expects a duration (90s, 30m, 2h, 3d), a date (2026-11-22, "
                                 "\"2026-11-22 10:30\") or Unix seconds, got \"" + v + "\"");
 }
 
@@ -49,7 +50,7 @@ int cmdRuns(int argc, char** argv) {
         RunFilter f;
         if (auto s = o.flag("--status")) {
             if (*s != "passed" && *s != "failed" && *s != "running" && *s != "interrupted")
-                throw std::invalid_argument("--status expects passed, failed, running or interrupted, got \"" + *s + "\"");
+                throw UsageError("--status expects passed, failed, running or interrupted, got \"" + *s + "\"");
             f.status = *s;
         }
         if (auto s = o.flag("--script")) f.script_contains = *s;
@@ -58,7 +59,7 @@ int cmdRuns(int argc, char** argv) {
         if (auto s = o.flag("--since")) f.since = parseSince(*s, double(std::time(nullptr)));
         bool replays_only = o.flag("--replays").has_value();
         if (replays_only) f.limit = 1000000;
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunLog log(runLogPath(o));
         auto runs = log.listRuns(f);
         if (replays_only) {
             std::erase_if(runs, [](const RunRecord& r) { return !r.replay_of; });
@@ -78,6 +79,9 @@ int cmdRuns(int argc, char** argv) {
                         r.script.c_str());
         }
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu runs: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu runs: %s\n", e.what());
         return 1;

@@ -1,29 +1,24 @@
 // eacu show RUN: the steps of a run as a table.
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "base/Utf8.h"
+#include "Cli.h"
 #include "base/Clock.h"
-#include "cli/Cli.h"
-#include "device/KeyCombo.h"
+#include "base/Format.h"
+#include "base/Utf8.h"
+#include "commands/Commands.h"
 #include "record/ReplayDiff.h"
 #include "record/RunLog.h"
-
-#include <cstdlib>
-#include <map>
-#include <unistd.h>
 
 namespace eacu {
 
 namespace {
 
-std::string opt(const std::optional<double>& v, const char* f = "%.3f") {
-    if (!v) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, f, *v);
-    return buf;
-}
+// `v` with `digits` decimals, or "-" when absent.
+std::string opt(const std::optional<double>& v, int digits = 3) { return v ? fixed(*v, digits) : "-"; }
 
 // Terminal columns of a code point: 2 for East Asian wide and fullwidth forms, else 1.
 int columns(uint32_t cp) {
@@ -35,38 +30,32 @@ int columns(uint32_t cp) {
 }
 
 // `s` cut to at most `width` terminal columns ("..." marks a cut) and padded with spaces to
-// exactly `width`, counting UTF-8 code points by their display width.
+// exactly `width`, counting UTF-8 code points by their display width (invalid UTF-8 is read
+// byte by byte as Latin-1).
 std::string fit(const std::string& s, int width) {
     std::u32string cps;
     try {
         cps = decodeUtf8(s);
     } catch (const std::exception&) {
         cps.assign(s.begin(), s.end());
+        for (auto& c : cps) c &= 0xFF;
     }
     int total = 0;
-    for (uint32_t c : cps) total += columns(c);
-    std::string out;
-    int used = 0;
+    for (char32_t c : cps) total += columns(c);
     int limit = total <= width ? width : width - 3;
-    size_t byte = 0;
-    for (uint32_t c : cps) {
-        int w = columns(c);
-        if (used + w > limit) break;
-        size_t len = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-        out += s.substr(byte, len);
-        byte += len;
-        used += w;
+    std::u32string kept;
+    int used = 0;
+    for (char32_t c : cps) {
+        if (used + columns(c) > limit) break;
+        kept += c;
+        used += columns(c);
     }
+    std::string out = encodeUtf8(kept);
     if (total > width) {
         out += "...";
         used += 3;
     }
     return out + std::string(std::max(0, width - used), ' ');
-}
-
-// ANSI colour around `s` when `on`.
-std::string paint(bool on, const char* code, const std::string& s) {
-    return on ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
 }
 
 const char* statusColour(const std::string& st) {
@@ -78,11 +67,9 @@ const char* statusColour(const std::string& st) {
 int cmdShow(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {}, {"--color", "--no-color"});
-        // Colour on a terminal (NO_COLOR or --no-color turn it off, --color forces it).
-        bool colour = (isatty(1) && !std::getenv("NO_COLOR")) || o.flag("--color");
-        if (o.flag("--no-color")) colour = false;
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
-        int64_t id = o.positional.empty() ? log.latestRunId() : std::stoll(o.positional[0]);
+        bool colour = useColour(o);
+        RunLog log(runLogPath(o));
+        int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         auto run = log.run(id);
         if (!run) {
             std::fprintf(stderr, "eacu show: no run %lld in %s\n", (long long)id, log.path().c_str());
@@ -95,7 +82,7 @@ int cmdShow(int argc, char** argv) {
         if (run->ended_at > 0) std::printf(", %.1f s", run->ended_at - run->started_at);
         std::printf("\n");
         if (!run->error.empty())
-            std::printf("  error   %s\n", paint(colour, "31", run->error.substr(0, run->error.find('\n'))).c_str());
+            std::printf("  error   %s\n", paint(colour, "31", firstLine(run->error)).c_str());
         // A replay: where it differs from the run it replays.
         std::map<int, std::vector<std::string>> diffs;
         if (run->replay_of) {
@@ -137,15 +124,18 @@ int cmdShow(int argc, char** argv) {
             bool low = s.score && s.threshold && *s.score < *s.threshold;
             std::printf("%4d  %-10s  %s  %-14s  %s  %5s  %-20s  %-11s  %6s  %7s  %7s  %s  %s\n",
                         s.idx, s.action.c_str(), fit(s.target, 24).c_str(), s.method.c_str(),
-                        paint(colour && low, "31", score).c_str(), opt(s.threshold, "%.2f").c_str(), box.c_str(),
-                        in.c_str(), opt(s.change_ratio, "%.4f").c_str(), opt(s.locate_ms, "%.1f").c_str(),
-                        opt(s.settle_ms, "%.0f").c_str(), paint(colour, statusColour(s.status), status).c_str(),
+                        paint(colour && low, "31", score).c_str(), opt(s.threshold, 2).c_str(), box.c_str(),
+                        in.c_str(), opt(s.change_ratio, 4).c_str(), opt(s.locate_ms, 1).c_str(),
+                        opt(s.settle_ms, 0).c_str(), paint(colour, statusColour(s.status), status).c_str(),
                         frames.c_str());
             if (!s.error.empty()) std::printf("      error: %s\n", paint(colour, "31", s.error).c_str());
             if (auto d = diffs.find(s.idx); d != diffs.end())
                 for (const auto& w : d->second) std::printf("      %s\n", paint(colour, "33", "≠ " + w).c_str());
         }
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu show: %s\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu show: %s\n", e.what());
         return 1;

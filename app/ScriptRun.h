@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "assets/AssetLibrary.h"
-#include "cli/Cli.h"
+#include "Cli.h"
 #include "model/ModelClient.h"
 #include "model/ResponseCache.h"
 #include "task/Run.h"
@@ -57,8 +57,5 @@ int finishRun(Run& run, const std::string& error, const std::string& what, bool 
 
 /// The exit code for a run's status (see finishRun).
 int runExitCode(const std::string& status);
-
-/// The first line of a message.
-std::string firstLine(const std::string& s);
 
 }  // namespace eacu

@@ -1,4 +1,4 @@
-#include "cli/ScriptRun.h"
+#include "ScriptRun.h"
 
 #include <csignal>
 #include <cstdio>
@@ -96,7 +96,5 @@ int finishRun(Run& run, const std::string& error, const std::string& what, bool 
     if (verbose) std::fprintf(stderr, "%s\n", o.error.c_str());
     return runExitCode(o.status);
 }
-
-std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 }  // namespace eacu

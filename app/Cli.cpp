@@ -1,4 +1,4 @@
-#include "cli/Cli.h"
+#include "Cli.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,6 +9,7 @@
 #include "device/image/ImageDevice.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
+#include "record/RunLog.h"
 
 namespace fs = std::filesystem;
 
@@ -19,6 +20,17 @@ std::optional<std::string> CliOptions::flag(const std::string& name) const {
         if (k == name) return v;
     return std::nullopt;
 }
+
+namespace {
+
+// "eacu report": the command whose options start at argv[first].
+std::string commandName(char** argv, int first) {
+    return first > 1 ? std::string("eacu ") + argv[first - 1] : std::string("eacu");
+}
+
+}  // namespace
+
+std::string runLogPath(const CliOptions& o) { return o.db.empty() ? RunLog::defaultPath() : o.db; }
 
 CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::string>& value_flags,
                     const std::vector<std::string>& bool_flags) {
@@ -40,10 +52,17 @@ CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::str
             bool takes_value = name == "--db" || name == "--display" ||
                                std::find(value_flags.begin(), value_flags.end(), name) != value_flags.end();
             bool is_bool = std::find(bool_flags.begin(), bool_flags.end(), name) != bool_flags.end();
-            if (!takes_value && !is_bool)
-                throw std::invalid_argument("unknown option " + name + " (see eacu --help)");
+            if (!takes_value && !is_bool) {
+                std::string expected = "--db, --display";
+                for (const auto& f : value_flags) expected += ", " + f;
+                for (const auto& f : bool_flags) expected += ", " + f;
+                throw UsageError("unknown option " + name + " (expected " + expected + "; see " +
+                                            commandName(argv, first) + " --help)");
+            }
             if (takes_value && !has_value) {
-                if (i + 1 >= argc) throw std::invalid_argument("option " + name + " needs a value");
+                if (i + 1 >= argc)
+                    throw UsageError("option " + name + " needs a value (see " + commandName(argv, first) +
+                                                " --help)");
                 value = argv[++i];
             }
             if (name == "--db") o.db = value;
@@ -56,6 +75,14 @@ CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::str
     return o;
 }
 
+bool hasOption(int argc, char** argv, int first, std::string_view name) {
+    for (int i = first; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--") return false;
+        if (argv[i] == name) return true;
+    }
+    return false;
+}
+
 double numberFlag(const std::string& name, const std::string& value, double lo, double hi, const char* range) {
     size_t end = 0;
     double d = 0;
@@ -65,7 +92,7 @@ double numberFlag(const std::string& name, const std::string& value, double lo, 
         end = 0;
     }
     if (end == 0 || end != value.size() || !(d >= lo && d <= hi))
-        throw std::invalid_argument(name + " expects a number in " + range + ", got \"" + value + "\"");
+        throw UsageError(name + " expects a number in " + range + ", got \"" + value + "\"");
     return d;
 }
 
@@ -87,14 +114,14 @@ bool parseWhole(const std::string& text, long long& v) {
 int64_t parseRunId(const std::string& text) {
     long long v = 0;
     if (!parseWhole(text, v) || v <= 0)
-        throw std::invalid_argument("expected a run id (a positive number), got \"" + text + "\"");
+        throw UsageError("expected a run id (a positive number), got \"" + text + "\"");
     return v;
 }
 
 int integerFlag(const std::string& name, const std::string& value, int lo, int hi) {
     long long v = 0;
     if (!parseWhole(value, v) || v < lo || v > hi)
-        throw std::invalid_argument(name + " expects a whole number in [" + std::to_string(lo) + ", " +
+        throw UsageError(name + " expects a whole number in [" + std::to_string(lo) + ", " +
                                     std::to_string(hi) + "], got \"" + value + "\"");
     return int(v);
 }
@@ -126,6 +153,17 @@ OpenDevice openDevice(const std::string& display) {
     d.device = std::make_unique<X11Device>(name);
     return d;
 }
+
+bool useColour(const CliOptions& o) {
+    if (o.flag("--no-color")) return false;
+    return (isatty(1) && !std::getenv("NO_COLOR")) || o.flag("--color");
+}
+
+std::string paint(bool on, const char* code, const std::string& s) {
+    return on ? std::string("\033[") + code + "m" + s + "\033[0m" : s;
+}
+
+std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 static bool looksLikeHome(const fs::path& p) {
     return fs::exists(p / "assets" / "index.json") || fs::is_directory(p / "scripts");

@@ -1,0 +1,233 @@
+#include "CommandTable.h"
+
+#include "Cli.h"
+#include "commands/Commands.h"
+#include "repl/Repl.h"
+
+namespace eacu {
+namespace {
+
+// Option lines that several commands share.
+#define EACU_OPT_DB "  --db PATH         the run log (SQLite); default $EACU_DB, else ~/.local/share/eacu/runs.db\n"
+#define EACU_OPT_DISPLAY                                                                          \
+    "  --display D       the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800;\n" \
+    "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
+    "                    a static screenshot (input goes nowhere); default $DISPLAY\n"
+
+// `eacu run` is one command with two forms: a script, or a task sentence (--task).
+int runEitherForm(int argc, char** argv) {
+    return hasOption(argc, argv, 2, "--task") ? cmdRunTask(argc, argv) : cmdRun(argc, argv);
+}
+
+const std::vector<Command> kCommands = {
+    {"run",
+     "eacu run SCRIPT [--display D] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
+     "         [--max-actions N] [--max-time S] [-- ARGS...]\n"
+     "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH]",
+     "Run a task script, or a task sentence routed to an app module, as a recorded run.\n"
+     "\n"
+     "eacu run SCRIPT runs the Lua script; ARGS after -- are its arg table. Exit 0 on success; on\n"
+     "failure it prints one line with the run id and the reason and exits 1 (130 when stopped by\n"
+     "SIGINT/SIGTERM: the run is recorded as interrupted).\n"
+     "eacu run --task SENTENCE routes the sentence to an app module's template (scripts/<app>/\n"
+     "init.lua: patterns, keywords, package) and runs it.\n"
+     "\n"
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
+     "  --verbose         print the whole error with the Lua traceback\n"
+     "  --model-cache M   model answers (ask, plan, agent, dynamic targets) are recorded with cache\n"
+     "                    keys (record, the default), not keyed (off), or served from earlier\n"
+     "                    runs' recorded answers when the screen still fits (replay: no network)\n"
+     "  --max-actions N   the run's action limit (default 80; 0 = none)\n"
+     "  --max-time S      the run's time limit in seconds (default 480; 0 = none)\n"
+     "  --task SENTENCE   run the template the sentence routes to instead of a script\n"
+     "  --dry-run         with --task: print the module, template and parameters; run nothing\n"
+     "  --yes             with --task: allow risky templates without asking (else asked on a\n"
+     "                    terminal, refused without one)\n",
+     runEitherForm},
+    {"runs",
+     "eacu runs [--status passed|failed|running|interrupted] [--script TEXT]\n"
+     "          [--since 2h|3d|YYYY-MM-DD[ HH:MM]|UNIX] [--replays] [--limit N] [--db PATH]",
+     "List recent runs, newest first.\n"
+     "\n"
+     "Options:\n"
+     "  --status S        only runs with that status\n"
+     "  --script TEXT     only runs whose script path contains TEXT\n"
+     "  --since WHEN      only runs started since a duration ago (90s, 30m, 2h, 3d), a local date\n"
+     "                    or time (2026-11-22, \"2026-11-22 10:30\") or Unix seconds\n"
+     "  --replays         only replays of other runs\n"
+     "  --limit N         at most N runs (default 20)\n" EACU_OPT_DB,
+     cmdRuns},
+    {"show",
+     "eacu show [RUN] [--color|--no-color] [--db PATH]",
+     "The steps of a run (default: the latest) as a table.\n"
+     "\n"
+     "A replay also lists where it differs from the run it replays.\n"
+     "\n"
+     "Options:\n"
+     "  --color           colour the table even when stdout is not a terminal\n"
+     "  --no-color        no colour (also $NO_COLOR)\n" EACU_OPT_DB,
+     cmdShow},
+    {"report",
+     "eacu report [RUN] [-o FILE.html] [--assets DIR] [--quiet] [--db PATH]",
+     "The run (default: the latest) as one self-contained HTML page.\n"
+     "\n"
+     "A step timeline, the frames with the match box and input point, a scrubber; it opens\n"
+     "without a network.\n"
+     "\n"
+     "Options:\n"
+     "  -o FILE           the page (default eacu-run-RUN.html; also --output)\n"
+     "  --assets DIR      write the images into DIR instead of embedding them\n"
+     "  --quiet           print nothing on success\n" EACU_OPT_DB,
+     cmdReport},
+    {"replay",
+     "eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] [--threshold T]\n"
+     "            [--verbose] [--quiet] [--db PATH]",
+     "Play a recorded run (default: the latest) back as a new run linked to it.\n"
+     "\n"
+     "script (default): the recorded script and arguments again, model answers from the\n"
+     "recording. actions: the recorded inputs, each gated by a check that the screen around the\n"
+     "target matches the recorded frame (a mismatch stops the replay).\n"
+     "\n"
+     "Options:\n"
+     "  --mode M          script or actions\n" EACU_OPT_DISPLAY
+     "  --timeout S       actions mode: seconds to wait for the screen around each target to\n"
+     "                    match the recorded frame (default 5)\n"
+     "  --threshold T     actions mode: the score the recorded crop needs, in [0, 1] (default 0.9)\n"
+     "  --verbose         each replayed step, and the whole error\n"
+     "  --quiet           no line naming the replay when it starts\n" EACU_OPT_DB,
+     cmdReplay},
+    {"frames",
+     "eacu frames [RUN] -o DIR [--db PATH]",
+     "Export a run's frames (default: the latest run) as PNG files.\n"
+     "\n"
+     "DIR gets frame-<id>.png for every frame and frames.tsv saying which step used which.\n"
+     "\n"
+     "Options:\n"
+     "  -o DIR            the folder (created when missing; also --output)\n" EACU_OPT_DB,
+     cmdFrames},
+    {"repl",
+     "eacu repl [--display D] [--db PATH] [--no-color]",
+     "Interactive Lua with the whole API on a live screen, recorded as one run.\n"
+     "\n"
+     "History, tab completion of globals, module members and asset names; Ctrl-C cancels a\n"
+     "running wait; .help lists the dot commands (.shot, .record, .run, .exit).\n"
+     "\n"
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
+     "  --no-color        no colour (also $NO_COLOR)\n",
+     cmdRepl},
+    {"locate",
+     "eacu locate SHOT.png TEMPLATE.png|--text PHRASE [--threshold T] [--scale S]\n"
+     "            [--region x,y,w,h] [--lang L] [--annotate OUT.png]",
+     "Locate a template or a phrase in a screenshot and print every stage's best candidate.\n"
+     "\n"
+     "Exit 0 if found, 1 if not, 2 for bad arguments.\n"
+     "\n"
+     "Options:\n"
+     "  --text PHRASE     look for the phrase by OCR instead of a template image\n"
+     "  --threshold T     the similarity needed, in [0, 1] (default: the template's)\n"
+     "  --scale S         the expected scale of the template, in [0.05, 20]\n"
+     "  --region x,y,w,h  search only there (pixels of the screenshot)\n"
+     "  --lang L          --text: Tesseract languages (default eng, eng+chi_sim for CJK)\n"
+     "  --annotate OUT    write the screenshot with the candidates drawn to OUT.png\n",
+     cmdLocate},
+    {"bench",
+     "eacu bench tap [--display D] [--n 30]\n"
+     "eacu bench settle [--display D]\n"
+     "eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]\n"
+     "eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]",
+     "Measure taps, settle waits, and locate and OCR accuracy.\n"
+     "\n"
+     "tap: time N taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.\n"
+     "settle: a task of 12 actions on a real xcalc with eacu's change-and-settle waits and with a\n"
+     "fixed 1 s wait after each action, in the same run: both wall times and the outcomes.\n"
+     "locate: the image cases of a corpus (../shared/corpus/locate-v1 format), blind: hit rate,\n"
+     "false positives, median and p90 ms per scale.\n"
+     "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
+     "\n"
+     "Options:\n" EACU_OPT_DISPLAY
+     "  --n N             tap: how many taps (default 30)\n"
+     "  --out FILE        locate, ocr: one JSON line per case\n"
+     "  --no-learn        locate: do not learn the device scale from earlier hits\n"
+     "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"
+     "  --lang L          ocr: Tesseract languages (auto: eng, or eng+chi_sim for CJK)\n",
+     cmdBench},
+    {"help",
+     "eacu help [COMMAND]\n"
+     "eacu COMMAND --help",
+     "Print the list of commands, or one command's help.\n",
+     nullptr},
+    {"version",
+     "eacu --version",
+     "Print eacu's version.\n",
+     nullptr},
+};
+
+#undef EACU_OPT_DB
+#undef EACU_OPT_DISPLAY
+
+const char* kOverviewHead =
+    "eacu — GUI automation with Lua scripts, image targets and a recorded run log\n"
+    "\n"
+    "Commands (eacu help COMMAND, or eacu COMMAND --help, prints one command's options):\n";
+
+const char* kOverviewTail =
+    "\n"
+    "Common options:\n"
+    "  --db PATH       the run log (SQLite). Default: $EACU_DB, else ~/.local/share/eacu/runs.db\n"
+    "  --display D     the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800) that is\n"
+    "                  started and always stopped, \"image:shot.png\" a static screenshot.\n"
+    "                  Default: $DISPLAY.\n"
+    "Environment:\n"
+    "  EACU_DB, EACU_HOME (folder with assets/ and scripts/), EACU_STDLIB_DIR (load stdlib/*.lua\n"
+    "  from disk instead of the embedded copy).\n"
+    "  The model: EACU_MODEL_PROVIDER (anthropic|openai), EACU_MODEL (model name),\n"
+    "  EACU_MODEL_BASE_URL (https://api.anthropic.com, or https://host/v1 for OpenAI-compatible\n"
+    "  servers), EACU_MODEL_API_KEY (else ANTHROPIC_API_KEY / OPENAI_API_KEY; never logged),\n"
+    "  EACU_MODEL_TIMEOUT, EACU_MODEL_MAX_RETRIES; the same with EACU_MODEL_FALLBACK_ for a second\n"
+    "  provider tried when the first fails; EACU_MODEL_CACHE (as --model-cache).\n";
+
+// `text` with every line indented by `indent`.
+std::string indented(std::string_view text, const char* indent) {
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string_view::npos) end = text.size();
+        out += indent;
+        out += text.substr(start, end - start);
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+const std::vector<Command>& commandTable() { return kCommands; }
+
+const Command* findCommand(std::string_view name) {
+    for (const Command& c : kCommands)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+std::string commandNames() {
+    std::string out;
+    for (const Command& c : kCommands) out += (out.empty() ? "" : ", ") + std::string(c.name);
+    return out;
+}
+
+std::string overviewHelp() {
+    std::string out = kOverviewHead;
+    for (const Command& c : kCommands) {
+        out += indented(c.synopsis, "  ");
+        out += "      " + firstLine(std::string(c.help)) + "\n";
+    }
+    return out + kOverviewTail;
+}
+
+std::string commandHelp(const Command& c) {
+    return "Usage:\n" + indented(c.synopsis, "  ") + "\n" + std::string(c.help);
+}
+
+}  // namespace eacu

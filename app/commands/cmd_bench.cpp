@@ -1,0 +1,41 @@
+// eacu bench tap|settle|locate|ocr: picks the benchmark (app/bench/) and reads its options.
+#include <cstdio>
+
+#include "Cli.h"
+#include "bench/BenchLocate.h"
+#include "bench/BenchOcr.h"
+#include "bench/BenchSettle.h"
+#include "bench/BenchTap.h"
+#include "commands/Commands.h"
+
+namespace eacu {
+
+int cmdBench(int argc, char** argv) {
+    try {
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang"}, {"--no-learn"});
+        std::string what = o.positional.empty() ? "" : o.positional[0];
+        if (what == "locate" || what == "ocr") {
+            if (o.positional.size() != 2) {
+                std::fprintf(stderr, "eacu bench %s: expected a CORPUS folder (see eacu bench --help)\n", what.c_str());
+                return 2;
+            }
+            if (what == "ocr")
+                return benchOcr(o.positional[1], o.flag("--out").value_or(""), o.flag("--lang").value_or("auto"));
+            return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"),
+                               numberFlag("--threshold", o.flag("--threshold").value_or("0"), 0, 1, "[0, 1]"));
+        }
+        if (what == "settle") return benchSettle(o.display);
+        if (what == "tap") return benchTap(o.display, integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000));
+        std::fprintf(stderr, "eacu bench: expected a benchmark: tap, settle, locate or ocr, got %s (see eacu bench --help)\n",
+                     what.empty() ? "none" : ("\"" + what + "\"").c_str());
+        return 2;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu bench: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu bench: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace eacu

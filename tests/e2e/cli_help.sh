@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The command table: eacu --help lists every command; eacu help CMD, eacu CMD --help and
+# eacu CMD -h print that command's help and exit 0; an unknown command or option exits 2 naming
+# what was expected; "--" keeps --help for the script; run --task still reaches the task form.
+# No display needed.
+set -uo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.bash"
+rm -rf "$OUT"; mkdir -p "$OUT"
+db=$OUT/runs.db
+
+# Runs eacu with the arguments; sets $out (stdout), $err (stderr) and $code.
+call() {
+  "$EACU" "$@" >"$OUT/stdout" 2>"$OUT/stderr"; code=$?
+  out=$(cat "$OUT/stdout"); err=$(cat "$OUT/stderr")
+}
+
+commands="run runs show report replay frames repl locate bench help version"
+
+# eacu --help (and -h, and help alone): every command with its synopsis, exit 0.
+call --help
+expect_eq "$code" "0" "exit status of eacu --help"
+for c in $commands; do
+  case $c in
+    version) expect_contains "$out" "eacu --version" "eacu --help lists version" ;;
+    *) printf '%s\n' "$out" | grep -qE "^  eacu $c( |$)" || fail "eacu --help does not list '$c': $out" ;;
+  esac
+done
+expect_contains "$out" "eacu run --task SENTENCE" "eacu --help lists the task form of run"
+help_text=$out
+call -h; expect_eq "$out" "$help_text" "eacu -h"
+call help; expect_eq "$out" "$help_text" "eacu help"
+# No command at all: the same list on stderr, a usage error.
+call
+expect_eq "$code" "2" "exit status of eacu without a command"
+expect_eq "$err" "$help_text" "eacu without a command prints the list to stderr"
+
+# One command's help, three ways, the same text; exit 0.
+call help report
+expect_eq "$code" "0" "exit status of eacu help report"
+expect_contains "$out" "eacu report [RUN] [-o FILE.html] [--assets DIR]" "eacu help report synopsis"
+expect_contains "$out" "--assets DIR      write the images into DIR" "eacu help report options"
+[ -z "$err" ] || fail "eacu help report wrote to stderr: $err"
+report_help=$out
+call report --help
+expect_eq "$code" "0" "exit status of eacu report --help"
+expect_eq "$out" "$report_help" "eacu report --help"
+call report -h
+expect_eq "$code" "0" "exit status of eacu report -h"
+expect_eq "$out" "$report_help" "eacu report -h"
+# --help wins over the other arguments (nothing is run, no run log is made).
+call report 3 --db "$db" --help
+expect_eq "$code" "0" "exit status of eacu report 3 --help"
+expect_eq "$out" "$report_help" "eacu report 3 --help"
+[ ! -e "$db" ] || fail "eacu report --help opened the run log"
+# Every command answers --help with its own synopsis.
+for c in $commands; do
+  [ "$c" = version ] && continue
+  call "$c" --help
+  expect_eq "$code" "0" "exit status of eacu $c --help"
+  expect_contains "$out" "Usage:" "eacu $c --help"
+  printf '%s\n' "$out" | grep -qE "^  eacu $c( |$)" || fail "eacu $c --help does not show its synopsis: $out"
+done
+call run --help
+expect_contains "$out" "--max-actions N" "eacu run --help options"
+expect_contains "$out" "--dry-run" "eacu run --help covers --task"
+
+# An unknown command: exit 2, the known commands named.
+call frobnicate
+expect_eq "$code" "2" "exit status of an unknown command"
+expect_contains "$err" 'unknown command "frobnicate"' "unknown command message"
+for c in $commands; do expect_contains "$err" "$c" "unknown command message names '$c'"; done
+call help frobnicate
+expect_eq "$code" "2" "exit status of eacu help for an unknown command"
+expect_contains "$err" 'unknown command "frobnicate" (expected one of run, runs, show' "eacu help frobnicate"
+
+# An unknown option: exit 2, the command's options and its help named.
+call report --bogus --db "$db"
+expect_eq "$code" "2" "exit status of an unknown option"
+expect_contains "$err" "eacu report: unknown option --bogus (expected --db, --display, -o, --output, --assets, --quiet; see eacu report --help)" "unknown option message"
+call run --task "compute 1+1" --bogus
+expect_eq "$code" "2" "exit status of an unknown option of run --task"
+expect_contains "$err" "unknown option --bogus (expected --db, --display, --task, --dry-run" "run --task unknown option"
+# A malformed value is a usage error too.
+call runs --limit many --db "$db"
+expect_eq "$code" "2" "exit status of a malformed --limit"
+expect_contains "$err" '--limit expects a whole number in [1, 1000000], got "many"' "malformed --limit message"
+
+# After "--" the arguments are the script's: --help there is not eacu's.
+call run "$OUT/no-such-script.lua" -- --help
+expect_eq "$code" "2" "exit status of run with a missing script and -- --help"
+expect_contains "$err" "no such script" "run ... -- --help runs (not help)"
+
+# run dispatches to the task form.
+call run --task "compute 12*34" --dry-run
+expect_eq "$code" "0" "exit status of run --task --dry-run"
+expect_contains "$out" "params expression=12*34" "run --task --dry-run routes the sentence"
+
+call --version
+expect_eq "$code" "0" "exit status of eacu --version"
+expect_contains "$out" "eacu " "eacu --version"
+echo "cli_help e2e: ok"
