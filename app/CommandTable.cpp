@@ -23,12 +23,15 @@ const std::vector<Command> kCommands = {
     {"run",
      "eacu run SCRIPT [--display D] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
      "         [--max-actions N] [--max-time S] [-- ARGS...]\n"
-     "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH]",
+     "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH] [--max-actions N]\n"
+     "         [--max-time S]",
      "Run a task script, or a task sentence routed to an app module, as a recorded run.\n"
      "\n"
      "eacu run SCRIPT runs the Lua script; ARGS after -- are its arg table. Exit 0 on success; on\n"
-     "failure it prints one line with the run id and the reason and exits 1 (130 when stopped by\n"
-     "SIGINT/SIGTERM: the run is recorded as interrupted).\n"
+     "failure it prints one line with the run id and the reason and exits 1. At --max-time, or on\n"
+     "SIGINT/SIGTERM, the run stops within a second even in a busy Lua loop: it is recorded as\n"
+     "timed_out (exit 1) or interrupted (exit 128 + the signal: 130, 143), and the programs it\n"
+     "launched and its Xvfb are stopped.\n"
      "eacu run --task SENTENCE routes the sentence to an app module's template (scripts/<app>/\n"
      "init.lua: patterns, keywords, package) and runs it.\n"
      "\n"
@@ -37,15 +40,17 @@ const std::vector<Command> kCommands = {
      "  --model-cache M   model answers (ask, plan, agent, dynamic targets) are recorded with cache\n"
      "                    keys (record, the default), not keyed (off), or served from earlier\n"
      "                    runs' recorded answers when the screen still fits (replay: no network)\n"
-     "  --max-actions N   the run's action limit (default 80; 0 = none)\n"
-     "  --max-time S      the run's time limit in seconds (default 480; 0 = none)\n"
+     "  --max-actions N   the run's action limit: inputs of the script, step{}, plan, agent and\n"
+     "                    dynamic targets alike (default 80; 0 = none)\n"
+     "  --max-time S      the run's deadline in seconds, for waits and model calls too (default\n"
+     "                    480; 0 = none)\n"
      "  --task SENTENCE   run the template the sentence routes to instead of a script\n"
      "  --dry-run         with --task: print the module, template and parameters; run nothing\n"
      "  --yes             with --task: allow risky templates without asking (else asked on a\n"
      "                    terminal, refused without one)\n",
      runEitherForm},
     {"runs",
-     "eacu runs [--status passed|failed|running|interrupted] [--script TEXT]\n"
+     "eacu runs [--status passed|failed|running|interrupted|timed_out] [--script TEXT]\n"
      "          [--since 2h|3d|YYYY-MM-DD[ HH:MM]|UNIX] [--replays] [--limit N] [--db PATH]",
      "List recent runs, newest first.\n"
      "\n"
@@ -81,7 +86,7 @@ const std::vector<Command> kCommands = {
      cmdReport},
     {"replay",
      "eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] [--threshold T]\n"
-     "            [--verbose] [--quiet] [--db PATH]",
+     "            [--max-actions N] [--max-time S] [--verbose] [--quiet] [--db PATH]",
      "Play a recorded run (default: the latest) back as a new run linked to it.\n"
      "\n"
      "script (default): the recorded script and arguments again, model answers from the\n"
@@ -93,6 +98,8 @@ const std::vector<Command> kCommands = {
      "  --timeout S       actions mode: seconds to wait for the screen around each target to\n"
      "                    match the recorded frame (default 5)\n"
      "  --threshold T     actions mode: the score the recorded crop needs, in [0, 1] (default 0.9)\n"
+     "  --max-actions N   the replay run's action limit (default 80; 0 = none)\n"
+     "  --max-time S      the replay run's deadline in seconds (default 480; 0 = none)\n"
      "  --verbose         each replayed step, and the whole error\n"
      "  --quiet           no line naming the replay when it starts\n" EACU_OPT_DB,
      cmdReplay},

@@ -49,8 +49,8 @@ int cmdRuns(int argc, char** argv) {
         CliOptions o = parseCli(argc, argv, 2, {"--status", "--script", "--limit", "--since"}, {"--replays"});
         RunFilter f;
         if (auto s = o.flag("--status")) {
-            if (*s != "passed" && *s != "failed" && *s != "running" && *s != "interrupted")
-                throw UsageError("--status expects passed, failed, running or interrupted, got \"" + *s + "\"");
+            if (*s != "passed" && *s != "failed" && *s != "running" && *s != "interrupted" && *s != "timed_out")
+                throw UsageError("--status expects passed, failed, running, interrupted or timed_out, got \"" + *s + "\"");
             f.status = *s;
         }
         if (auto s = o.flag("--script")) f.script_contains = *s;

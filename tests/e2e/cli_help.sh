@@ -81,7 +81,7 @@ expect_eq "$code" "2" "exit status of an unknown option"
 expect_contains "$err" "eacu report: unknown option --bogus (expected --db, --display, -o, --output, --assets, --quiet; see eacu report --help)" "unknown option message"
 call run --task "compute 1+1" --bogus
 expect_eq "$code" "2" "exit status of an unknown option of run --task"
-expect_contains "$err" "unknown option --bogus (expected --db, --display, --task, --dry-run" "run --task unknown option"
+expect_contains "$err" "unknown option --bogus (expected --db, --display, --task, --max-actions, --max-time, --dry-run" "run --task unknown option"
 # A malformed value is a usage error too.
 call runs --limit many --db "$db"
 expect_eq "$code" "2" "exit status of a malformed --limit"
