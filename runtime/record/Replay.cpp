@@ -207,7 +207,7 @@ private:
             Point p = moved(*s.input);
             r.input = p;
             if (!gated) r.method = "point";
-            MouseButton button = MouseButton(params.value("button", 1));
+            MouseButton button = buttonFromNumber(params.value("button", 1));
             int count = params.value("count", a == "double_tap" ? 2 : 1);
             double hold = params.value("hold", a == "long_press" ? 1.0 : 0.0);
             Frame before = gated ? g.live : device_.capture();

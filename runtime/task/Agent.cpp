@@ -74,7 +74,7 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
         MouseButton b = a.type == T::RightClick ? MouseButton::Right : MouseButton::Left;
         int count = a.type == T::DoubleClick ? 2 : 1;
         st.action = a.type == T::DoubleClick ? "double_tap" : "tap";
-        p = {{"button", int(b)}, {"count", count}, {"hold", 0.0}};
+        p = {{"button", buttonNumber(b)}, {"count", count}, {"hold", 0.0}};
         moveExactly(d, *a.point);
         d.click(b, count);
         out.did = std::string(a.type == T::DoubleClick ? "双击了 " : a.type == T::RightClick ? "右键点击了 " : "点击了 ") + label;
@@ -91,7 +91,7 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
     case T::Hotkey:
     case T::Press: {
         std::string combo = a.type == T::Hotkey ? joinKeys(a.keys) : a.key;
-        std::vector<uint32_t> keys = parseKeyCombo(combo);
+        std::vector<Key> keys = parseKeyCombo(combo);
         st.action = "key";
         st.target = combo;
         st.method = "keyboard";

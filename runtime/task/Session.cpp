@@ -359,7 +359,7 @@ Point Session::moveExactly(Point p) {
 
 Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     StepRecord s = newStep(o.action, &t);
-    nlohmann::json params{{"button", int(o.button)}, {"count", o.count}, {"hold", o.hold}};
+    nlohmann::json params{{"button", buttonNumber(o.button)}, {"count", o.count}, {"hold", o.hold}};
     s.params_json = params.dump();
     beforeAction(o.action, s.target);
     Match m;
@@ -479,7 +479,7 @@ void Session::input(const std::string& text) {
 }
 
 void Session::key(const std::string& combo) {
-    std::vector<uint32_t> keys = parseKeyCombo(combo);
+    std::vector<Key> keys = parseKeyCombo(combo);
     StepRecord s = newStep("key", nullptr);
     s.target = combo;
     s.method = "keyboard";
