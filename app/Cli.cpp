@@ -126,33 +126,6 @@ int integerFlag(const std::string& name, const std::string& value, int lo, int h
     return int(v);
 }
 
-OpenDevice openDevice(const std::string& display) {
-    OpenDevice d;
-    if (display.rfind("image:", 0) == 0) {
-        d.device = std::make_unique<ImageDevice>(display.substr(6));
-        return d;
-    }
-    std::string name = display;
-    if (display == "virtual" || display.rfind("virtual:", 0) == 0) {
-        int w = 1280, h = 800;
-        if (display.size() > 8) {
-            if (std::sscanf(display.c_str() + 8, "%dx%d", &w, &h) != 2 || w < 64 || h < 64)
-                throw std::invalid_argument("--display virtual:WxH expects a size like 1280x800, got \"" +
-                                            display.substr(8) + "\"");
-        }
-        d.virtual_display = VirtualDisplay::start(w, h);
-        name = d.virtual_display->name();
-    } else if (name.empty()) {
-        const char* env = std::getenv("DISPLAY");
-        if (!env || !*env)
-            throw std::runtime_error("no display: $DISPLAY is not set; pass --display :N, or "
-                                     "--display virtual to start a private Xvfb");
-        name = env;
-    }
-    setenv("DISPLAY", name.c_str(), 1);
-    d.device = std::make_unique<X11Device>(name);
-    return d;
-}
 
 bool useColour(const CliOptions& o) {
     if (o.flag("--no-color")) return false;

@@ -51,18 +51,6 @@ CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::str
 /// the script). Used for --help/-h and for `eacu run --task`.
 bool hasOption(int argc, char** argv, int first, std::string_view name);
 
-/// An open device and, for --display virtual, the Xvfb that backs it. Members are destroyed
-/// in reverse order: the X connection closes before Xvfb stops. Users include the headers of
-/// Device and VirtualDisplay.
-struct OpenDevice {
-    std::unique_ptr<VirtualDisplay> virtual_display;
-    std::unique_ptr<Device> device;
-};
-
-/// Opens the device named by --display. For a virtual or X display it also sets $DISPLAY in
-/// this process, so programs started by `launch` appear on it. Throws DeviceError/runtime_error.
-OpenDevice openDevice(const std::string& display);
-
 /// The value `value` of the number option `name`, parsed whole, in [lo, hi] (`range` says so
 /// in words, e.g. "[0, 1]"). Throws UsageError("--threshold expects a number in
 /// [0, 1], got \"abc\"").

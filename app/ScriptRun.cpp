@@ -36,12 +36,8 @@ void onSignal(int sig) {
 std::unique_ptr<OpenRun> openRun(const CliOptions& o, RunSpec spec) {
     auto r = std::make_unique<OpenRun>();
     r->assets = AssetLibrary::loadFrom(eacuHome());
-    OpenDevice dev = openDevice(o.display);
-    RunDevice rd;
-    rd.virtual_display = std::move(dev.virtual_display);
-    rd.device = std::move(dev.device);
-    if (spec.db.empty()) spec.db = o.db;
-    r->run = std::make_unique<Run>(std::move(rd), r->assets, r->locator, std::move(spec));
+    if (spec.db.empty()) spec.db = runLogPath(o);
+    r->run = std::make_unique<Run>(openDevice(o.display), r->assets, r->locator, std::move(spec));
     return r;
 }
 

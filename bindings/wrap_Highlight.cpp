@@ -10,12 +10,15 @@ extern "C" {
 }
 
 #include "device/x11/Highlight.h"
+#include "wrap_Session.h"
 
 namespace eacu {
 namespace {
 
-// show(x, y, w, h [, seconds [, rgb [, thickness]]]): outline on $DISPLAY; returns nothing.
+// show(x, y, w, h [, seconds [, rgb [, thickness]]]): outline on the session's X display (else
+// $DISPLAY); returns nothing.
 int w_show(lua_State* L) {
+    std::string display = luax_checksession(L).options().display;
     Rect box{int(luaL_checkinteger(L, 1)), int(luaL_checkinteger(L, 2)), int(luaL_checkinteger(L, 3)),
              int(luaL_checkinteger(L, 4))};
     double seconds = luaL_optnumber(L, 5, 1.5);
@@ -23,8 +26,9 @@ int w_show(lua_State* L) {
     int thickness = int(luaL_optinteger(L, 7, 3));
     std::string err;
     try {
-        const char* d = std::getenv("DISPLAY");
-        if (!d || !*d) throw std::runtime_error("highlight: no X display ($DISPLAY is not set; an image: device has no screen to draw on)");
+        std::string d = display;
+        if (d.empty() && std::getenv("DISPLAY")) d = std::getenv("DISPLAY");
+        if (d.empty()) throw std::runtime_error("highlight: no X display (an image: device has no screen to draw on, and $DISPLAY is not set)");
         flashOutline(d, box, seconds, rgb, thickness);
     } catch (const std::exception& e) {
         err = e.what();

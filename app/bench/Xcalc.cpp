@@ -15,6 +15,7 @@ std::unique_ptr<XcalcBench> startXcalc(const std::string& display) {
     b->assets = AssetLibrary::loadFrom(eacuHome());
     SessionOptions so;
     so.limits = {};  // a benchmark may take more actions and time than a run's defaults
+    so.display = b->dev.display;
     b->session = std::make_unique<Session>(*b->dev.device, b->assets, b->locator, nullptr, 0, so);
     b->session->launch({"xcalc"});
     b->session->wait(xcalcTarget("btn_clear"), 10);

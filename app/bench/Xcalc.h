@@ -6,7 +6,7 @@
 #include "Cli.h"
 #include "assets/AssetLibrary.h"
 #include "device/Device.h"
-#include "device/virtual/VirtualDisplay.h"
+#include "device/DeviceFactory.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
 
@@ -15,7 +15,7 @@ namespace eacu {
 /// A display with xcalc on it and a Session without a run log or limits. Members are
 /// destroyed in reverse order: the session before the device, xcalc's display last.
 struct XcalcBench {
-    OpenDevice dev;
+    DeviceHandle dev;
     AssetLibrary assets;
     Locator locator;
     std::unique_ptr<Session> session;

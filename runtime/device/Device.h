@@ -1,17 +1,15 @@
 // The Device interface: what eacu needs from a screen it drives (capture + input + display info).
 #pragma once
-#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "base/Frame.h"
+#include "device/Keys.h"
+#include "device/MouseButton.h"
 #include "geometry/Rect.h"
 
 namespace eacu {
-
-/// Mouse buttons, X11 numbering.
-enum class MouseButton { Left = 1, Middle = 2, Right = 3 };
 
 /// Thrown by a Device when the display it drives is gone or refuses a request.
 struct DeviceError : std::runtime_error {
@@ -46,12 +44,14 @@ public:
     virtual void scroll(int dx, int dy) = 0;
     /// Types UTF-8 text, any Unicode character. Throws std::invalid_argument on invalid UTF-8.
     virtual void typeText(const std::string& utf8) = 0;
-    /// Presses the keys of a combo in order and releases them in reverse, e.g. {Control_L, t}.
-    /// Keys are X11 keysyms (see KeyCombo).
-    virtual void keyCombo(const std::vector<uint32_t>& keysyms) = 0;
-    /// Presses or releases one key (keysym) and leaves it so.
-    virtual void keyDown(uint32_t keysym) = 0;
-    virtual void keyUp(uint32_t keysym) = 0;
+    /// Presses the keys of a combo in order and releases them in reverse, e.g. {Control, t}
+    /// (see parseKeyCombo). Every key is resolved before any is pressed: a Key::Platform name
+    /// the device does not know throws DeviceError (`unknown key "foo" (...)`) and sends
+    /// nothing.
+    virtual void keyCombo(const std::vector<Key>& keys) = 0;
+    /// Presses or releases one key and leaves it so. Throws DeviceError like keyCombo.
+    virtual void keyDown(const Key& key) = 0;
+    virtual void keyUp(const Key& key) = 0;
     /// Blocks until every injected event has been processed by the server.
     virtual void sync() = 0;
 };

@@ -1,5 +1,5 @@
-// Model clients: the Anthropic Messages API, any OpenAI-compatible chat-completions endpoint,
-// and a fallback chain (seed 000's LLMRouter: the first fails, the next answers).
+// Model clients: the interface, provider settings and the factories. One file per client:
+// AnthropicClient (Messages API), OpenAIClient (chat completions), FallbackClient (a chain).
 #pragma once
 #include <functional>
 #include <memory>
@@ -61,66 +61,6 @@ public:
     virtual nlohmann::json redactedRequest(const Request& req) const = 0;
     virtual std::string provider() const = 0;
     virtual std::string model() const = 0;
-};
-
-/// Anthropic Messages API (POST {base}/v1/messages; headers x-api-key, anthropic-version,
-/// anthropic-beta for the computer tool and `req.betas`).
-class AnthropicClient : public ModelClient {
-public:
-    explicit AnthropicClient(ProviderConfig cfg);
-    Response complete(const Request& req) override;
-    nlohmann::json buildBody(const Request& req) const override;
-    nlohmann::json redactedRequest(const Request& req) const override;
-    std::string provider() const override { return "anthropic"; }
-    std::string model() const override { return cfg_.model; }
-    /// The anthropic-beta values this request needs (computer tool flag + req.betas).
-    std::vector<std::string> betas(const Request& req) const;
-    /// Parses a Messages API response body into a Response. Throws ModelError when it is not
-    /// a message object.
-    static Response parseBody(const nlohmann::json& body);
-
-private:
-    nlohmann::json body(const Request& req, bool redact) const;
-    ProviderConfig cfg_;
-};
-
-/// OpenAI-compatible chat completions (POST {base}/chat/completions; Authorization: Bearer).
-/// Images become image_url parts with data URIs; tool results become role "tool" messages.
-/// The Anthropic computer tool is not available here (std::invalid_argument).
-class OpenAIClient : public ModelClient {
-public:
-    explicit OpenAIClient(ProviderConfig cfg);
-    Response complete(const Request& req) override;
-    nlohmann::json buildBody(const Request& req) const override;
-    nlohmann::json redactedRequest(const Request& req) const override;
-    std::string provider() const override { return "openai"; }
-    std::string model() const override { return cfg_.model; }
-    /// Parses a chat.completion body. Throws ModelError when there is no choices[0].message or a
-    /// tool call's arguments are not a JSON object.
-    static Response parseBody(const nlohmann::json& body);
-
-private:
-    nlohmann::json body(const Request& req, bool redact) const;
-    ProviderConfig cfg_;
-};
-
-/// Tries each client in order; the first answer wins. A failed provider's error is kept and,
-/// when all fail, one ModelError lists every provider's error ("all 2 model providers failed:
-/// anthropic claude-x: ...; openai qwen: ..."). Cancellation is never fallen back from.
-/// `on_fallback(error, next)` (optional) is told each time a provider fails and the next is tried.
-class FallbackClient : public ModelClient {
-public:
-    explicit FallbackClient(std::vector<std::unique_ptr<ModelClient>> chain);
-    Response complete(const Request& req) override;
-    nlohmann::json buildBody(const Request& req) const override;
-    nlohmann::json redactedRequest(const Request& req) const override;
-    std::string provider() const override;
-    std::string model() const override;
-    std::function<void(const ModelError&, const ModelClient& next)> on_fallback;
-    const std::vector<std::unique_ptr<ModelClient>>& chain() const { return chain_; }
-
-private:
-    std::vector<std::unique_ptr<ModelClient>> chain_;
 };
 
 /// A client for one provider config. Throws std::invalid_argument for an unknown provider.

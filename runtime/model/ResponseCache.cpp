@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "base/Frame.h"
+#include "model/AnthropicClient.h"
 #include "model/Encoding.h"
+#include "model/OpenAIClient.h"
 
 namespace eacu::model {
 

@@ -108,7 +108,7 @@ InputResult ActionExecutor::perform(InputAction a) {
     st.locate_ms = a.locate_ms;
     json params = json::object();
     if (a.action == "tap" || a.action == "double_tap" || a.action == "long_press")
-        params = {{"button", int(a.button)}, {"count", a.count}, {"hold", a.hold}};
+        params = {{"button", buttonNumber(a.button)}, {"count", a.count}, {"hold", a.hold}};
     else if (a.action == "scroll")
         params = {{"dx", a.dx}, {"dy", a.dy}};
     else if (a.action == "drag")

@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "model/Action.h"
+#include "model/FallbackClient.h"
 #include "model/Prompts.h"
 #include "task/Session.h"
 #include "vision/ocr/OcrCache.h"

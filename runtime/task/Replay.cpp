@@ -191,7 +191,7 @@ private:
             if (a == "tap" || a == "double_tap" || a == "long_press") {
                 if (!s.input) return skip(r, "no input point recorded");
                 in.at = moved(*s.input);
-                in.button = MouseButton(params.value("button", 1));
+                in.button = buttonFromNumber(params.value("button", 1));
                 in.count = params.value("count", a == "double_tap" ? 2 : 1);
                 in.hold = params.value("hold", a == "long_press" ? 1.0 : 0.0);
             } else if (a == "drag") {

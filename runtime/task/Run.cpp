@@ -20,7 +20,7 @@ RunRecord runRecordFor(const Device& device, const std::string& script, const st
     return rec;
 }
 
-Run::Run(RunDevice device, const AssetLibrary& assets, const Locator& locator, RunSpec spec)
+Run::Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator, RunSpec spec)
     : device_(std::move(device)),
       log_(std::make_unique<RunLog>(spec.db.empty() ? RunLog::defaultPath() : spec.db)),
       token_(std::make_shared<CancelToken>()) {
@@ -49,7 +49,7 @@ Run::~Run() {
     device_.virtual_display.reset();
 }
 
-std::string Run::displayName() const { return device_.virtual_display ? device_.virtual_display->name() : ""; }
+std::string Run::displayName() const { return device_.display; }
 
 void Run::cancel(const std::string& reason) {
     token_->cancel(reason);

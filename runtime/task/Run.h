@@ -17,19 +17,12 @@
 #include "assets/AssetLibrary.h"
 #include "base/Cancel.h"
 #include "device/Device.h"
-#include "device/virtual/VirtualDisplay.h"
+#include "device/DeviceFactory.h"
 #include "record/RunLog.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
 
 namespace eacu {
-
-/// A device and, for a private display, the Xvfb behind it. Members are destroyed in reverse
-/// order: the X connection closes before Xvfb stops.
-struct RunDevice {
-    std::unique_ptr<VirtualDisplay> virtual_display;
-    std::unique_ptr<Device> device;
-};
 
 /// What a run is: what it runs (`script`, an absolute path or a label such as "repl";
 /// `args`), where it is recorded (`db`: the run log's path), its `limits` (0 = none), its
@@ -59,7 +52,8 @@ struct RunOutcome {
 /// (and its Xvfb). Throws what RunLog throws (an unusable db path).
 class Run {
 public:
-    Run(RunDevice device, const AssetLibrary& assets, const Locator& locator, RunSpec spec);
+    /// `device`: from openDevice (device/DeviceFactory.h); the run owns it from now on.
+    Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator, RunSpec spec);
     ~Run();
     Run(const Run&) = delete;
     Run& operator=(const Run&) = delete;
@@ -70,7 +64,7 @@ public:
     Session& session() { return *session_; }
     /// The run's cancel token (shared with HTTP callbacks that may outlive a call).
     const std::shared_ptr<CancelToken>& token() const { return token_; }
-    /// The display's name (":99") when the device is an X display, else "".
+    /// The X display's name (":99") programs the run launches are given; "" for an image device.
     std::string displayName() const;
 
     /// Cancels the run from any thread: every wait, sleep, locate loop and model call it is in
@@ -95,7 +89,7 @@ public:
 private:
     void watchdog(std::function<void()> interrupt, std::function<void(const RunOutcome&)> stuck, double grace);
 
-    RunDevice device_;
+    DeviceHandle device_;
     std::unique_ptr<RunLog> log_;
     std::shared_ptr<CancelToken> token_;
     int64_t id_ = 0;

@@ -4,9 +4,10 @@
 -- never loaded by eacu (the build does not embed stdlib/meta/). tests/lua/stubs_spec.lua
 -- fails when a public function has no stub here or a stub names a function that is gone.
 --
--- Every action is a recorded step in the run log. A failure raises an `EacuError` (now a
--- string) at the script's line: what was sought, the best score and where, the threshold and
--- the run-log frame. Coordinates are physical pixels, origin top-left; times are seconds.
+-- Every action is a recorded step in the run log. A failure raises an `EacuError` (a failure
+-- value: err.code, err.message, err.target, ...) at the script's line; tostring(err) names what
+-- was sought, the best score and where, the threshold and the run-log frame.
+-- Coordinates are physical pixels, origin top-left; times are seconds.
 
 ---The script's arguments: `eacu run task.lua -- a b` gives `arg[1] == "a"` (also `...`);
 ---`arg[0]` is the script's path.
@@ -277,6 +278,10 @@ eacu.som = som
 ---Model configuration and the dynamic-target functions (`require "eacu.model"`).
 ---@type eacu.model
 eacu.model = {}
+
+---Failure values: what a failed action raises (`require "eacu.failure"`).
+---@type eacu.failure
+eacu.failure = {}
 
 ---App modules and templates (`require "eacu.apps"`).
 ---@type eacu.apps

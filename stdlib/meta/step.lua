@@ -58,3 +58,4 @@
 ---@field reason string why it failed ("" when ok): an action's error message (`EacuError`), "verification failed: ...", or "refused: ..."
 ---@field suggestion ""|"retry"|"dismiss"|"replan"|"abort" what a planner should do next ("" when ok)
 ---@field value? any what the step's checks returned (nil for now)
+---@field step_id? integer the step's row in the run log

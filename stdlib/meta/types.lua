@@ -69,11 +69,21 @@
 -- Errors
 ------------------------------------------------------------------------------------------------
 
----What a failed action raises (catch it with `pcall`). Now a string: what was sought, why it
----failed, the best score and where, the threshold, and the run-log frame, e.g.
----`tap "calculator.display_5": not found within 0.5 s: best score 0.42 (colour 0.40) at (197,12 8x11), threshold 0.95; frame 3 of run 7 in runs.db`.
----A failed `step{}` raises `step <name>: <reason> (suggestion: retry|dismiss|replan|abort)`.
----@alias EacuError string
+---What a failed action raises (catch it with `pcall`): a failure value (`eacu.failure`).
+---`tostring(err)` is the message `eacu run` prints, at the script's line: what was sought, why
+---it failed, the best score and where, the threshold, and the run-log frame, e.g.
+---`script.lua:3: tap "calculator.display_5": not found within 0.5 s: best score 0.42 (colour 0.40) at (197,12 8x11), threshold 0.95; frame 3 of run 7 in runs.db`.
+---A failed `step{}` raises one printing `step <name>: <reason> (suggestion: retry|dismiss|replan|abort)`.
+---String methods and `..` work on that text; tell failures apart by `err.code`. Argument errors
+---(a bad target, an unknown key) stay strings.
+---@class EacuError
+---@field code "not_found"|"no_effect"|"verify_failed"|"limit"|"timeout"|"cancelled"|"blocked"|"refused"|"invalid"|"device"|"model"|"failed" why it failed
+---@field message string the message, without the script position
+---@field target? string the target's label, when the failure has one
+---@field best? Match the best candidate seen, when there was one
+---@field frame_id? integer the run-log frame the failure was decided on
+---@field step_id? integer the run-log step that failed
+---@field where? string the script position it was raised at ("script.lua:3: "), "" when none
 
 ------------------------------------------------------------------------------------------------
 -- Match

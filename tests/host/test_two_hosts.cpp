@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "base/Clock.h"
-#include "device/image/ImageDevice.h"
+#include "device/DeviceFactory.h"
 #include "host/LuaHost.h"
 #include "record/RunLog.h"
 #include "task/Run.h"
@@ -19,11 +19,7 @@ using namespace eacu;
 
 namespace {
 
-RunDevice imageDevice() {
-    RunDevice d;
-    d.device = std::make_unique<ImageDevice>(std::string(EACU_FIXTURES) + "/xcalc.png");
-    return d;
-}
+DeviceHandle imageDevice() { return openDevice(std::string("image:") + EACU_FIXTURES + "/xcalc.png"); }
 
 // Runs `code` in a LuaHost bound to `run`, its watchdog set to interrupt it; returns the error
 // ("" when it ended by itself) and the seconds it took.

@@ -10,7 +10,10 @@
 #include "base/Frame.h"
 #include "model/Action.h"
 #include "model/Encoding.h"
+#include "model/AnthropicClient.h"
+#include "model/FallbackClient.h"
 #include "model/ModelClient.h"
+#include "model/OpenAIClient.h"
 #include "model/ResponseCache.h"
 
 using namespace eacu;

@@ -12,8 +12,7 @@
 
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "device/virtual/VirtualDisplay.h"
-#include "device/x11/X11Device.h"
+#include "device/DeviceFactory.h"
 #include "record/RunLog.h"
 #include "task/Run.h"
 #include "task/StepError.h"
@@ -23,12 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunDevice privateDisplay() {
-    RunDevice d;
-    d.virtual_display = VirtualDisplay::start(640, 480);
-    d.device = std::make_unique<X11Device>(d.virtual_display->name());
-    return d;
-}
+DeviceHandle privateDisplay() { return openDevice("virtual:640x480"); }
 
 std::string tempDir() {
     char tmpl[] = "/tmp/eacu-test-run-XXXXXX";

@@ -55,9 +55,9 @@ public:
         if (dy < 0) page_ = std::max(page_ - 1, 0);
     }
     void typeText(const std::string&) override { ++keys; }
-    void keyCombo(const std::vector<uint32_t>&) override { ++keys; }
-    void keyDown(uint32_t) override {}
-    void keyUp(uint32_t) override {}
+    void keyCombo(const std::vector<Key>&) override { ++keys; }
+    void keyDown(const Key&) override {}
+    void keyUp(const Key&) override {}
     void sync() override {}
 
     int clicks = 0, scrolls = 0, keys = 0;

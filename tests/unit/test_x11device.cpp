@@ -274,6 +274,9 @@ TEST_CASE("X11Device: open, size, capture, pointer", "[x11]") {
     dev.click(MouseButton::Left, 2);
     dev.scroll(1, -2);
     dev.keyCombo(parseKeyCombo("ctrl+shift+plus"));
+    dev.keyCombo(parseKeyCombo("KP_Add+comma"));  // a neutral key and an X11 keysym name
+    CHECK_THROWS_AS(dev.keyCombo(parseKeyCombo("ctrl+nokey")), DeviceError);
+    CHECK_THROWS_WITH(dev.keyCombo(parseKeyCombo("ctrl+nokey")), Catch::StartsWith("unknown key \"nokey\""));
     dev.sync();
 }
 

@@ -4,9 +4,20 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "device/KeyCombo.h"
-
 namespace eacu {
+
+namespace {
+
+// The key as event text; a platform key name is refused (this device has no platform).
+std::string checkedKey(const Key& key) {
+    if (key.kind == Key::Kind::Platform)
+        throw DeviceError("unknown key \"" + key.platform_name +
+                          "\" (expected a key name such as ctrl, shift, Return, F5 or one character; "
+                          "the image device knows no platform key names)");
+    return describeKey(key);
+}
+
+}  // namespace
 
 ImageDevice::ImageDevice(const std::string& path, double scale) : path_(path), scale_(scale) {
     image_ = cv::imread(path, cv::IMREAD_COLOR);
@@ -35,11 +46,11 @@ void ImageDevice::move(Point p) {
 }
 
 void ImageDevice::click(MouseButton b, int count) {
-    events_.push_back("click " + std::to_string(int(b)) + " x" + std::to_string(count) + " at " +
+    events_.push_back("click " + std::to_string(buttonNumber(b)) + " x" + std::to_string(count) + " at " +
                       std::to_string(cursor_.x) + "," + std::to_string(cursor_.y));
 }
-void ImageDevice::press(MouseButton b) { events_.push_back("press " + std::to_string(int(b))); }
-void ImageDevice::release(MouseButton b) { events_.push_back("release " + std::to_string(int(b))); }
+void ImageDevice::press(MouseButton b) { events_.push_back("press " + std::to_string(buttonNumber(b))); }
+void ImageDevice::release(MouseButton b) { events_.push_back("release " + std::to_string(buttonNumber(b))); }
 void ImageDevice::scroll(int dx, int dy) {
     events_.push_back("scroll " + std::to_string(dx) + "," + std::to_string(dy));
 }
@@ -47,12 +58,12 @@ void ImageDevice::typeText(const std::string& utf8) {
     decodeUtf8(utf8);  // same validation as a real device
     events_.push_back("type " + utf8);
 }
-void ImageDevice::keyCombo(const std::vector<uint32_t>& keysyms) {
+void ImageDevice::keyCombo(const std::vector<Key>& keys) {
     std::string s = "key";
-    for (uint32_t k : keysyms) s += " " + std::to_string(k);
+    for (const Key& k : keys) s += " " + checkedKey(k);  // every key is checked before the event
     events_.push_back(s);
 }
-void ImageDevice::keyDown(uint32_t k) { events_.push_back("keydown " + std::to_string(k)); }
-void ImageDevice::keyUp(uint32_t k) { events_.push_back("keyup " + std::to_string(k)); }
+void ImageDevice::keyDown(const Key& k) { events_.push_back("keydown " + checkedKey(k)); }
+void ImageDevice::keyUp(const Key& k) { events_.push_back("keyup " + checkedKey(k)); }
 
 }  // namespace eacu

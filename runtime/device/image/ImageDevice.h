@@ -9,7 +9,9 @@ namespace eacu {
 
 /// A Device whose screen is a fixed image (for offline work on saved screenshots and for tests
 /// of locate on real screenshots). Input calls change nothing on screen; each is appended to
-/// `events()` as text ("click 1 x1 at 10,20"), so a script's intent can be checked offline.
+/// `events()` as text ("click 1 x1 at 10,20", "key Control t"; buttons by their run-log number),
+/// so a script's intent can be checked offline. It knows eacu's key names and characters, not
+/// platform key names (Key::Platform): those throw DeviceError("unknown key ...").
 class ImageDevice : public Device {
 public:
     /// Loads the screenshot at `path` (PNG/JPEG). `scale` is its device scale factor.
@@ -27,9 +29,9 @@ public:
     void release(MouseButton button) override;
     void scroll(int dx, int dy) override;
     void typeText(const std::string& utf8) override;
-    void keyCombo(const std::vector<uint32_t>& keysyms) override;
-    void keyDown(uint32_t keysym) override;
-    void keyUp(uint32_t keysym) override;
+    void keyCombo(const std::vector<Key>& keys) override;
+    void keyDown(const Key& key) override;
+    void keyUp(const Key& key) override;
     void sync() override {}
 
     const std::vector<std::string>& events() const { return events_; }

@@ -1,4 +1,5 @@
-// The X11 backend: XShm capture, XTest input.
+// The X11 backend: XShm capture, XTest input (files: X11Device.cpp connection, X11Capture,
+// X11Keymap, X11Input, X11Keys for the keysyms of neutral keys, X11Errors).
 #pragma once
 #include <memory>
 #include <string>
@@ -48,14 +49,15 @@ public:
     /// its keysym, with Shift when the keymap has it on the shifted level. Throws
     /// std::invalid_argument on invalid UTF-8 (before any key is sent).
     void typeText(const std::string& utf8) override;
-    /// Presses the keysyms in order and releases them in reverse. A keysym that is only on
-    /// the shifted level of its key (e.g. "plus", "A") gets Shift pressed with it unless the
-    /// combo already holds Shift.
-    void keyCombo(const std::vector<uint32_t>& keysyms) override;
-    /// Presses the key that carries `keysym` (no Shift is added).
-    void keyDown(uint32_t keysym) override;
-    /// Releases the key that carries `keysym`; no-op if no key carries it.
-    void keyUp(uint32_t keysym) override;
+    /// Presses the keys in order and releases them in reverse, each by its keysym (keysymFor
+    /// in X11Keys.h; an unknown platform key name throws DeviceError before any key is sent). A
+    /// keysym that is only on the shifted level of its key (e.g. "plus", "A") gets Shift
+    /// pressed with it unless the combo already holds Shift.
+    void keyCombo(const std::vector<Key>& keys) override;
+    /// Presses the key that carries the keysym of `key` (no Shift is added).
+    void keyDown(const Key& key) override;
+    /// Releases the key that carries the keysym of `key`; no-op if no key carries it.
+    void keyUp(const Key& key) override;
     /// XSync: returns once the server has processed every request sent so far.
     void sync() override;
 

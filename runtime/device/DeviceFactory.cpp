@@ -1,0 +1,104 @@
+#include "device/DeviceFactory.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "device/image/ImageDevice.h"
+#include "device/x11/X11Device.h"
+
+namespace eacu {
+
+namespace {
+
+constexpr const char* kExpected = "expected :N, virtual[:WxH] or image:PATH";
+
+bool allDigits(const std::string& s) {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+// "[host]:N[.S]": an X display name (host: letters, digits, '.', '-', '_', '/').
+bool isXDisplayName(const std::string& s) {
+    size_t colon = s.rfind(':');
+    if (colon == std::string::npos) return false;
+    for (size_t i = 0; i < colon; ++i) {
+        char c = s[i];
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' && c != '/')
+            return false;
+    }
+    std::string rest = s.substr(colon + 1);
+    size_t dot = rest.find('.');
+    if (dot == std::string::npos) return allDigits(rest);
+    return allDigits(rest.substr(0, dot)) && allDigits(rest.substr(dot + 1));
+}
+
+// "WxH" with W, H >= 64.
+Size parseSize(const std::string& text, const std::string& spec) {
+    size_t x = text.find('x');
+    std::string w = x == std::string::npos ? "" : text.substr(0, x);
+    std::string h = x == std::string::npos ? "" : text.substr(x + 1);
+    if (allDigits(w) && allDigits(h) && w.size() <= 5 && h.size() <= 5) {
+        Size s{std::stoi(w), std::stoi(h)};
+        if (s.w >= 64 && s.h >= 64) return s;
+    }
+    throw std::invalid_argument("device \"" + spec + "\": virtual:WxH expects a size like 1280x800 "
+                                "(each side at least 64 pixels), got \"" + text + "\"");
+}
+
+}  // namespace
+
+DeviceSpec parseDeviceSpec(const std::string& spec) {
+    DeviceSpec d;
+    if (spec.empty()) return d;  // $DISPLAY
+    if (spec.rfind("image:", 0) == 0) {
+        d.kind = DeviceSpec::Kind::Image;
+        d.image = spec.substr(6);
+        if (d.image.empty())
+            throw std::invalid_argument("device \"image:\": expected image:PATH with the path of a PNG "
+                                        "or JPEG screenshot, got no path");
+        return d;
+    }
+    if (spec == "virtual" || spec.rfind("virtual:", 0) == 0) {
+        d.kind = DeviceSpec::Kind::Virtual;
+        if (spec.size() > 8) d.size = parseSize(spec.substr(8), spec);
+        else if (spec.size() == 8) d.size = parseSize("", spec);
+        return d;
+    }
+    if (isXDisplayName(spec)) {
+        d.display = spec;
+        return d;
+    }
+    throw std::invalid_argument(std::string("device: ") + kExpected + ", got \"" + spec + "\"");
+}
+
+DeviceHandle openDevice(const std::string& spec) {
+    DeviceSpec s = parseDeviceSpec(spec);
+    DeviceHandle h;
+    switch (s.kind) {
+    case DeviceSpec::Kind::Image:
+        h.device = std::make_unique<ImageDevice>(s.image);
+        return h;
+    case DeviceSpec::Kind::Virtual:
+        h.virtual_display = VirtualDisplay::start(s.size.w, s.size.h);
+        s.display = h.virtual_display->name();
+        break;
+    case DeviceSpec::Kind::X11:
+        if (s.display.empty()) {
+            const char* env = std::getenv("DISPLAY");
+            if (!env || !*env)
+                throw std::runtime_error(std::string("no display: $DISPLAY is not set (") + kExpected +
+                                         "; \"virtual\" starts a private Xvfb)");
+            s.display = env;
+        }
+        break;
+    }
+    auto x11 = std::make_unique<X11Device>(s.display);
+    h.display = x11->displayName();
+    h.device = std::move(x11);
+    return h;
+}
+
+}  // namespace eacu

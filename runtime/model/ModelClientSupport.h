@@ -1,0 +1,43 @@
+// Helpers shared by the provider clients (internal to model/): error text, key scrubbing,
+// JSON bodies and HTTP errors as ModelError, timing.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/Clock.h"
+#include "model/ModelClient.h"
+
+namespace eacu::model::detail {
+
+/// The first `n` bytes of `s` on one line ("..." when cut).
+std::string snippet(const std::string& s, size_t n = 300);
+
+/// Removes every occurrence of `secret` (and of its first 12 characters, as some providers
+/// echo a prefix of a bad key) from `text`.
+std::string scrub(std::string text, const std::string& secret);
+
+/// The response body as a JSON object; ModelError (scrubbed) when it is not one.
+nlohmann::json parseJsonBody(const std::string& provider, const ProviderConfig& cfg, const HttpResponse& r);
+
+/// Throws the ModelError for a failed HTTP response: label, status, the body's error message,
+/// the attempts; retryable per retryableStatus; the key scrubbed.
+[[noreturn]] void throwHttpError(const std::string& provider, const ProviderConfig& cfg, const HttpResponse& r);
+
+/// Runs `send`, sets the response's latency_s; a ModelError not yet naming the provider's
+/// label gets it prefixed (scrubbed).
+template <class F>
+Response timed(const std::string& provider, const ProviderConfig& cfg, F&& send) {
+    double t0 = monotonicSeconds();
+    try {
+        Response r = send();
+        r.latency_s = monotonicSeconds() - t0;
+        return r;
+    } catch (const ModelError& e) {
+        if (std::string(e.what()).find(cfg.label()) == 0) throw;
+        throw ModelError(e.provider(), e.status(), scrub(cfg.label() + ": " + e.what(), cfg.api_key),
+                         e.retryable(), e.cancelled());
+    }
+}
+
+}  // namespace eacu::model::detail

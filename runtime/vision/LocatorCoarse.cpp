@@ -1,0 +1,85 @@
+// The locator's coarse search: the frame downsampled as far as the template allows, the best
+// separated correlation peaks at one scale (a coloured template's peaks checked for colour).
+#include "vision/LocatorSearch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/ColourAgreement.h"
+
+namespace eacu::locator {
+
+std::vector<Candidate> Search::coarse(double s, int k) {
+    double minside = std::min(tgrey_.cols, tgrey_.rows) * s;
+    double area = tgrey_.cols * s * tgrey_.rows * s;
+    double ideal = std::min(minside / o_.coarse_min_side, std::sqrt(area / o_.coarse_min_area));
+    double factor = 1.0;
+    for (double l : kLevels)
+        if (l <= ideal) factor = l;
+    const cv::Mat& level = pf_.downsampled(factor);
+    cv::Rect croi(int(std::floor(area_.x / factor)), int(std::floor(area_.y / factor)),
+                  int(std::floor(area_.w / factor)), int(std::floor(area_.h / factor)));
+    croi &= cv::Rect(0, 0, level.cols, level.rows);
+    cv::Size tsize(int(std::lround(tgrey_.cols * s / factor)), int(std::lround(tgrey_.rows * s / factor)));
+    if (tsize.width < 3 || tsize.height < 3 || tsize.width > croi.width || tsize.height > croi.height)
+        return {};
+    cv::Mat ct = resizeTo(tgrey_, tsize);
+    cv::Mat cm = tpl_.mask.empty() ? cv::Mat() : resizeTo(tpl_.mask, tsize, true);
+    // A coloured template's peaks are first checked for colour on the frame's chroma
+    // overview (see kCoarseColourFloor), so grey look-alikes do not crowd out the coloured
+    // original.
+    double of = 1.0;
+    const cv::Mat* cframe = chromatic_ ? &pf_.chromaOverview(&of) : nullptr;
+    cv::Size osize(int(std::lround(tgrey_.cols * s / of)), int(std::lround(tgrey_.rows * s / of)));
+    if (osize.width < 3 || osize.height < 3) cframe = nullptr;  // too small to tell colours there
+    cv::Mat ctpl = cframe ? chromaPlanes(resizeTo(tpl_.bgr, osize), 0.5) : cv::Mat();
+    cv::Mat omask = cframe && !tpl_.mask.empty() ? resizeTo(tpl_.mask, osize, true) : cv::Mat();
+    cv::Mat r;
+    cv::matchTemplate(level(croi), ct, r, cv::TM_CCOEFF_NORMED, cm);
+    cv::patchNaNs(r, -1.0);
+    std::vector<Candidate> out;
+    // The confirm searches around each peak: a coarse pixel either way, plus 5 % of the
+    // template's width, what a size half a scale step (1.2) off moves the top-left of a
+    // match aligned on its middle (a line of text correlates along itself, so its coarse
+    // peak may sit a glyph or two from the truth).
+    int margin = int(std::ceil(factor)) + 2 + int(std::ceil(0.05 * tgrey_.cols * s));
+    // Local maxima (3x3) above the floor, best first, then greedy suppression of peaks
+    // within half a template of a better one.
+    cv::Mat dil;
+    cv::dilate(r, dil, cv::Mat());
+    cv::Mat peaks = (r >= dil) & (r >= kCoarseFloor);
+    std::vector<cv::Point> locs;
+    cv::findNonZero(peaks, locs);
+    std::vector<std::pair<float, cv::Point>> scored;
+    scored.reserve(locs.size());
+    for (const auto& p : locs) scored.emplace_back(r.at<float>(p), p);
+    size_t keep = std::min(scored.size(), size_t(8 * k));
+    std::partial_sort(scored.begin(), scored.begin() + keep, scored.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<cv::Point> taken;
+    for (size_t i = 0; i < keep && int(out.size()) < k; ++i) {
+        const cv::Point& p = scored[i].second;
+        bool near = false;
+        for (const auto& q : taken)
+            if (std::abs(p.x - q.x) < (tsize.width + 1) / 2 && std::abs(p.y - q.y) < (tsize.height + 1) / 2) {
+                near = true;
+                break;
+            }
+        if (near) continue;
+        if (cframe) {
+            cv::Rect pr(int(std::lround((croi.x + p.x) * factor / of)), int(std::lround((croi.y + p.y) * factor / of)),
+                        osize.width, osize.height);
+            if ((pr & cv::Rect(0, 0, cframe->cols, cframe->rows)) == pr &&
+                chromaAgreementOfPlanes((*cframe)(pr), ctpl, omask) < kCoarseColourFloor)
+                continue;
+        }
+        taken.push_back(p);
+        out.push_back({{int(std::lround((croi.x + p.x) * factor)), int(std::lround((croi.y + p.y) * factor))},
+                       scored[i].first, s, margin});
+    }
+    return out;
+}
+
+}  // namespace eacu::locator

@@ -1,0 +1,125 @@
+// The locator's confirms of a located candidate: the grey correlation at the lower of the two
+// resolutions, the colour agreement, the parts score and the text confirm.
+#include "vision/LocatorStages.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/ColourAgreement.h"
+#include "vision/ocr/TextConfirm.h"
+
+namespace eacu::locator {
+
+double partsScore(const cv::Mat& patch, const cv::Mat& tpl) {
+    int k = std::clamp(int(std::lround(double(tpl.cols) / std::max(1, tpl.rows))), 2, 8);
+    double worst = 2;
+    for (int i = 0; i < k; ++i) {
+        int x0 = tpl.cols * i / k, x1 = tpl.cols * (i + 1) / k;
+        if (x1 - x0 < 2) continue;
+        cv::Mat strip = tpl(cv::Rect(x0, 0, x1 - x0, tpl.rows));
+        cv::Scalar mean, sd;
+        cv::meanStdDev(strip, mean, sd);
+        if (sd[0] < 10) continue;
+        int a0 = std::max(0, x0 - 1), a1 = std::min(patch.cols, x1 + 1);
+        cv::Mat r;
+        cv::matchTemplate(patch(cv::Rect(a0, 0, a1 - a0, patch.rows)), strip, r, cv::TM_CCOEFF_NORMED);
+        cv::patchNaNs(r, -1.0);
+        double v;
+        cv::minMaxLoc(r, nullptr, &v);
+        worst = std::min(worst, v);
+    }
+    return worst > 1.5 ? 1.0 : worst;
+}
+
+void Search::rescore(Match& m) {
+    const cv::Mat& frame_bgr = pf_.bgr();
+    cv::Rect bounds(0, 0, frame_bgr.cols, frame_bgr.rows);
+    double s = m.box.w / double(tpl_.bgr.cols);
+    bool shrink_frame = s > 1.02, shrink_tpl = s < 0.98;
+    cv::Mat tb = tpl_.bgr, tm = tpl_.mask;
+    if (shrink_tpl) {
+        tb = resizeTo(tpl_.bgr, {m.box.w, m.box.h});
+        if (!tm.empty()) tm = resizeTo(tpl_.mask, {m.box.w, m.box.h}, true);
+    }
+    cv::Mat tg;
+    cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
+    double best = -2;
+    Rect best_box = m.box;
+    cv::Mat best_pg, best_patch;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+            cv::Rect r(m.box.x + dx, m.box.y + dy, m.box.w, m.box.h);
+            if ((r & bounds) != r) continue;
+            cv::Mat patch = frame_bgr(r);
+            if (shrink_frame) patch = resizeTo(patch, tb.size());
+            else if (shrink_tpl) {
+                cv::Mat soft;
+                cv::GaussianBlur(patch, soft, {0, 0}, 0.5);
+                patch = soft;
+            } else if (patch.size() != tb.size()) {
+                patch = resizeTo(patch, tb.size());
+            }
+            cv::Mat pg, res;
+            cv::cvtColor(patch, pg, cv::COLOR_BGR2GRAY);
+            cv::matchTemplate(pg, tg, res, cv::TM_CCOEFF_NORMED, tm);
+            double v = res.at<float>(0, 0);
+            if (std::isnan(v)) v = -1;
+            if (v > best) {
+                best = std::min(v, 1.0);
+                best_box = {r.x, r.y, r.width, r.height};
+                best_pg = pg;
+                best_patch = patch;
+            }
+        }
+    if (best > -1.5) {
+        m.score = best;
+        m.color_score = chromaAgreement(best_patch, tb, tm);
+        m.box = best_box;
+        m.parts_score = tm.empty() ? partsScore(best_pg, tg) : best;
+    }
+}
+
+bool Search::colourAgrees(Match m) {
+    rescore(m);
+    return m.color_score >= tpl_.threshold;
+}
+
+Match finish(Search& s, Match m, const std::string& method, double required) {
+    const Template& t = s.tpl();
+    m.method = method;
+    m.threshold = required;
+    if (m.score < -1.5) {  // nothing was confirmed
+        m.score = 0;
+        m.found = false;
+        return m;
+    }
+    s.rescore(m);
+    m.found = m.score >= required && m.color_score >= required &&
+              m.parts_score >= required - s.options().parts_slack;
+    Point c = m.box.center();
+    double k = m.box.w / double(std::max(1, t.bgr.cols));
+    m.target = {c.x + int(std::lround(t.offset.x * k)), c.y + int(std::lround(t.offset.y * k))};
+    return m;
+}
+
+void confirmWords(Search& search, Match& m) {
+    const LocatorOptions& o = search.options();
+    if (!m.found || !o.text_confirm || m.score >= o.text_confirm_below) return;
+    try {
+        TextVerdict v = confirmText(search.frameBgr(), search.tpl(), m.box);
+        if (v.judged && !v.agrees) {
+            m.found = false;
+            m.veto = "reads \"" + v.frame_text + "\" where the template reads \"" + v.template_text + "\"";
+            search.lookalike_rejected = true;
+        } else if (!v.judged && v.template_legible && search.lookalike_rejected) {
+            m.found = false;
+            m.veto = "shows no legible \"" + v.template_text + "\" (read \"" + v.frame_text +
+                     "\"), and a look-alike of it was rejected on this screen";
+        }
+    } catch (const std::exception&) {
+    }
+}
+
+}  // namespace eacu::locator

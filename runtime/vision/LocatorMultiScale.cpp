@@ -1,0 +1,84 @@
+// The locator's multi-scale search: coarse candidates at every scale, confirmed on a reduced
+// level, the best refined at full resolution, shared out between threads.
+#include "vision/LocatorStages.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "vision/Nms.h"
+
+namespace eacu::locator {
+
+Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range) {
+    double f = search.confirmLevel(c.scale);
+    return {search.confirmAt(c.pos, c.scale, c.margin, log_range, 2, f), c.margin + int(std::ceil(f))};
+}
+
+std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range) {
+    std::sort(pool.begin(), pool.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
+    std::vector<Match> out;
+    const Confirmed* off_colour = nullptr;
+    for (int i = 0; i < int(pool.size()) && int(out.size()) < keep && i < 3 * keep; ++i) {
+        if (pool[i].match.score < -1.5) continue;
+        if (!search.colourAgrees(pool[i].match)) {  // judged before the costly refine
+            if (!off_colour) off_colour = &pool[i];
+            continue;
+        }
+        Match m = search.refine(pool[i].match, log_range, pool[i].margin);
+        if (m.score > -1.5) out.push_back(m);
+    }
+    if (out.empty() && off_colour) {
+        Match m = search.refine(off_colour->match, log_range, off_colour->margin);
+        if (m.score > -1.5) out.push_back(m);
+    }
+    return nonMaximumSuppression(std::move(out), 0.3, keep);
+}
+
+std::vector<Match> multiScale(Search& search, const std::vector<double>& scales, const LocatorOptions& o,
+                              double step_log, double threshold) {
+    std::mutex mutex;
+    std::vector<Confirmed> pool;
+    std::vector<Match> early;
+    std::atomic<size_t> next{0};
+    std::atomic<bool> done{false};
+    double sure = std::max(o.sure_score, threshold);
+    auto worker = [&] {
+        for (;;) {
+            size_t i = next++;
+            if (i >= scales.size() || done) return;
+            std::vector<Confirmed> mine;
+            for (const Candidate& c : search.coarse(scales[i], o.candidates_per_scale))
+                mine.push_back(confirmCandidate(search, c, step_log / 2));
+            std::sort(mine.begin(), mine.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
+            if (!mine.empty() && mine.front().match.score >= sure) {
+                // Refine every candidate as good as the best (identical elements on one screen
+                // are then all there for the reading-order tie-break).
+                double floor = mine.front().match.score - o.tie_margin - 0.02;
+                for (const Confirmed& c : mine) {
+                    if (c.match.score < floor) break;
+                    Match m = search.refine(c.match, step_log / 4, c.margin);
+                    if (m.score >= sure && search.colourAgrees(m)) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        early.push_back(m);
+                        done = true;
+                    }
+                }
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            pool.insert(pool.end(), mine.begin(), mine.end());
+        }
+    };
+    int n = std::max(1, std::min<int>(o.threads, int(scales.size())));
+    std::vector<std::thread> threads;
+    for (int t = 1; t < n; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    std::vector<Match> out = refineBest(search, std::move(pool), o.refine_budget, step_log / 4);
+    out.insert(out.end(), early.begin(), early.end());
+    return nonMaximumSuppression(std::move(out), 0.3, o.refine_budget + 1);
+}
+
+}  // namespace eacu::locator

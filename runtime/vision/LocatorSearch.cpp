@@ -1,0 +1,102 @@
+// The locator's search at a scale: the scaled-template cache, the confirm of a candidate
+// around a position within a scale range, and its refinement at full resolution.
+#include "vision/LocatorSearch.h"
+
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/ColourAgreement.h"
+
+namespace eacu::locator {
+
+cv::Mat resizeTo(const cv::Mat& src, cv::Size size, bool nearest) {
+    cv::Mat out;
+    int interp = nearest ? cv::INTER_NEAREST
+                         : (size.width < src.cols ? cv::INTER_AREA : cv::INTER_LINEAR);
+    cv::resize(src, out, size, 0, 0, interp);
+    return out;
+}
+
+Search::Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o)
+    : pf_(pf), tpl_(tpl), area_(area), o_(o) {
+    cv::cvtColor(tpl.bgr, tgrey_, cv::COLOR_BGR2GRAY);
+    cv::Mat grey_bgr;
+    cv::cvtColor(tgrey_, grey_bgr, cv::COLOR_GRAY2BGR);
+    chromatic_ = chromaAgreement(tpl.bgr, grey_bgr, tpl.mask) < kCoarseColourFloor;
+}
+
+const Scaled* Search::at(double s) {
+    int key = int(std::lround(s * 10000));
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second.grey.empty() ? nullptr : &it->second;
+    Scaled sc;
+    cv::Size size(int(std::lround(tgrey_.cols * s)), int(std::lround(tgrey_.rows * s)));
+    if (size.width >= 3 && size.height >= 3 && size.width <= area_.w && size.height <= area_.h) {
+        sc.grey = resizeTo(tgrey_, size);
+        if (!tpl_.mask.empty()) sc.mask = resizeTo(tpl_.mask, size, true);
+    }
+    auto& slot = cache_[key] = std::move(sc);
+    return slot.grey.empty() ? nullptr : &slot;
+}
+
+Match Search::confirmAt(Point approx, double s, int margin, double log_range, int n, double f) {
+    Match best;
+    best.score = -2;
+    // At full resolution only the searched window is converted to grey.
+    const cv::Mat* img = f > 1.0 ? &pf_.downsampled(f) : nullptr;
+    cv::Size size = img ? img->size() : pf_.bgr().size();
+    cv::Rect bounds(int(std::ceil(area_.x / f)), int(std::ceil(area_.y / f)),
+                    int(std::floor(area_.w / f)), int(std::floor(area_.h / f)));
+    bounds &= cv::Rect(0, 0, size.width, size.height);
+    int m = int(std::ceil(margin / f)) + 1;
+    for (int i = -n; i <= n; ++i) {
+        double sc = s * std::exp(n ? log_range * i / n : 0.0);
+        if (sc < o_.min_scale || sc > o_.max_scale) continue;
+        const Scaled* t = at(sc / f);
+        if (!t) continue;
+        cv::Rect roi(int(std::lround(approx.x / f)) - m, int(std::lround(approx.y / f)) - m,
+                     t->grey.cols + 2 * m, t->grey.rows + 2 * m);
+        roi &= bounds;
+        if (roi.width < t->grey.cols || roi.height < t->grey.rows) continue;
+        cv::Mat r;
+        cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
+        cv::patchNaNs(r, -1.0);
+        double mx;
+        cv::Point loc;
+        cv::minMaxLoc(r, nullptr, &mx, nullptr, &loc);
+        mx = std::min(mx, 1.0);
+        if (mx > best.score) {
+            best.score = mx;
+            best.scale = sc;
+            best.box = {int(std::lround((roi.x + loc.x) * f)), int(std::lround((roi.y + loc.y) * f)),
+                        int(std::lround(t->grey.cols * f)), int(std::lround(t->grey.rows * f))};
+        }
+    }
+    return best;
+}
+
+double Search::confirmLevel(double s) const {
+    double w = tgrey_.cols * s, h = tgrey_.rows * s;
+    double f = std::min(std::min(w, h) / 10.0, std::sqrt(w * h / 2000.0));
+    double level = 1.0;
+    for (double l : kLevels)
+        if (l <= f) level = l;
+    return level;
+}
+
+Match Search::refine(Match m, double log_range, int margin) {
+    if (m.score < -1.5) return m;
+    Match best = confirmAt({m.box.x, m.box.y}, m.scale, margin, log_range, 2, 1.0);
+    double r = log_range / 2;
+    double min_r = 0.5 / std::max(8.0, tgrey_.cols * best.scale);
+    while (best.score > -1.5 && r >= min_r) {
+        Match b = confirmAt({best.box.x, best.box.y}, best.scale, 2, r, 1, 1.0);
+        if (b.score > best.score) best = b;
+        r /= 2;
+    }
+    return best.score > -1.5 ? best : m;
+}
+
+}  // namespace eacu::locator

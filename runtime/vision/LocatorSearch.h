@@ -1,0 +1,107 @@
+// The locator's search of one template variant in one frame (internal to the Locator files):
+// the scaled-template cache, the coarse search (LocatorCoarse.cpp), the confirm and refine at
+// a scale (LocatorSearch.cpp) and the confirm score at the lower resolution (LocatorScore.cpp).
+#pragma once
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "vision/Locator.h"
+
+namespace eacu::locator {
+
+// Downsampling factors of the coarse level; sharing a few levels lets scales reuse them.
+inline constexpr double kLevels[] = {1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0};
+
+// Coarse peaks below this correlation are not worth confirming.
+inline constexpr double kCoarseFloor = 0.2;
+
+// At the coarse level a coloured template's peak is dropped when its colours clearly differ
+// (chroma agreement below this: grey or black text where the template is a blue link scores
+// about 0.1-0.2, the same colours about 0.9-1); the full-resolution confirm then applies the
+// template's threshold. A template whose agreement with its own grey copy is below it counts
+// as coloured.
+inline constexpr double kCoarseColourFloor = 0.3;
+
+struct Scaled {
+    cv::Mat grey;
+    cv::Mat mask;
+};
+
+struct Candidate {
+    Point pos;      // estimated top-left at full resolution
+    double coarse;  // coarse correlation
+    double scale;
+    int margin;     // search margin for the full-resolution confirm (pixels)
+};
+
+cv::Mat resizeTo(const cv::Mat& src, cv::Size size, bool nearest = false);
+
+// The worst correlation over the parts of a template: it is cut into vertical strips about as
+// wide as it is high (2 to 8), each compared with the patch within one pixel sideways; strips
+// with almost no contrast (standard deviation under 10 grey levels) say nothing and are
+// skipped. A look-alike word shares most glyphs with the template and differs in one, which
+// the whole-template correlation averages away and the worst part does not.
+double partsScore(const cv::Mat& patch, const cv::Mat& tpl);
+
+// One variant searched in one frame (or region of it).
+class Search {
+public:
+    Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o);
+
+    // The template resized to `s` (greyscale and mask), cached.
+    const Scaled* at(double s);
+
+    // Locates the template around `approx` (full-resolution top-left, within `margin` full
+    // pixels) at scales s·e^(i·log_range/n), i in [-n, n], on the frame downsampled by `f`
+    // (1 = full resolution). Returns the best (grey correlation; box in full-resolution
+    // pixels, exact only when f = 1), or score -2 when no scale fits.
+    Match confirmAt(Point approx, double s, int margin, double log_range, int n, double f = 1.0);
+
+    // The level on which candidates at scale s are first confirmed: as coarse as keeps the
+    // template's short side >= 10 px and its area >= 2000 px (big templates stay
+    // discriminative when reduced).
+    double confirmLevel(double s) const;
+
+    // Full-resolution refinement of a candidate: position and scale, halving the scale step
+    // until it changes the template's width by less than a pixel.
+    Match refine(Match m, double log_range, int margin);
+
+    // Coarse search at scale s: the frame downsampled as far as the template allows, the
+    // best `k` separated peaks.
+    std::vector<Candidate> coarse(double s, int k);
+
+    // The confirm score of a located candidate, compared at the lower of the two resolutions
+    // (see Locator), best over one-pixel shifts of the box. Sets m.score, m.color_score (the
+    // chroma agreement at the best shift) and moves m.box to the best shift.
+    void rescore(Match& m);
+
+    // Whether a refined candidate's colours agree with the template's (the colour confirm of
+    // finish, at the template's own threshold), so that a differently coloured look-alike
+    // (black body text shaped like a blue link) neither uses up the refine budget nor ends
+    // the search early.
+    bool colourAgrees(Match m);
+
+    // Set once the text confirm has rejected a candidate of this search (see confirmWords).
+    bool lookalike_rejected = false;
+
+    const Template& tpl() const { return tpl_; }
+    const cv::Mat& frameBgr() const { return pf_.bgr(); }
+    const cv::Mat& tgrey() const { return tgrey_; }
+    const Rect& area() const { return area_; }
+    const LocatorOptions& options() const { return o_; }
+
+private:
+    const PreparedFrame& pf_;
+    const Template& tpl_;
+    Rect area_;
+    const LocatorOptions& o_;
+    cv::Mat tgrey_;
+    bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
+    std::map<int, Scaled> cache_;
+    std::mutex mutex_;
+};
+
+}  // namespace eacu::locator
