@@ -5,7 +5,7 @@
 #include <map>
 
 #include "cli/Cli.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace fs = std::filesystem;
 
@@ -19,7 +19,7 @@ int cmdFrames(int argc, char** argv) {
             std::fprintf(stderr, "eacu frames: expected [RUN] -o DIR (usage: eacu frames RUN -o DIR [--db PATH])\n");
             return 2;
         }
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunReader log(o.db.empty() ? RunReader::defaultPath() : o.db);
         int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         if (!log.run(id)) {
             std::fprintf(stderr, "eacu frames: no run %lld in %s\n", (long long)id, log.path().c_str());

@@ -6,7 +6,7 @@
 #include "assets/AssetLibrary.h"
 #include "cli/Cli.h"
 #include "record/HtmlReport.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace fs = std::filesystem;
 
@@ -29,7 +29,7 @@ std::optional<std::string> referenceImageOf(const AssetLibrary& assets, const st
 int cmdReport(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output", "--assets"}, {"--quiet"});
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunReader log(o.db.empty() ? RunReader::defaultPath() : o.db);
         if (o.positional.size() > 1) {
             std::fprintf(stderr, "eacu report: expected at most one RUN, got %zu (usage: eacu report RUN "
                                  "[-o FILE.html] [--assets DIR])\n", o.positional.size());

@@ -6,7 +6,7 @@
 
 #include "base/Clock.h"
 #include "cli/Cli.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace eacu {
 
@@ -53,17 +53,11 @@ int cmdRuns(int argc, char** argv) {
             f.status = *s;
         }
         if (auto s = o.flag("--script")) f.script_contains = *s;
-        int limit = integerFlag("--limit", o.flag("--limit").value_or("20"), 1, 1000000);
-        if (o.flag("--limit")) f.limit = limit;
+        f.limit = integerFlag("--limit", o.flag("--limit").value_or("20"), 1, 1000000);
         if (auto s = o.flag("--since")) f.since = parseSince(*s, double(std::time(nullptr)));
-        bool replays_only = o.flag("--replays").has_value();
-        if (replays_only) f.limit = 1000000;
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        f.replays_only = o.flag("--replays").has_value();
+        RunReader log(o.db.empty() ? RunReader::defaultPath() : o.db);
         auto runs = log.listRuns(f);
-        if (replays_only) {
-            std::erase_if(runs, [](const RunRecord& r) { return !r.replay_of; });
-            if (int(runs.size()) > limit) runs.resize(size_t(limit));
-        }
         if (runs.empty()) {
             std::printf("no runs in %s\n", log.path().c_str());
             return 0;

@@ -8,7 +8,7 @@
 #include "cli/Cli.h"
 #include "device/KeyCombo.h"
 #include "record/ReplayDiff.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 #include <cstdlib>
 #include <map>
@@ -81,7 +81,7 @@ int cmdShow(int argc, char** argv) {
         // Colour on a terminal (NO_COLOR or --no-color turn it off, --color forces it).
         bool colour = (isatty(1) && !std::getenv("NO_COLOR")) || o.flag("--color");
         if (o.flag("--no-color")) colour = false;
-        RunLog log(o.db.empty() ? RunLog::defaultPath() : o.db);
+        RunReader log(o.db.empty() ? RunReader::defaultPath() : o.db);
         int64_t id = o.positional.empty() ? log.latestRunId() : std::stoll(o.positional[0]);
         auto run = log.run(id);
         if (!run) {
@@ -115,12 +115,9 @@ int cmdShow(int argc, char** argv) {
         }
         {
             // Replays of this run.
-            RunFilter all;
-            all.limit = 1000000;
             std::string by;
-            for (const auto& r : log.listRuns(all))
-                if (r.replay_of && *r.replay_of == id)
-                    by = std::to_string(r.id) + " (" + r.replay_mode + ", " + r.status + ")" + (by.empty() ? "" : ", ") + by;
+            for (const auto& r : log.replaysOf(id))
+                by += (by.empty() ? "" : ", ") + std::to_string(r.id) + " (" + r.replay_mode + ", " + r.status + ")";
             if (!by.empty()) std::printf("  replays %s\n", by.c_str());
         }
         std::printf("\n%4s  %-10s  %-24s  %-14s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",
