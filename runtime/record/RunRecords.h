@@ -63,14 +63,14 @@ using ModelCallRecord = model::ModelCallRecord;
 
 /// Filters for RunReader::listRuns; empty/zero/false means "any".
 /// - `since`: started_at >= since (seconds since the Unix epoch).
-/// - `replays_only`: only runs made by `eacu replay` (replay_of set).
 /// - `limit`: at most this many runs, the newest.
+/// - `replays_only`: only runs made by `eacu replay` (replay_of set).
 struct RunFilter {
     std::string status;
     std::string script_contains;
     double since = 0;
-    bool replays_only = false;
     int limit = 20;
+    bool replays_only = false;
 };
 
 }  // namespace eacu
