@@ -7,6 +7,18 @@
 #include "record/Statement.h"
 
 namespace eacu {
+namespace {
+
+// Runs an INSERT ... RETURNING id and gives that id. Taken from the statement, not from the
+// connection's last insert, so a write on another thread cannot change it.
+int64_t insertedId(Statement& q) {
+    if (!q.step()) throw std::runtime_error("INSERT returned no id");
+    int64_t id = q.integer(0);
+    q.run();
+    return id;
+}
+
+}  // namespace
 
 RunLog::RunLog(const std::string& path) : RunReader(path) {}
 
@@ -14,15 +26,14 @@ int64_t RunLog::beginRun(const RunRecord& r) {
     try {
         Statement q(db(),
                     "INSERT INTO runs(script, args, device, screen_w, screen_h, scale, status, "
-                    "started_at, replay_of, replay_mode) VALUES(?,?,?,?,?,?, 'running', ?,?,?)");
+                    "started_at, replay_of, replay_mode) VALUES(?,?,?,?,?,?, 'running', ?,?,?) RETURNING id");
         q.bind(1, r.script).bind(2, r.args_json).bind(3, r.device).bind(4, r.screen_w)
             .bind(5, r.screen_h).bind(6, r.scale).bind(7, r.started_at > 0 ? r.started_at : wallSeconds())
             .bind(8, r.replay_of).bind(9, r.replay_mode.empty() ? std::optional<std::string>() : r.replay_mode);
-        q.run();
+        return insertedId(q);
     } catch (const std::exception& e) {
         fail(e.what());
     }
-    return sqlite3_last_insert_rowid(db());
 }
 
 void RunLog::endRun(int64_t run_id, const std::string& status, const std::string& error) {
@@ -43,14 +54,13 @@ int64_t RunLog::addFrame(int64_t run_id, const Frame& frame) {
     try {
         Statement q(db(),
                     "INSERT INTO frames(run_id, width, height, scale, taken_at, png) "
-                    "VALUES(?,?,?,?,?,?)");
+                    "VALUES(?,?,?,?,?,?) RETURNING id");
         q.bind(1, run_id).bind(2, frame.width()).bind(3, frame.height()).bind(4, frame.scale)
             .bind(5, frame.timestamp > 0 ? frame.timestamp : wallSeconds()).bindBlob(6, png);
-        q.run();
+        return insertedId(q);
     } catch (const std::exception& e) {
         fail(e.what());
     }
-    return sqlite3_last_insert_rowid(db());
 }
 
 int64_t RunLog::addStep(const StepRecord& s) {
@@ -60,7 +70,7 @@ int64_t RunLog::addStep(const StepRecord& s) {
                     "score, threshold, box_x, box_y, box_w, box_h, input_x, input_y, status, "
                     "error, change_ratio, settle_ms, locate_ms, action_ms, started_at, ended_at, "
                     "frame_before, frame_after, transform) "
-                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
         q.bind(1, s.run_id).bind(2, s.idx).bind(3, s.parent_id).bind(4, s.action)
             .bind(5, s.target).bind(6, s.params_json).bind(7, s.method).bind(8, s.score)
             .bind(9, s.threshold);
@@ -78,11 +88,10 @@ int64_t RunLog::addStep(const StepRecord& s) {
             .bind(20, s.locate_ms).bind(21, s.action_ms).bind(22, s.started_at)
             .bind(23, s.ended_at).bind(24, s.frame_before).bind(25, s.frame_after)
             .bind(26, s.transform_json);
-        q.run();
+        return insertedId(q);
     } catch (const std::exception& e) {
         fail(e.what());
     }
-    return sqlite3_last_insert_rowid(db());
 }
 
 int64_t RunLog::addModelCall(const ModelCallRecord& r) {
@@ -94,7 +103,7 @@ int64_t RunLog::addModelCall(const ModelCallRecord& r) {
                     "INSERT INTO model_calls(run_id, step_id, seq, kind, provider, model, endpoint, request_json, "
                     "response_json, answer, status, error, http_status, attempts, latency_ms, input_tokens, "
                     "output_tokens, cache_read_tokens, cache_creation_tokens, cache_key, fingerprint, "
-                    "frame_ids_json, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                    "frame_ids_json, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
         q.bind(1, id(r.run_id)).bind(2, id(r.step_id)).bind(3, r.seq).bind(4, r.kind).bind(5, r.provider)
             .bind(6, r.model).bind(7, r.endpoint).bind(8, r.request_json).bind(9, text(r.response_json))
             .bind(10, text(r.answer)).bind(11, r.status).bind(12, text(r.error)).bind(13, r.http_status)
@@ -102,11 +111,10 @@ int64_t RunLog::addModelCall(const ModelCallRecord& r) {
             .bind(18, r.cache_read_tokens).bind(19, r.cache_creation_tokens).bind(20, text(r.cache_key))
             .bind(21, text(r.fingerprint)).bind(22, r.frame_ids_json.empty() ? "[]" : r.frame_ids_json)
             .bind(23, r.created_at > 0 ? r.created_at : wallSeconds());
-        q.run();
+        return insertedId(q);
     } catch (const std::exception& e) {
         fail(e.what());
     }
-    return sqlite3_last_insert_rowid(db());
 }
 
 }  // namespace eacu
