@@ -6,7 +6,7 @@
 
 #include "Cli.h"
 #include "commands/Commands.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +20,7 @@ int cmdFrames(int argc, char** argv) {
             std::fprintf(stderr, "eacu frames: expected [RUN] -o DIR (see eacu frames --help)\n");
             return 2;
         }
-        RunLog log(runLogPath(o));
+        RunReader log(runLogPath(o));
         int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         if (!log.run(id)) {
             std::fprintf(stderr, "eacu frames: no run %lld in %s\n", (long long)id, log.path().c_str());

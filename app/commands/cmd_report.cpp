@@ -7,7 +7,7 @@
 #include "Cli.h"
 #include "commands/Commands.h"
 #include "record/HtmlReport.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +30,7 @@ std::optional<std::string> referenceImageOf(const AssetLibrary& assets, const st
 int cmdReport(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {"-o", "--output", "--assets"}, {"--quiet"});
-        RunLog log(runLogPath(o));
+        RunReader log(runLogPath(o));
         if (o.positional.size() > 1) {
             std::fprintf(stderr, "eacu report: expected at most one RUN, got %zu (see eacu report --help)\n",
                          o.positional.size());

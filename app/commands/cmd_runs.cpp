@@ -7,7 +7,7 @@
 #include "base/Clock.h"
 #include "Cli.h"
 #include "commands/Commands.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace eacu {
 
@@ -54,17 +54,11 @@ int cmdRuns(int argc, char** argv) {
             f.status = *s;
         }
         if (auto s = o.flag("--script")) f.script_contains = *s;
-        int limit = integerFlag("--limit", o.flag("--limit").value_or("20"), 1, 1000000);
-        if (o.flag("--limit")) f.limit = limit;
+        f.limit = integerFlag("--limit", o.flag("--limit").value_or("20"), 1, 1000000);
         if (auto s = o.flag("--since")) f.since = parseSince(*s, double(std::time(nullptr)));
-        bool replays_only = o.flag("--replays").has_value();
-        if (replays_only) f.limit = 1000000;
-        RunLog log(runLogPath(o));
+        f.replays_only = o.flag("--replays").has_value();
+        RunReader log(runLogPath(o));
         auto runs = log.listRuns(f);
-        if (replays_only) {
-            std::erase_if(runs, [](const RunRecord& r) { return !r.replay_of; });
-            if (int(runs.size()) > limit) runs.resize(size_t(limit));
-        }
         if (runs.empty()) {
             std::printf("no runs in %s\n", log.path().c_str());
             return 0;

@@ -11,7 +11,7 @@
 #include "base/Utf8.h"
 #include "commands/Commands.h"
 #include "record/ReplayDiff.h"
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace eacu {
 
@@ -68,7 +68,7 @@ int cmdShow(int argc, char** argv) {
     try {
         CliOptions o = parseCli(argc, argv, 2, {}, {"--color", "--no-color"});
         bool colour = useColour(o);
-        RunLog log(runLogPath(o));
+        RunReader log(runLogPath(o));
         int64_t id = o.positional.empty() ? log.latestRunId() : parseRunId(o.positional[0]);
         auto run = log.run(id);
         if (!run) {
@@ -102,12 +102,9 @@ int cmdShow(int argc, char** argv) {
         }
         {
             // Replays of this run.
-            RunFilter all;
-            all.limit = 1000000;
             std::string by;
-            for (const auto& r : log.listRuns(all))
-                if (r.replay_of && *r.replay_of == id)
-                    by = std::to_string(r.id) + " (" + r.replay_mode + ", " + r.status + ")" + (by.empty() ? "" : ", ") + by;
+            for (const auto& r : log.replaysOf(id))
+                by += (by.empty() ? "" : ", ") + std::to_string(r.id) + " (" + r.replay_mode + ", " + r.status + ")";
             if (!by.empty()) std::printf("  replays %s\n", by.c_str());
         }
         std::printf("\n%4s  %-10s  %-24s  %-14s  %6s  %5s  %-20s  %-11s  %6s  %7s  %7s  %-7s  %s\n", "#",

@@ -67,7 +67,7 @@ std::string cacheKey(const std::string& provider, const std::string& model, cons
     return sha256Hex(s);
 }
 
-ModelCaller::ModelCaller(ModelClient* client, ModelCallLog* log, CacheMode mode, int64_t run_id)
+ModelCaller::ModelCaller(ModelClient* client, ModelCallStore* log, CacheMode mode, int64_t run_id)
     : client_(client), log_(log), mode_(mode), run_id_(run_id) {
     if (client_) {
         key_provider = client_->provider();
@@ -100,7 +100,7 @@ Response ModelCaller::call(const Request& req, const CallMeta& meta) {
 
     std::string miss_reason = "no recorded answer";
     if (keyed && mode_ == CacheMode::Replay && log_) {
-        if (auto hit = log_->findByCacheKey(key)) {
+        if (auto hit = log_->modelCallByCacheKey(key)) {
             double d = meta.fingerprint.empty() || hit->fingerprint.empty()
                            ? 0.0
                            : fingerprintDistance(meta.fingerprint, hit->fingerprint);
@@ -131,7 +131,7 @@ Response ModelCaller::call(const Request& req, const CallMeta& meta) {
                     row.answer = hit->answer;
                     row.status = "cached";
                     row.error = "replayed row " + std::to_string(hit->id);
-                    last_row_ = log_->insert(row);
+                    last_row_ = log_->addModelCall(row);
                     return r;
                 }
                 miss_reason = "the recorded answer (row " + std::to_string(hit->id) + ") no longer fits the screen";
@@ -182,7 +182,7 @@ Response ModelCaller::call(const Request& req, const CallMeta& meta) {
         row.cache_read_tokens = r.usage.cache_read_tokens;
         row.cache_creation_tokens = r.usage.cache_creation_tokens;
         row.status = "ok";
-        if (log_) last_row_ = log_->insert(row);
+        if (log_) last_row_ = log_->addModelCall(row);
         return r;
     } catch (const ModelError& e) {
         row.status = "error";
@@ -190,7 +190,7 @@ Response ModelCaller::call(const Request& req, const CallMeta& meta) {
         row.http_status = e.status();
         row.latency_ms = (monotonicSeconds() - t0) * 1000;
         row.cache_key.clear();  // an error is never replayed
-        if (log_) last_row_ = log_->insert(row);
+        if (log_) last_row_ = log_->addModelCall(row);
         throw;
     }
 }

@@ -14,7 +14,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "model/ModelCallLog.h"
+#include "model/ModelCallStore.h"
 #include "model/ModelClient.h"
 
 namespace eacu::model {
@@ -59,10 +59,11 @@ struct CallMeta {
 };
 
 /// Makes model calls for one run: through `client` (may be null: replay only), recording each
-/// in `log` (may be null: nothing recorded, nothing replayed), with `mode`.
+/// in `log` (may be null: nothing recorded, nothing replayed; the caller keeps it alive longer
+/// than this object), with `mode`.
 class ModelCaller {
 public:
-    ModelCaller(ModelClient* client, ModelCallLog* log, CacheMode mode, int64_t run_id = 0);
+    ModelCaller(ModelClient* client, ModelCallStore* log, CacheMode mode, int64_t run_id = 0);
 
     /// Makes (or replays) one call. Every call, hit or live, takes the next position `seq` and
     /// writes one row. Throws ModelError from the client (after logging an error row), or
@@ -82,7 +83,7 @@ public:
 
 private:
     ModelClient* client_;
-    ModelCallLog* log_;
+    ModelCallStore* log_;
     CacheMode mode_;
     int64_t run_id_;
     int seq_ = 0;

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "record/RunLog.h"
+#include "record/RunReader.h"
 
 namespace eacu {
 
@@ -31,16 +31,18 @@ struct ReportStats {
     double ms = 0;  // time to build it
 };
 
-/// Renders run `run_id` of `log` as HTML: a header (script, device, status, error; for a
+/// Renders run `run_id` of `log` as HTML (the page is runtime/record/report/report.html with
+/// report.css and report.js, embedded at build time): a header (script, device, status, error; for a
 /// replay, the run it replays and where the two differ), a collapsible step list on a vertical
 /// timeline (action, target with its reference image, method, raw score and threshold, box,
 /// input point, change ratio, settle and locate times, params, error, child steps nested), a
 /// screen window showing the frame before or after the selected step with the match box and the
 /// input point drawn over it, and a scrubber. Full frames are decoded only when a step is
 /// selected; the list shows small JPEG thumbnails, loaded as they scroll into view.
-/// The page reads `#step=N` (1-based step index) to select a step on load.
+/// The run's model calls show with the steps that made them (calls outside a step under the
+/// header). The page reads `#step=N` (1-based step index) to select a step on load.
 /// Throws std::runtime_error when the run does not exist or a file cannot be written.
-std::string renderHtmlReport(const RunLog& log, int64_t run_id, const ReportOptions& options = {},
+std::string renderHtmlReport(const RunReader& log, int64_t run_id, const ReportOptions& options = {},
                              ReportStats* stats = nullptr);
 
 

@@ -53,4 +53,13 @@ std::optional<double> Statement::optReal(int c) const {
     return isNull(c) ? std::nullopt : std::optional<double>(real(c));
 }
 
+void execSql(sqlite3* db, const std::string& sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : sqlite3_errmsg(db);
+        sqlite3_free(err);
+        throw std::runtime_error(msg);
+    }
+}
+
 }  // namespace eacu

@@ -48,4 +48,8 @@ private:
     sqlite3_stmt* stmt_ = nullptr;
 };
 
+/// Runs `sql` (one or more statements, no rows wanted). Throws std::runtime_error with
+/// SQLite's message.
+void execSql(sqlite3* db, const std::string& sql);
+
 }  // namespace eacu

@@ -45,8 +45,7 @@ model::CacheMode ModelContext::cacheModeFromEnv() {
 
 ModelContext::ModelContext(Session& session, std::unique_ptr<model::ModelClient> client, model::CacheMode mode)
     : session_(session), client_(std::move(client)), mode_(mode) {
-    if (session_.log()) log_ = std::make_unique<model::ModelCallLog>(session_.log()->path());
-    caller_ = std::make_unique<model::ModelCaller>(client_.get(), log_.get(), mode_, session_.runId());
+    caller_ = std::make_unique<model::ModelCaller>(client_.get(), session_.log(), mode_, session_.runId());
     options_.som.scale = session_.device().scaleFactor();
 }
 

@@ -14,7 +14,6 @@
 #include "base/Frame.h"
 #include "base/Utf8.h"
 #include "geometry/ModelImage.h"
-#include "model/ModelCallLog.h"
 #include "model/ModelClient.h"
 #include "model/ResponseCache.h"
 #include "vision/TemplateMatcher.h"
@@ -55,13 +54,13 @@ struct Observation {
     double ms = 0;
 };
 
-/// The model side of a session. Owns the client (possibly none: replay only), the
-/// `model_calls` log on the run log's file, and the ModelCaller that records every call and
-/// serves cached answers. Not thread-safe.
+/// The model side of a session. Owns the client (possibly none: replay only) and the
+/// ModelCaller that records every call in the session's run log (its `model_calls`) and serves
+/// cached answers from it. Not thread-safe.
 class ModelContext {
 public:
     /// `client` may be null (no model configured). Calls are logged in the session's run log
-    /// (a second connection to the same SQLite file) when it has one.
+    /// (on its connection) when it has one; without one nothing is logged or replayed.
     ModelContext(Session& session, std::unique_ptr<model::ModelClient> client, model::CacheMode mode);
     ~ModelContext();
 
@@ -109,7 +108,6 @@ private:
     Session& session_;
     std::unique_ptr<model::ModelClient> client_;
     model::CacheMode mode_;
-    std::unique_ptr<model::ModelCallLog> log_;
     std::unique_ptr<model::ModelCaller> caller_;
     ModelStepOptions options_;
     TemplateMatcher matcher_;

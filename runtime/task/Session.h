@@ -58,6 +58,8 @@ struct SessionOptions {
     RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     bool record_frames = true;
     std::string display;
+    /// The run's cancel token and deadline. Fixed when the Session is made (its limits hold a
+    /// pointer to it): replace it through a new Session, never through options().
     std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
 };
 

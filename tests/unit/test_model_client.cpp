@@ -15,6 +15,7 @@
 #include "model/ModelClient.h"
 #include "model/OpenAIClient.h"
 #include "model/ResponseCache.h"
+#include "record/RunLog.h"
 
 using namespace eacu;
 using namespace eacu::model;
@@ -427,7 +428,7 @@ TEST_CASE("response cache: record, then replay with no network; stale screens an
     s.respond([](const eacu::testing::FakeRequest&) {
         return FakeReply{200, FakeModelServer::anthropicText(R"({"action":"click","element_id":1})")};
     });
-    ModelCallLog log(":memory:");
+    RunLog log(":memory:");  // the run log is the model layer's ModelCallStore
     cv::Mat screen(90, 160, CV_8UC3, cv::Scalar(200, 200, 200));
     cv::Mat other(90, 160, CV_8UC3, cv::Scalar(20, 20, 20));
     std::string fp = screenFingerprint(screen);
@@ -447,7 +448,7 @@ TEST_CASE("response cache: record, then replay with no network; stale screens an
         CHECK_FALSE(r.from_cache);
         CHECK(s.count() == 1);
     }
-    auto rows = log.list();
+    auto rows = log.modelCalls(1);
     REQUIRE(rows.size() == 1);
     CHECK(rows[0].status == "ok");
     CHECK(rows[0].seq == 1);
@@ -466,7 +467,7 @@ TEST_CASE("response cache: record, then replay with no network; stale screens an
     CHECK(r.from_cache);
     CHECK(r.text == R"({"action":"click","element_id":1})");
     CHECK(s.count() == 1);
-    CHECK(log.list(2).at(0).status == "cached");
+    CHECK(log.modelCalls(2).at(0).status == "cached");
 
     // Position 2 was never recorded: no model → a clear error.
     CHECK_THROWS_WITH(rep.call(screenshotRequest(), meta),
@@ -498,7 +499,7 @@ TEST_CASE("response cache: record, then replay with no network; stale screens an
     s.script("/v1/messages", {400, FakeModelServer::anthropicError("invalid_request_error", "bad image")});
     ModelCaller off(&live, &log, CacheMode::Off, 6);
     CHECK_THROWS_AS(off.call(screenshotRequest(), meta), ModelError);
-    auto last = log.list(6).at(0);
+    auto last = log.modelCalls(6).at(0);
     CHECK(last.status == "error");
     CHECK(last.http_status == 400);
     CHECK(last.cache_key.empty());

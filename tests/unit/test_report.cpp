@@ -8,11 +8,14 @@
 
 #include <opencv2/imgproc.hpp>
 #include <sqlite3.h>
+#include <fstream>
+#include <sstream>
 
 #include "base/Base64.h"
 #include "base/Frame.h"
 #include "record/HtmlReport.h"
 #include "record/ReplayDiff.h"
+#include "record/ReportFiles.h"
 #include "record/RunLog.h"
 
 namespace fs = std::filesystem;
@@ -123,19 +126,32 @@ TEST_CASE("model calls recorded for a step show with its reasoning and answer", 
     RunLog log(db.string());
     int64_t run = syntheticRun(log, 2);
     int64_t step = log.steps(run).at(1).id;
-    sqlite3* s = nullptr;
-    REQUIRE(sqlite3_open(db.c_str(), &s) == SQLITE_OK);
-    std::string sql =
-        // The run log itself creates model_calls (runtime/model/ModelCallLog).
-        "INSERT INTO model_calls(run_id, step_id, seq, kind, provider, model, endpoint, request_json, answer, status, "
-        "latency_ms, input_tokens, output_tokens, created_at) VALUES(" + std::to_string(run) + ", " +
-        std::to_string(step) + ", 1, 'agent', 'openai', 'qwen-vl', 'http://x', '{}', "
-        "'{\"thought\":\"the key 7 is blue\",\"action\":\"click\",\"element_id\":7}', 'ok', 812, 1000, 20, 1);";
-    REQUIRE(sqlite3_exec(s, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(s);
+    ModelCallRecord c;
+    c.run_id = run;
+    c.step_id = step;
+    c.seq = 1;
+    c.kind = "agent";
+    c.provider = "openai";
+    c.model = "qwen-vl";
+    c.endpoint = "http://x";
+    c.answer = R"({"thought":"the key 7 is blue","action":"click","element_id":7})";
+    c.latency_ms = 812;
+    c.input_tokens = 1000;
+    c.output_tokens = 20;
+    log.addModelCall(c);
+    // A call outside any step (and a failed one) shows under the header.
+    ModelCallRecord q = c;
+    q.step_id = 0;
+    q.seq = 2;
+    q.kind = "ask";
+    q.status = "error";
+    q.error = "boom </script>";
+    log.addModelCall(q);
     std::string html = renderHtmlReport(log, run);
-    CHECK(html.find("id=\"model-calls\">1</b> model call") != std::string::npos);
+    CHECK(html.find("id=\"model-calls\">2</b> model calls") != std::string::npos);
     CHECK(html.find("\"calls\":[{\"answer\":\"{\\\"thought\\\":\\\"the key 7 is blue\\\"") != std::string::npos);
+    CHECK(html.find("\"error\":\"boom <\\/script>\"") != std::string::npos);  // JSON cannot end its <script>
+    CHECK(html.find("\"in\":1000") != std::string::npos);
 }
 
 TEST_CASE("--assets writes frames beside the page and links them", "[report]") {
@@ -150,6 +166,28 @@ TEST_CASE("--assets writes frames beside the page and links them", "[report]") {
     CHECK(fs::exists(db.parent_path() / "assets" / "thumbs" / "2.jpg"));
     CHECK(html.find("\"dir\":\"assets\"") != std::string::npos);
     CHECK(html.find("id=\"f2\"") == std::string::npos);
+}
+
+TEST_CASE("the page is report.html, report.css and report.js, embedded byte for byte", "[report]") {
+    auto onDisk = [](const std::string& name) {
+        std::ifstream in(std::string(EACU_SOURCE_DIR) + "/runtime/record/report/" + name, std::ios::binary);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    for (const char* name : {"report.html", "report.css", "report.js"}) {
+        INFO(name);
+        std::string disk = onDisk(name);
+        REQUIRE_FALSE(disk.empty());
+        CHECK(std::string(reportFile(name)) == disk);
+    }
+    CHECK_THROWS_WITH(reportFile("nope.js"), Catch::Contains("no embedded file \"nope.js\"") && Catch::Contains("report.css"));
+    // Every placeholder of the template is filled; the style and script are in the page.
+    RunLog log(scratch("page.db").string());
+    std::string html = renderHtmlReport(log, syntheticRun(log, 1));
+    CHECK(html.find("{{") == std::string::npos);
+    CHECK(html.find(std::string(reportFile("report.css"))) != std::string::npos);
+    CHECK(html.find(std::string(reportFile("report.js"))) != std::string::npos);
 }
 
 TEST_CASE("diffSteps names the steps where a replay differs", "[report]") {
@@ -173,7 +211,7 @@ TEST_CASE("diffSteps names the steps where a replay differs", "[report]") {
     CHECK(d[2].what == "missing in the replay (tap \"1\")");
 }
 
-TEST_CASE("a version 1 run log is migrated to version 2 and keeps its rows", "[report]") {
+TEST_CASE("a version 1 run log is migrated to the current version and keeps its rows", "[report]") {
     fs::path db = scratch("v1.db");
     {
         sqlite3* s = nullptr;
@@ -197,7 +235,8 @@ TEST_CASE("a version 1 run log is migrated to version 2 and keeps its rows", "[r
         sqlite3_close(s);
     }
     RunLog log(db.string());
-    CHECK(log.schemaVersion() == 2);
+    CHECK(log.schemaVersion() == kRunLogSchemaVersion);
+    CHECK(log.modelCalls(1).empty());  // model_calls exists (version 3)
     auto r = log.run(2);
     REQUIRE(r);
     CHECK(r->replay_of == 1);

@@ -360,52 +360,55 @@ TEST_CASE("a risky step is refused without a confirmation and does nothing", "[s
 }
 
 TEST_CASE("a cancellation, the deadline or the run's limits abort without retries", "[step_engine]") {
-    Fixture f;
     int calls = 0;
     StepSpec s;
     s.retry = 3;
     s.fallback.push_back(scrollAction("down", false));
+    StepResult r;
 
-    // Cancelled while the action waits.
-    s.action = counting(calls, [&f] {
-        f.session->cancel().cancel();
-        f.session->sleep(0.01);
-    });
-    StepResult r = executeStep(*f.session, s);
-    CHECK(calls == 1);
-    CHECK(r.attempts == 1);
-    CHECK(r.code == failure::kCancelled);
-    CHECK(r.suggestion == "abort");
-    CHECK_THROWS_AS(std::rethrow_exception(r.cause), Cancelled);
+    SECTION("cancelled while the action waits") {
+        Fixture f;
+        s.action = counting(calls, [&f] {
+            f.session->cancel().cancel();
+            f.session->sleep(0.01);
+        });
+        r = executeStep(*f.session, s);
+        CHECK(calls == 1);
+        CHECK(r.attempts == 1);
+        CHECK(r.code == failure::kCancelled);
+        CHECK(r.suggestion == "abort");
+        CHECK_THROWS_AS(std::rethrow_exception(r.cause), Cancelled);
+    }
 
-    // The run's deadline.
-    f.session->options().cancel = std::make_shared<CancelToken>();
-    f.session->cancel().setDeadline(monotonicSeconds() - 1, "the run's time limit of 1 s is reached");
-    calls = 0;
-    s.action = counting(calls, [&f] { f.session->sleep(0.01); });
-    r = executeStep(*f.session, s);
-    CHECK(calls == 1);
-    CHECK(r.code == failure::kTimeout);
-    CHECK(r.reason == "the run's time limit of 1 s is reached");
+    SECTION("the run's deadline") {
+        Fixture f;
+        f.session->cancel().setDeadline(monotonicSeconds() - 1, "the run's time limit of 1 s is reached");
+        s.action = counting(calls, [&f] { f.session->sleep(0.01); });
+        r = executeStep(*f.session, s);
+        CHECK(calls == 1);
+        CHECK(r.code == failure::kTimeout);
+        CHECK(r.reason == "the run's time limit of 1 s is reached");
+    }
 
-    // The run's action limit: one input allowed, the second is refused.
-    f.session->options().cancel = std::make_shared<CancelToken>();
-    RunLimits one = f.session->limits().limits();
-    one.max_actions = 1;
-    f.session->limits().setLimits(one);
-    StepSpec k;
-    k.action = StepAction{};
-    k.action->kind = "key";
-    k.action->text = "a";
-    k.retry = 3;
-    CHECK(executeStep(*f.session, k).ok);
-    r = executeStep(*f.session, k);
-    CHECK(r.attempts == 1);
-    CHECK(r.code == failure::kLimit);
-    CHECK(r.suggestion == "abort");
-    CHECK(f.device->keys == 1);
-    REQUIRE(r.error);
-    CHECK_THAT(std::string(r.error->what()), Catch::Contains("the run's limit of 1 actions is reached"));
+    SECTION("the run's action limit: one input allowed, the second is refused") {
+        Fixture f;
+        RunLimits one = f.session->limits().limits();
+        one.max_actions = 1;
+        f.session->limits().setLimits(one);
+        StepSpec k;
+        k.action = StepAction{};
+        k.action->kind = "key";
+        k.action->text = "a";
+        k.retry = 3;
+        CHECK(executeStep(*f.session, k).ok);
+        r = executeStep(*f.session, k);
+        CHECK(r.attempts == 1);
+        CHECK(r.code == failure::kLimit);
+        CHECK(r.suggestion == "abort");
+        CHECK(f.device->keys == 1);
+        REQUIRE(r.error);
+        CHECK_THAT(std::string(r.error->what()), Catch::Contains("the run's limit of 1 actions is reached"));
+    }
 }
 
 TEST_CASE("an abort in a fallback aborts the step", "[step_engine]") {

@@ -1,12 +1,10 @@
-// The `model_calls` table of the run log: every model call (live or replayed from the cache),
-// and the store the response cache reads in replay mode.
+// What the model layer needs of the `model_calls` store: one row per model call (live or
+// replayed from the cache), written as calls are made and read back by the response cache in
+// replay mode. The run log (record/RunLog) implements it; model/ never sees SQLite.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
-
-struct sqlite3;
 
 namespace eacu::model {
 
@@ -44,33 +42,16 @@ struct ModelCallRecord {
     double created_at = 0;
 };
 
-/// The SQL that creates `model_calls` and its indexes (IF NOT EXISTS), for the run log's schema.
-const char* modelCallsSchemaSql();
-
-/// Reads and writes `model_calls`. Either borrows an open sqlite3* (the run log's; the caller
-/// keeps it open longer than this object) or opens a file itself. The table is created if it
-/// does not exist. Each insert is its own statement (autocommit), so nothing is lost on a
-/// crash. Throws std::runtime_error("model_calls: <sqlite message>") on SQLite errors.
-class ModelCallLog {
+/// Where model calls are recorded and cached answers are found. Implementations throw
+/// std::runtime_error when the store fails.
+class ModelCallStore {
 public:
-    explicit ModelCallLog(sqlite3* db);
-    /// Opens/creates the SQLite file at `path` (WAL).
-    explicit ModelCallLog(const std::string& path);
-    ~ModelCallLog();
-    ModelCallLog(const ModelCallLog&) = delete;
-    ModelCallLog& operator=(const ModelCallLog&) = delete;
-
-    /// Inserts `r` (its id is ignored; created_at 0 = now) and returns the new row id.
-    int64_t insert(const ModelCallRecord& r);
+    virtual ~ModelCallStore() = default;
+    /// Stores `r` (its id is ignored; created_at 0 = now), committed before returning; returns
+    /// the new row id.
+    virtual int64_t addModelCall(const ModelCallRecord& r) = 0;
     /// The newest row with this cache key and status ok (a live answer), or nullopt.
-    std::optional<ModelCallRecord> findByCacheKey(const std::string& cache_key) const;
-    /// Every row of a run (run_id 0 = all rows), in insertion order.
-    std::vector<ModelCallRecord> list(int64_t run_id = 0) const;
-    sqlite3* db() const { return db_; }
-
-private:
-    sqlite3* db_ = nullptr;
-    bool owned_ = false;
+    virtual std::optional<ModelCallRecord> modelCallByCacheKey(const std::string& cache_key) const = 0;
 };
 
 }  // namespace eacu::model
