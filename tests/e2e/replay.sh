@@ -9,7 +9,7 @@ EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 
 "$EACU" run "$root/examples/calculator.lua" --display virtual --db "$db" >/dev/null 2>"$OUT/run.err" || {
