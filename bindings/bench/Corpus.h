@@ -1,4 +1,4 @@
-// A locate/OCR benchmark corpus in the format of ../shared/corpus/locate-v1 (see its README).
+// A locate/OCR benchmark corpus in the format of tests/corpus/locate-v1 (see its README).
 #pragma once
 #include <optional>
 #include <string>
