@@ -1,6 +1,7 @@
 # eacu: one entry point for installing, building, running and testing.
-#   make demo   install Debian packages, build, run examples/calculator.lua on a private Xvfb
-#   make test   install, build, run the whole test suite (what .ci/run runs)
+#   make demo   install Debian packages, build the eacu executable (no test targets), run
+#               examples/calculator.lua on a private Xvfb
+#   make test   install, build everything, run the whole test suite (what .ci/run runs)
 BUILD ?= build
 JOBS  ?= 2
 # Debian packages: build, runtime, and the programs the tests drive.
@@ -12,7 +13,7 @@ PACKAGES = build-essential cmake pkg-config ccache \
   xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test clean
+.PHONY: deps configure build build-eacu demo test clean
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -22,11 +23,16 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
 	fi
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-demo: build
+build-eacu: configure
+	cmake --build $(BUILD) -j$(JOBS) --target eacu
+
+demo: build-eacu
 	$(BUILD)/eacu run examples/calculator.lua --display virtual
 	$(BUILD)/eacu show
 

@@ -147,7 +147,7 @@ const std::vector<Command> kCommands = {
      "tap: time N taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.\n"
      "settle: a task of 12 actions on a real xcalc with eacu's change-and-settle waits and with a\n"
      "fixed 1 s wait after each action, in the same run: both wall times and the outcomes.\n"
-     "locate: the image cases of a corpus (../shared/corpus/locate-v1 format), blind: hit rate,\n"
+     "locate: the image cases of a corpus (tests/corpus/locate-v1 format), blind: hit rate,\n"
      "false positives, median and p90 ms per scale.\n"
      "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
      "\n"

@@ -85,7 +85,7 @@ int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool
             s->ms.push_back(ms);
             if (c.kind == "positive") {
                 s->positives++;
-                if (m.found && isHit(m.box, *c.expect)) s->hits++;
+                if (m.found && isHit(m.box, c)) s->hits++;
             } else {
                 s->negatives++;
                 if (m.found) s->false_positives++;

@@ -42,13 +42,20 @@ std::vector<CorpusCase> loadCorpus(const std::string& dir) {
         } else {
             fail("unknown kind \"" + c.kind + "\" (expected positive, negative or text)");
         }
+        auto box = [&](const nlohmann::json& e, const std::string& what) {
+            if (!e.is_array() || e.size() != 4 || !std::all_of(e.begin(), e.end(), [](const auto& v) { return v.is_number(); }))
+                fail(what + " must be [x, y, w, h]");
+            return Rect{int(std::lround(e[0].get<double>())), int(std::lround(e[1].get<double>())),
+                        int(std::lround(e[2].get<double>())), int(std::lround(e[3].get<double>()))};
+        };
         if (j.contains("expect") && j["expect"].is_array()) {
-            const auto& e = j["expect"];
-            if (e.size() != 4) fail("\"expect\" must be [x, y, w, h]");
-            c.expect = Rect{int(std::lround(e[0].get<double>())), int(std::lround(e[1].get<double>())),
-                            int(std::lround(e[2].get<double>())), int(std::lround(e[3].get<double>()))};
+            c.expect = box(j["expect"], "\"expect\"");
         } else if (c.kind != "negative") {
             fail("expected \"expect\": [x, y, w, h]");
+        }
+        if (j.contains("also")) {
+            if (!j["also"].is_array()) fail("\"also\" must be a list of [x, y, w, h]");
+            for (const auto& e : j["also"]) c.also.push_back(box(e, "each box of \"also\""));
         }
         if (j.contains("scale") && j["scale"].is_number()) c.scale = j["scale"];
         out.push_back(std::move(c));
@@ -60,6 +67,11 @@ bool isHit(const Rect& found, const Rect& expect) {
     // Centre in real numbers: a box of even width has its centre between two pixels.
     double cx = found.x + found.w / 2.0, cy = found.y + found.h / 2.0;
     return cx >= expect.x && cy >= expect.y && cx <= expect.x + expect.w && cy <= expect.y + expect.h;
+}
+
+bool isHit(const Rect& found, const CorpusCase& c) {
+    if (c.expect && isHit(found, *c.expect)) return true;
+    return std::any_of(c.also.begin(), c.also.end(), [&](const Rect& r) { return isHit(found, r); });
 }
 
 Percentiles percentiles(std::vector<double> v) {

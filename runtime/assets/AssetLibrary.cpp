@@ -167,7 +167,7 @@ Template AssetLibrary::resolve(const std::string& target, const std::string& scr
 std::vector<Template> AssetLibrary::resolveVariants(const std::string& target,
                                                     const std::string& script_dir) const {
     std::vector<Template> out{resolve(target, script_dir)};
-    const Template& base = out.front();
+    const Template base = out.front();  // a copy: out grows below
     fs::path p(base.path);
     for (int v = 2; v <= 9; ++v) {
         fs::path variant = p.parent_path() / (p.stem().string() + "_v" + std::to_string(v) + p.extension().string());

@@ -46,10 +46,10 @@ public:
     virtual void typeText(const std::string& utf8) = 0;
     /// Presses the keys of a combo in order and releases them in reverse, e.g. {Control, t}
     /// (see parseKeyCombo). Every key is resolved before any is pressed: a Key::Platform name
-    /// the device does not know throws DeviceError (`unknown key "foo" (...)`) and sends
-    /// nothing.
+    /// the device does not know throws std::invalid_argument (`unknown key "foo" (...)`: the
+    /// caller's input, as invalid UTF-8 is) and sends nothing.
     virtual void keyCombo(const std::vector<Key>& keys) = 0;
-    /// Presses or releases one key and leaves it so. Throws DeviceError like keyCombo.
+    /// Presses or releases one key and leaves it so. Throws like keyCombo.
     virtual void keyDown(const Key& key) = 0;
     virtual void keyUp(const Key& key) = 0;
     /// Blocks until every injected event has been processed by the server.

@@ -6,7 +6,7 @@ EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 
 # 1. The example passes and prints the result.
@@ -68,20 +68,26 @@ wait({ image = "calculator.display_5", region = { 0, 0, 226, 60 } }, 600)
 LUA
 "$EACU" run "$OUT/long.lua" --display virtual --db "$db" >"$OUT/long.out" 2>"$OUT/long.err" &
 pid=$!
+trap 'kill "$pid" 2>/dev/null || true' EXIT  # this test's own run, should a check fail below
 for i in $(seq 200); do grep -q ready "$OUT/long.out" 2>/dev/null && break; sleep 0.1; done
 grep -q ready "$OUT/long.out" || fail "long run did not get ready"
 lrun=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
-xcalc_pid=$(pgrep -n -x xcalc)
+# This run's xcalc: the pid its launch step recorded, a child of this run's eacu.
+xcalc_pid=$(sqlite3 "$db" "SELECT json_extract(params, '\$.pid') FROM steps WHERE run_id=$lrun AND action='launch'")
+[ -n "$xcalc_pid" ] || fail "the launch step of run $lrun recorded no pid"
+xcalc_start=$(start_time_of "$xcalc_pid") || fail "the launched xcalc (pid $xcalc_pid) is not running"
+expect_eq "$(parent_of "$xcalc_pid")" "$pid" "parent of the launched xcalc (this run's eacu)"
+expect_eq "$(cat "/proc/$xcalc_pid/comm")" "xcalc" "the launched program"
 kill -TERM $pid
 set +e
 wait $pid
 code=$?
 set -e
+trap - EXIT
 expect_eq "$code" "143" "exit status after SIGTERM (128 + 15)"
 expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$lrun")" "interrupted" "interrupted run status"
 expect_display_gone "$(display_of_run "$db" "$lrun")"
-for i in $(seq 100); do kill -0 "$xcalc_pid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$xcalc_pid" 2>/dev/null && fail "xcalc survived the run"
+expect_process_gone "$xcalc_pid" "$xcalc_start" "the run's xcalc"
 # 5. The run's action limit (--max-actions) stops a run that goes on tapping.
 printf 'for i = 1, 5 do tap { x = 10, y = 10 } end\n' > "$OUT/limit.lua"
 set +e

@@ -7,7 +7,7 @@ set -uo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 
 # Runs eacu with the arguments; sets $out (stdout), $err (stderr) and $code.

@@ -7,7 +7,7 @@ EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 img="image:$root/tests/fixtures/xcalc.png"
 now() { date +%s.%N; }
@@ -45,6 +45,8 @@ for i in $(seq 300); do grep -q ready "$OUT/app.out" 2>/dev/null && break; kill 
 grep -q ready "$OUT/app.out" || { cat "$OUT/app.err" >&2; fail "the script did not reach its loop"; }
 kids=$(ps -o pid= --ppid "$pid" | tr -d ' ' | tr '\n' ' ')
 [ -n "$kids" ] || fail "expected the run's Xvfb and xcalc as children of eacu"
+starts=""
+for k in $kids; do starts="$starts $k:$(start_time_of "$k")"; done
 t0=$(now)
 kill -TERM "$pid"
 set +e
@@ -54,10 +56,7 @@ set -e
 t=$(elapsed "$t0" "$(now)")
 expect_eq "$code" "143" "exit status after SIGTERM (128 + 15)"
 below "$t" 1.0 "stop on SIGTERM"
-for k in $kids; do
-  for i in $(seq 20); do kill -0 "$k" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$k" 2>/dev/null && fail "process $k (launched by the run) survived it"
-done
+for ks in $starts; do expect_process_gone "${ks%%:*}" "${ks#*:}" "process ${ks%%:*} (started by the run)"; done
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$run")" "interrupted" "run status after SIGTERM"
 expect_display_gone "$(display_of_run "$db" "$run")"

@@ -1,15 +1,65 @@
-# Helpers for the end-to-end tests: assertions that say what was expected and what came.
+# Helpers for the end-to-end tests: assertions that say what was expected and what came, and
+# what keeps a test to what it started itself (its folder, temp dir, db, Xvfb servers,
+# processes), so that tests can run side by side (ctest -j).
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 expect_contains() { case "$1" in *"$2"*) ;; *) fail "$3: expected to contain '$2', got: $1" ;; esac; }
+
+# Starts a test in a fresh $OUT: its temp dir ($OUT/tmp as TMPDIR), its default run log
+# (EACU_DB, for a command given no --db), no DISPLAY of the caller's (every run names its
+# display), and a record of the Xvfb servers its runs start ($XVFB_LOG, see below).
+start_test() {
+  rm -rf "$OUT"; mkdir -p "$OUT/tmp" "$OUT/bin"
+  export TMPDIR="$OUT/tmp" EACU_DB="$OUT/default.db"
+  unset DISPLAY
+  # A stand-in first in PATH for the Xvfb that eacu starts: it appends "pid start-time args"
+  # to $XVFB_LOG and then execs the real Xvfb (the same process: same pid, arguments, group).
+  local real; real=$(command -v Xvfb) || fail "Xvfb is not installed (make deps installs it)"
+  XVFB_LOG=$OUT/xvfb.log
+  cat >"$OUT/bin/Xvfb" <<EOF
+#!/bin/sh
+read -r stat </proc/\$\$/stat
+set -- "\${stat##*) }" "\$@"
+start=\$(echo "\$1" | cut -d' ' -f20)
+shift
+echo "\$\$ \$start \$*" >>'$XVFB_LOG'
+exec '$real' "\$@"
+EOF
+  chmod +x "$OUT/bin/Xvfb"
+  export PATH="$OUT/bin:$PATH"
+}
+
+# The start time of process $1 (field 22 of /proc/PID/stat, clock ticks since boot): with the
+# pid it names one process, never a later one that reuses the pid. Fails when it is gone.
+start_time_of() {
+  local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  s=${s##*) }; set -- $s; echo "${20}"
+}
+# The parent pid of process $1.
+parent_of() {
+  local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  s=${s##*) }; set -- $s; echo "$2"
+}
+# True while process $1, started at $2 (start_time_of), runs (a zombie has ended).
+process_running() {
+  local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  s=${s##*) }; set -- "$2" $s
+  [ "$2" != Z ] && [ "$2" != X ] && [ "${21}" = "$1" ]
+}
+# Fails unless process $1 (started at $2) has ended, waiting up to 10 s; $3 names it.
+expect_process_gone() {
+  local i
+  for i in $(seq 100); do process_running "$1" "$2" || return 0; sleep 0.1; done
+  fail "$3 is still running (pid $1)"
+}
+
 # The display number of the run's Xvfb ("x11 :99 1280x800" -> 99).
 display_of_run() { sqlite3 "$1" "SELECT device FROM runs WHERE id=$2" | sed -E 's/^x11 :([0-9]+).*/\1/'; }
-# Fails unless no X server is left on display $1 (lock file and socket gone), waiting up to 10 s.
+# Fails unless the Xvfb that this test's last run on display :$1 started has ended, waiting up
+# to 10 s. (Another test may hold :$1 by now: its server, socket and lock are not looked at.)
 expect_display_gone() {
-  local n=$1 i
-  for i in $(seq 100); do
-    [ ! -e "/tmp/.X$n-lock" ] && [ ! -e "/tmp/.X11-unix/X$n" ] && return 0
-    sleep 0.1
-  done
-  fail "the virtual display :$n is still running"
+  local n=$1 pid= start=
+  read -r pid start < <(awk -v d=":$n" '$3 == d { p = $1; s = $2 } END { print p, s }' "$XVFB_LOG" 2>/dev/null) || true
+  [ -n "$pid" ] || fail "no Xvfb on :$n was started by this test (log: $XVFB_LOG)"
+  expect_process_gone "$pid" "$start" "the Xvfb of display :$n (started by this test)"
 }

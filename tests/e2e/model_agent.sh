@@ -12,7 +12,7 @@ EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 key=sk-e2e-SECRET-0123456789
 

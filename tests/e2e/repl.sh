@@ -6,10 +6,11 @@ set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 command -v tmux >/dev/null || fail "tmux is not installed (make deps installs it)"
 sock="eacu-repl-test-$$"
+export TMUX_TMPDIR=$TMPDIR  # the tmux server's socket in this test's own temp dir
 tm() { tmux -L "$sock" "$@"; }
 trap 'tm kill-server 2>/dev/null || true' EXIT
 pane() { tm capture-pane -p -J -S -300 -t repl; }

@@ -6,7 +6,7 @@ set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 q() { sqlite3 "$db" "$1"; }
 

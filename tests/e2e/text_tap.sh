@@ -4,7 +4,7 @@ set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
-rm -rf "$OUT"; mkdir -p "$OUT"
+start_test
 db=$OUT/runs.db
 out=$("$EACU" run "$here/text_tap.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
   cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $?"; }

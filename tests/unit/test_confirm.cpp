@@ -16,7 +16,8 @@ using namespace eacu;
 
 namespace {
 
-const std::string kCorpus = EACU_SOURCE_DIR "/../shared/corpus/locate-v1/";
+// The corpus in the repository (tests/corpus/locate-v1): always there, never skipped.
+const std::string kCorpus = EACU_SOURCE_DIR "/tests/corpus/locate-v1/";
 
 bool corpusPresent() { return std::filesystem::exists(kCorpus + "cases.json"); }
 
@@ -67,7 +68,7 @@ TEST_CASE("containment similarity finds a word inside another", "[confirm]") {
 }
 
 TEST_CASE("a blue link is not found as black body text of the same words", "[confirm][corpus]") {
-    if (!corpusPresent()) return;
+    REQUIRE(corpusPresent());
     // "The Python Standard Library" is a blue link on the tutorial index; the library index
     // shows the same words in black as its heading.
     LocateReport there = locateIn("tutorial_index@1920x1080x1.0.png", "tutorial_index_04.png");
@@ -79,7 +80,7 @@ TEST_CASE("a blue link is not found as black body text of the same words", "[con
 }
 
 TEST_CASE("a look-alike word is rejected by reading it", "[confirm][corpus]") {
-    if (!corpusPresent()) return;
+    REQUIRE(corpusPresent());
     // The "next" link is not on the documentation's front page; the "ndex" of its "index"
     // link correlates at about 0.75.
     LocateReport r = locateIn("neg_library_index_in_index@1440x900x1.5.png", "library_index_10.png");
@@ -102,7 +103,7 @@ TEST_CASE("a look-alike word is rejected by reading it", "[confirm][corpus]") {
 }
 
 TEST_CASE("a template's word found inside a longer word is rejected", "[confirm][corpus]") {
-    if (!corpusPresent()) return;
+    REQUIRE(corpusPresent());
     // The heading "os" against the "os" of "Glossary" in a smaller font: the same letters in
     // the same blue, but part of another word.
     cv::Mat frame = cv::imread(kCorpus + "shots/neg_library_os_in_tutorial_index@1440x900x1.5.png", cv::IMREAD_COLOR);
@@ -117,7 +118,7 @@ TEST_CASE("a template's word found inside a longer word is rejected", "[confirm]
 }
 
 TEST_CASE("a blue link is found among black copies of its words, blind", "[confirm][corpus]") {
-    if (!corpusPresent()) return;
+    REQUIRE(corpusPresent());
     // "Introduction" is a blue link in the list and black text in the sidebar and body; at
     // 0.75 the black copies correlate better in grey.
     LocateReport r = locateIn("library_index@1600x1000x0.75.png", "library_index_05.png");
@@ -130,7 +131,7 @@ TEST_CASE("a blue link is found among black copies of its words, blind", "[confi
 }
 
 TEST_CASE("words a layout runs together still confirm each other", "[confirm][corpus]") {
-    if (!corpusPresent()) return;
+    REQUIRE(corpusPresent());
     // The Python docs' header draws the page title and "previous" without a gap: OCR reads
     // "interfacesprevious", which holds the template's word and is not three times as long.
     cv::Mat frame = cv::imread(kCorpus + "shots/library_os@1280x720x2.0.png", cv::IMREAD_COLOR);
@@ -141,7 +142,7 @@ TEST_CASE("words a layout runs together still confirm each other", "[confirm][co
 }
 
 TEST_CASE("an icon is not taken for words, and unreadable look-alikes after a rejected one fail", "[confirm][corpus]") {
-    if (!corpusPresent()) return;
+    REQUIRE(corpusPresent());
     // OCR reads the Python logo as "2" both ways: one character is no word, so the logo's
     // matches are never read against the screen.
     cv::Mat frame = cv::imread(kCorpus + "shots/index@1920x1080x1.0.png", cv::IMREAD_COLOR);

@@ -3,6 +3,7 @@
 #include "base/Utf8.h"
 
 #include <opencv2/imgcodecs.hpp>
+#include <stdexcept>
 
 namespace eacu {
 
@@ -11,7 +12,7 @@ namespace {
 // The key as event text; a platform key name is refused (this device has no platform).
 std::string checkedKey(const Key& key) {
     if (key.kind == Key::Kind::Platform)
-        throw DeviceError("unknown key \"" + key.platform_name +
+        throw std::invalid_argument("unknown key \"" + key.platform_name +
                           "\" (expected a key name such as ctrl, shift, Return, F5 or one character; "
                           "the image device knows no platform key names)");
     return describeKey(key);

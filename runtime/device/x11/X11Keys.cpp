@@ -8,6 +8,7 @@
 #include <X11/keysym.h>
 
 #include <cctype>
+#include <stdexcept>
 #include <string>
 
 namespace eacu {
@@ -97,7 +98,7 @@ uint32_t keysymFor(const Key& key) {
         if (uint32_t ks = keysymFromName(key.platform_name)) return ks;
         break;
     }
-    throw DeviceError("unknown key \"" + describeKey(key) +
+    throw std::invalid_argument("unknown key \"" + describeKey(key) +
                       "\" (expected a key name such as ctrl, shift, Return, F5, an X11 keysym "
                       "name or one character)");
 }

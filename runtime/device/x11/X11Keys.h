@@ -10,7 +10,7 @@ namespace eacu {
 /// KeypadAdd -> KP_Add, AudioMute -> XF86AudioMute, ...), a character's keysym
 /// (keysymForCodepoint), or a platform name looked up as an X11 keysym name as given, then
 /// with its first letter capitalised, then capitalised and otherwise lower-case ("prior" ->
-/// Prior). Throws DeviceError(`unknown key "foo" (expected a key name such as ctrl, shift,
+/// Prior). Throws std::invalid_argument(`unknown key "foo" (expected a key name such as ctrl, shift,
 /// Return, F5, an X11 keysym name or one character)`) for a name X11 does not know.
 uint32_t keysymFor(const Key& key);
 
