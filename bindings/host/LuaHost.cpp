@@ -13,12 +13,10 @@ extern "C" {
 #include <luajit.h>
 }
 
+#include "Modules.h"
 #include "host/EmbeddedStdlib.h"
 #include "task/Session.h"
-#include "wrap_Highlight.h"
-#include "wrap_Model.h"
 #include "wrap_Session.h"
-#include "wrap_Steps.h"
 
 namespace eacu {
 namespace {
@@ -84,14 +82,10 @@ LuaHost::LuaHost(Session* session) : L_(luaL_newstate()), session_(session) {
     luax_setsession(L_, session);
     lua_getglobal(L_, "package");
     lua_getfield(L_, -1, "preload");
-    lua_pushcfunction(L_, luaopen_eacu_native);
-    lua_setfield(L_, -2, "eacu._native");
-    lua_pushcfunction(L_, luaopen_eacu_model);
-    lua_setfield(L_, -2, "eacu._model");
-    lua_pushcfunction(L_, luaopen_eacu_highlight);
-    lua_setfield(L_, -2, "eacu._highlight");
-    lua_pushcfunction(L_, luaopen_eacu_steps);
-    lua_setfield(L_, -2, "eacu._steps");
+    for (const NativeModule& m : nativeModules()) {
+        lua_pushcfunction(L_, m.open);
+        lua_setfield(L_, -2, m.name);
+    }
     for (const EmbeddedModule& m : embeddedStdlib()) {
         lua_pushlightuserdata(L_, const_cast<EmbeddedModule*>(&m));
         lua_pushcclosure(L_, loadStdlibModule, 1);

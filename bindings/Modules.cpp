@@ -1,0 +1,20 @@
+#include "Modules.h"
+
+#include "wrap_Highlight.h"
+#include "wrap_Model.h"
+#include "wrap_Session.h"
+#include "wrap_Steps.h"
+
+namespace eacu {
+
+std::span<const NativeModule> nativeModules() {
+    static const NativeModule modules[] = {
+        {"eacu._native", luaopen_eacu_native},        // wrap_Session: the verbs, locate, ocr, processes
+        {"eacu._model", luaopen_eacu_model},          // wrap_Model: ask, grounding, plan, agent, som
+        {"eacu._highlight", luaopen_eacu_highlight},  // wrap_Highlight: boxes drawn on the screen
+        {"eacu._steps", luaopen_eacu_steps},          // wrap_Steps: step{}, blockers, waits, limits, apps
+    };
+    return modules;
+}
+
+}  // namespace eacu
