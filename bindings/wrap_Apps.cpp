@@ -107,10 +107,10 @@ int w_list_dirs(lua_State* L) {
     return 1;
 }
 
-const luaL_Reg functions[] = {{"route", w_route}, {"list_dirs", w_list_dirs}, {nullptr, nullptr}};
+const luaL_Reg kAppFunctions[] = {{"route", w_route}, {"list_dirs", w_list_dirs}, {nullptr, nullptr}};
 
 }  // namespace
 
-void luax_addapps(lua_State* L) { luaL_register(L, nullptr, functions); }
+void luax_addapps(lua_State* L) { luaL_register(L, nullptr, kAppFunctions); }
 
 }  // namespace eacu

@@ -8,8 +8,6 @@
 namespace eacu {
 namespace {
 
-Session& session(lua_State* L) { return luax_checksession(L); }
-
 // on_blocker(name, target|nil, {kind=, dismiss=target, key=, handler=fn, max=})
 int w_on_blocker(lua_State* L) {
     Blocker b;
@@ -43,7 +41,7 @@ int w_on_blocker(lua_State* L) {
             lua_pop(L, 1);
         }
     }
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         s.blockers().add(std::move(b));
         return 0;
@@ -52,13 +50,13 @@ int w_on_blocker(lua_State* L) {
 
 int w_remove_blocker(lua_State* L) {
     std::string name = luaL_checkstring(L, 1);
-    lua_pushboolean(L, session(L).blockers().remove(name));
+    lua_pushboolean(L, luax_checksession(L).blockers().remove(name));
     return 1;
 }
 
 // blockers() -> {{name=, kind=, handled=}, ...}
 int w_blockers(lua_State* L) {
-    const auto& list = session(L).blockers().list();
+    const auto& list = luax_checksession(L).blockers().list();
     lua_createtable(L, int(list.size()), 0);
     for (size_t i = 0; i < list.size(); ++i) {
         lua_createtable(L, 0, 3);
@@ -76,7 +74,7 @@ int w_blockers(lua_State* L) {
 // check_blockers([context]) -> name of the blocker handled, or nil
 int w_check_blockers(lua_State* L) {
     std::string ctx = luaL_optstring(L, 1, "");
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         std::string n = s.handleBlockers(ctx);
         if (n.empty()) lua_pushnil(L);
@@ -85,7 +83,7 @@ int w_check_blockers(lua_State* L) {
     });
 }
 
-const luaL_Reg functions[] = {{"on_blocker", w_on_blocker},
+const luaL_Reg kBlockerFunctions[] = {{"on_blocker", w_on_blocker},
                               {"remove_blocker", w_remove_blocker},
                               {"blockers", w_blockers},
                               {"check_blockers", w_check_blockers},
@@ -93,6 +91,6 @@ const luaL_Reg functions[] = {{"on_blocker", w_on_blocker},
 
 }  // namespace
 
-void luax_addblockers(lua_State* L) { luaL_register(L, nullptr, functions); }
+void luax_addblockers(lua_State* L) { luaL_register(L, nullptr, kBlockerFunctions); }
 
 }  // namespace eacu

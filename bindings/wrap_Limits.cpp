@@ -9,11 +9,9 @@
 namespace eacu {
 namespace {
 
-Session& session(lua_State* L) { return luax_checksession(L); }
-
 // limits([{max_actions=, max_seconds=}]) -> {max_actions, max_seconds, actions, elapsed}
 int w_limits(lua_State* L) {
-    LimitGuard& g = session(L).limits();
+    LimitGuard& g = luax_checksession(L).limits();
     if (lua_istable(L, 1)) {
         RunLimits l = g.limits();
         if (auto v = luax_optnumberfield(L, 1, "max_actions")) l.max_actions = int(*v);
@@ -35,7 +33,7 @@ int w_limits(lua_State* L) {
 // confirm(what) -> true | false, reason
 int w_confirm(lua_State* L) {
     std::string what = luaL_checkstring(L, 1);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         std::string why = s.confirm(what);
         lua_pushboolean(L, why.empty());
@@ -53,11 +51,11 @@ int w_looks_risky(lua_State* L) {
     return 1;
 }
 
-const luaL_Reg functions[] = {
+const luaL_Reg kLimitFunctions[] = {
     {"limits", w_limits}, {"confirm", w_confirm}, {"looks_risky", w_looks_risky}, {nullptr, nullptr}};
 
 }  // namespace
 
-void luax_addlimits(lua_State* L) { luaL_register(L, nullptr, functions); }
+void luax_addlimits(lua_State* L) { luaL_register(L, nullptr, kLimitFunctions); }
 
 }  // namespace eacu

@@ -10,8 +10,6 @@ namespace {
 
 const char* kSessionKey = "eacu.session";
 
-Session& session(lua_State* L) { return luax_checksession(L); }
-
 MouseButton checkButton(lua_State* L, const char* name) {
     std::string b = name;
     if (b == "left") return MouseButton::Left;
@@ -25,7 +23,7 @@ MouseButton checkButton(lua_State* L, const char* name) {
 int w_locate(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     double timeout = luaL_optnumber(L, 2, 0);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushmatch(L, s.locate(t, timeout));
         return 1;
@@ -36,7 +34,7 @@ int w_locate(lua_State* L) {
 int w_find_all(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     int max = int(luaL_optinteger(L, 2, 100));
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         auto all = s.findAll(t, max);
         lua_createtable(L, int(all.size()), 0);
@@ -53,7 +51,7 @@ int w_wait(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     double timeout = luaL_optnumber(L, 2, -1);
     std::string action = luaL_optstring(L, 3, "wait");
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushmatch(L, s.wait(t, timeout, action));
         return 1;
@@ -64,7 +62,7 @@ int w_wait(lua_State* L) {
 int w_wait_vanish(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     double timeout = luaL_optnumber(L, 2, -1);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         s.waitVanish(t, timeout);
         return 0;
@@ -82,7 +80,7 @@ int w_tap(lua_State* L) {
         if (auto to = luax_optnumberfield(L, 2, "timeout")) o.timeout = *to;
         if (auto a = luax_optstringfield(L, 2, "action")) o.action = *a;
     }
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushmatch(L, s.tap(t, o));
         return 1;
@@ -92,7 +90,7 @@ int w_tap(lua_State* L) {
 int w_input(lua_State* L) {
     size_t n = 0;
     const char* text = luaL_checklstring(L, 1, &n);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         s.input(std::string(text, n));
         return 0;
@@ -101,7 +99,7 @@ int w_input(lua_State* L) {
 
 int w_key(lua_State* L) {
     std::string combo = luaL_checkstring(L, 1);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         s.key(combo);
         return 0;
@@ -114,7 +112,7 @@ int w_scroll(lua_State* L) {
     int dy = int(luaL_checkinteger(L, 2));
     std::optional<TargetSpec> at;
     if (!lua_isnoneornil(L, 3)) at = luax_checktarget(L, 3);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         lua_pushboolean(L, s.scroll(dx, dy, at));
         return 1;
@@ -126,7 +124,7 @@ int w_drag(lua_State* L) {
     TargetSpec from = luax_checktarget(L, 1);
     TargetSpec to = luax_checktarget(L, 2);
     double duration = luaL_optnumber(L, 3, 0.3);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         s.drag(from, to, duration);
         return 0;
@@ -136,7 +134,7 @@ int w_drag(lua_State* L) {
 // screenshot([path]) -> frame id
 int w_screenshot(lua_State* L) {
     std::string path = luaL_optstring(L, 1, "");
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         lua_pushnumber(L, double(s.screenshot(path)));
         return 1;
@@ -145,7 +143,7 @@ int w_screenshot(lua_State* L) {
 
 int w_sleep(lua_State* L) {
     double seconds = luaL_checknumber(L, 1);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         s.sleep(seconds);
         return 0;
@@ -167,7 +165,7 @@ int w_launch(lua_State* L) {
         argv.emplace_back(lua_tostring(L, -1));
         lua_pop(L, 1);
     }
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushprocess(L, s.launch(argv));
         return 1;
@@ -179,7 +177,7 @@ int w_ocr(lua_State* L) {
     std::optional<std::array<double, 4>> region;
     if (!lua_isnoneornil(L, 1)) region = luax_checkregion(L, 1, "ocr");
     std::string langs = luaL_optstring(L, 2, "eng+chi_sim");
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushocr(L, *s.ocr(region, langs));
         return 1;
@@ -188,7 +186,7 @@ int w_ocr(lua_State* L) {
 
 // screen_size() -> w, h (physical pixels), scale
 int w_screen_size(lua_State* L) {
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         Size sz = s.device().screenSize();
         lua_pushinteger(L, sz.w);
@@ -202,7 +200,7 @@ int w_screen_size(lua_State* L) {
 int w_resolve(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     if (!t.image) luaL_error(L, "resolve: expected an image target");
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         Template tpl = s.assets().resolve(*t.image, s.options().script_dir);
         lua_createtable(L, 0, 7);
@@ -231,7 +229,7 @@ int w_resolve(lua_State* L) {
 
 // assets() -> sorted array of qualified asset names
 int w_assets(lua_State* L) {
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         auto names = s.assets().names();
         lua_createtable(L, int(names.size()), 0);
@@ -245,7 +243,7 @@ int w_assets(lua_State* L) {
 
 // run_info() -> {run_id=, db=, device=, script_dir=}
 int w_run_info(lua_State* L) {
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     lua_createtable(L, 0, 4);
     lua_pushnumber(L, double(s.runId()));
     lua_setfield(L, -2, "run_id");
@@ -263,7 +261,7 @@ int w_run_info(lua_State* L) {
 // set_options{find_timeout=, poll_interval=, effect_timeout=, settle_interval=, settle_timeout=}
 int w_set_options(lua_State* L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    SessionOptions& o = session(L).options();
+    SessionOptions& o = luax_checksession(L).options();
     if (auto v = luax_optnumberfield(L, 1, "find_timeout")) o.find_timeout = *v;
     if (auto v = luax_optnumberfield(L, 1, "poll_interval")) o.poll_interval = *v;
     if (auto v = luax_optnumberfield(L, 1, "effect_timeout")) o.effect_timeout = *v;

@@ -512,11 +512,11 @@ int w_wall(lua_State* L) {
     return 1;
 }
 
-const luaL_Reg functions[] = {{"run_step", w_run_step}, {"failure", w_failure},   {"is_failure", w_is_failure},
+const luaL_Reg kStepFunctions[] = {{"run_step", w_run_step}, {"failure", w_failure},   {"is_failure", w_is_failure},
                               {"record_step", w_record_step}, {"wall", w_wall}, {nullptr, nullptr}};
 
 }  // namespace
 
-void luax_addstep(lua_State* L) { luaL_register(L, nullptr, functions); }
+void luax_addstep(lua_State* L) { luaL_register(L, nullptr, kStepFunctions); }
 
 }  // namespace eacu

@@ -9,8 +9,6 @@
 namespace eacu {
 namespace {
 
-Session& session(lua_State* L) { return luax_checksession(L); }
-
 void pushSettle(lua_State* L, const Settle& st) {
     lua_createtable(L, 0, 5);
     lua_pushnumber(L, st.change_ratio);
@@ -27,7 +25,7 @@ void pushSettle(lua_State* L, const Settle& st) {
 
 // wait_change(region {x,y,w,h}|nil, threshold, timeout) -> settle table
 int w_wait_change(lua_State* L) {
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     std::optional<Rect> region;
     if (!lua_isnoneornil(L, 1)) {
         std::array<double, 4> v = luax_checkregion(L, 1, "wait_change");
@@ -43,17 +41,17 @@ int w_wait_change(lua_State* L) {
 
 int w_wait_stable(lua_State* L) {
     double timeout = luaL_optnumber(L, 1, -1);
-    Session& s = session(L);
+    Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         pushSettle(L, s.waitStable(timeout));
         return 1;
     });
 }
 
-const luaL_Reg functions[] = {{"wait_change", w_wait_change}, {"wait_stable", w_wait_stable}, {nullptr, nullptr}};
+const luaL_Reg kWaitFunctions[] = {{"wait_change", w_wait_change}, {"wait_stable", w_wait_stable}, {nullptr, nullptr}};
 
 }  // namespace
 
-void luax_addwaits(lua_State* L) { luaL_register(L, nullptr, functions); }
+void luax_addwaits(lua_State* L) { luaL_register(L, nullptr, kWaitFunctions); }
 
 }  // namespace eacu

@@ -1,5 +1,6 @@
 #include "device/KeyCombo.h"
 
+#include "base/Ascii.h"
 #include "base/Utf8.h"
 
 #include <cctype>
@@ -9,12 +10,6 @@
 namespace eacu {
 
 namespace {
-
-std::string toLower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 // "f" or "F" followed by digits: a function key name, valid or not (F36 is no key).
 bool looksLikeFunctionKey(const std::string& name) {
@@ -34,7 +29,7 @@ bool platformNameShape(const std::string& name) {
 // One key name -> key; nullopt if it cannot be a key.
 std::optional<Key> keyFromName(const std::string& name) {
     if (auto k = keyNameFromText(name)) return Key::named(*k);
-    std::string lower = toLower(name);
+    std::string lower = asciiLower(name);
     if (lower == "space") return Key::character(U' ');
     if (lower == "plus") return Key::character(U'+');
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "base/Ascii.h"
 #include "base/Utf8.h"
 
 namespace eacu {
@@ -61,12 +62,6 @@ constexpr Spelling kSpellings[] = {
     {"xf86audionext", KeyName::AudioNext}, {"xf86audioprev", KeyName::AudioPrev},
 };
 
-std::string toLower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // "f1".."f35" -> F1..F35; nullopt if `lower` is not such a name.
 std::optional<KeyName> functionKeyName(const std::string& lower) {
     if (lower.size() < 2 || lower.size() > 3 || lower[0] != 'f' || lower[1] == '0') return std::nullopt;
@@ -102,11 +97,11 @@ std::string describeKey(const Key& key) {
 }
 
 std::optional<KeyName> keyNameFromText(std::string_view name) {
-    std::string lower = toLower(name);
+    std::string lower = asciiLower(name);
     for (const Spelling& s : kSpellings)
         if (lower == s.lower) return s.key;
     for (size_t i = 0; i < sizeof kCanonical / sizeof *kCanonical; ++i)
-        if (lower == toLower(kCanonical[i])) return KeyName(i);
+        if (lower == asciiLower(kCanonical[i])) return KeyName(i);
     return functionKeyName(lower);
 }
 

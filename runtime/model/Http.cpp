@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "base/Ascii.h"
 #include "base/Frame.h"
 #include "model/ModelTypes.h"
 #include "base/Cancel.h"
@@ -35,8 +36,7 @@ size_t onHeader(char* p, size_t size, size_t n, void* ud) {
     std::string line(p, size * n);
     auto colon = line.find(':');
     if (colon != std::string::npos) {
-        std::string name = line.substr(0, colon);
-        std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+        std::string name = asciiLower(line.substr(0, colon));
         std::string value = line.substr(colon + 1);
         auto a = value.find_first_not_of(" \t"), b = value.find_last_not_of(" \t\r\n");
         value = a == std::string::npos ? "" : value.substr(a, b - a + 1);

@@ -4,13 +4,10 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "base/Ascii.h"
+
 namespace eacu {
 namespace {
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return c < 128 ? std::tolower(c) : c; });
-    return s;
-}
 
 // A pattern as pieces: literal text (lower-cased) or a parameter name.
 struct Piece {
@@ -24,10 +21,10 @@ std::vector<Piece> parse(const std::string& pattern) {
     while (i < pattern.size()) {
         size_t open = pattern.find('{', i);
         if (open == std::string::npos) {
-            out.push_back({false, lower(pattern.substr(i))});
+            out.push_back({false, asciiLower(pattern.substr(i))});
             break;
         }
-        if (open > i) out.push_back({false, lower(pattern.substr(i, open - i))});
+        if (open > i) out.push_back({false, asciiLower(pattern.substr(i, open - i))});
         size_t close = pattern.find('}', open);
         if (close == std::string::npos)
             throw std::invalid_argument("template pattern \"" + pattern + "\": expected '}' after '{'");
@@ -74,7 +71,7 @@ bool matchPattern(const std::string& pattern, const std::string& task, std::map<
     std::vector<Piece> pieces = parse(pattern);
     std::string t = trim(task);
     std::map<std::string, std::string> got;
-    if (!matchFrom(pieces, 0, t, lower(t), 0, got)) return false;
+    if (!matchFrom(pieces, 0, t, asciiLower(t), 0, got)) return false;
     for (auto& [k, v] : got) params[k] = trim(v);
     return true;
 }
@@ -82,7 +79,7 @@ bool matchPattern(const std::string& pattern, const std::string& task, std::map<
 Route routeTask(const std::string& task, const std::vector<AppModuleInfo>& modules) {
     if (trim(task).empty()) throw std::invalid_argument("route: expected a task sentence, got an empty string");
     Route r;
-    std::string low = lower(task);
+    std::string low = asciiLower(task);
     for (const auto& m : modules) {
         RouteScore s;
         s.module = m.name;
@@ -100,9 +97,9 @@ Route routeTask(const std::string& task, const std::vector<AppModuleInfo>& modul
             if (!s.template_name.empty()) break;
         }
         for (const auto& k : m.keywords)
-            if (!k.empty() && low.find(lower(k)) != std::string::npos) s.keywords_hit.push_back(k);
+            if (!k.empty() && low.find(asciiLower(k)) != std::string::npos) s.keywords_hit.push_back(k);
         if (!s.keywords_hit.empty()) s.score += 0.4;
-        if (!m.package.empty() && low.find(lower(m.package)) != std::string::npos) s.score += 0.1;
+        if (!m.package.empty() && low.find(asciiLower(m.package)) != std::string::npos) s.score += 0.1;
         r.scores.push_back(s);
     }
     std::stable_sort(r.scores.begin(), r.scores.end(),

@@ -7,18 +7,10 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "base/Ascii.h"
 #include "base/Frame.h"
 
 namespace eacu {
-namespace {
-
-// ASCII letters lower-cased; other bytes (UTF-8 of CJK words) kept.
-std::string asciiLower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return c < 128 ? char(std::tolower(c)) : char(c); });
-    return s;
-}
-
-}  // namespace
 
 LimitGuard::LimitGuard(RunLimits limits, CancelToken* deadline)
     : limits_(limits), deadline_(deadline), t0_(monotonicSeconds()) {
