@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/Ascii.h"
 #include "base/Utf8.h"
 #include "device/Device.h"
 #include "device/KeyCombo.h"
@@ -48,6 +49,13 @@ TEST_CASE("parseKeyCombo: modifiers and keys in press order", "[keycombo]") {
     CHECK(keysyms("Return") == Keys{XK_Return});
     CHECK(keysyms("super") == Keys{XK_Super_L});
     CHECK(keysyms("ctrl+s") == Keys{XK_Control_L, 's'});
+}
+
+TEST_CASE("asciiLower: ASCII letters only, UTF-8 kept", "[keycombo]") {
+    CHECK(asciiLower("Ctrl+Shift+T") == "ctrl+shift+t");
+    CHECK(asciiLower("XF86AudioMute_1@[`{") == "xf86audiomute_1@[`{");
+    CHECK(asciiLower("发送 Send ÄÖ") == "发送 send ÄÖ");  // non-ASCII bytes untouched
+    CHECK(asciiLower("") == "");
 }
 
 TEST_CASE("parseKeyCombo: aliases are case-insensitive", "[keycombo]") {
