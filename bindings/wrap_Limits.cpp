@@ -43,6 +43,17 @@ int w_confirm(lua_State* L) {
     });
 }
 
+// ask_user(text) -> the person's answer (a string); a failure value "blocked" without one
+int w_ask_user(lua_State* L) {
+    std::string text = luaL_checkstring(L, 1);
+    Session& s = luax_checksession(L);
+    return luax_catchexcept(L, [&] {
+        std::string answer = s.askUser(text);
+        lua_pushlstring(L, answer.data(), answer.size());
+        return 1;
+    });
+}
+
 // looks_risky(text [, extra_words]) -> boolean
 int w_looks_risky(lua_State* L) {
     std::string text = luaL_checkstring(L, 1);
@@ -52,7 +63,11 @@ int w_looks_risky(lua_State* L) {
 }
 
 const luaL_Reg kLimitFunctions[] = {
-    {"limits", w_limits}, {"confirm", w_confirm}, {"looks_risky", w_looks_risky}, {nullptr, nullptr}};
+    {"limits", w_limits},
+    {"confirm", w_confirm},
+    {"ask_user", w_ask_user},
+    {"looks_risky", w_looks_risky},
+    {nullptr, nullptr}};
 
 }  // namespace
 

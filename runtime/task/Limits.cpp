@@ -63,19 +63,10 @@ ConfirmMode confirmModeFromEnv() {
     throw std::invalid_argument("EACU_CONFIRM: expected yes, no or ask, got \"" + s + "\"");
 }
 
-std::string confirmRisky(const std::string& what, ConfirmMode mode) {
+std::string confirmRisky(const std::string& what, ConfirmMode mode, UserChannel& channel, const CancelToken& cancel) {
     if (mode == ConfirmMode::Yes) return "";
     if (mode == ConfirmMode::No) return "risky actions are refused (EACU_CONFIRM=no)";
-    if (!isatty(0) || !isatty(2))
-        return "it needs a confirmation and there is no terminal to ask on (failing closed; "
-               "run with --yes or EACU_CONFIRM=yes to allow it)";
-    std::fprintf(stderr, "eacu: confirm: %s [y/N] ", what.c_str());
-    std::fflush(stderr);
-    std::string line;
-    if (!std::getline(std::cin, line)) return "no answer (end of input)";
-    line = asciiLower(line);
-    if (line == "y" || line == "yes") return "";
-    return "the user said no";
+    return channel.confirm(what, cancel);
 }
 
 bool looksRisky(const std::string& text, const std::vector<std::string>& extra) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/Cancel.h"
+#include "task/UserChannel.h"
 
 namespace eacu {
 
@@ -69,10 +70,11 @@ enum class ConfirmMode { Ask, Yes, No };
 /// other values.
 ConfirmMode confirmModeFromEnv();
 
-/// Asks whether the risky action `what` may run. Ask mode: when stdin and stderr are a
-/// terminal, prints "eacu: confirm: <what> [y/N] " and reads a line (y/yes allows); without a
-/// terminal it refuses. Returns "" when allowed, else the reason it was refused.
-std::string confirmRisky(const std::string& what, ConfirmMode mode);
+/// Whether the risky action `what` may run: Yes allows, No refuses, Ask asks the person through
+/// `channel` (the terminal: "eacu: confirm: <what> [y/N] ", y/yes allows; without a terminal it
+/// refuses). Returns "" when allowed, else the reason it was refused. Throws Cancelled when
+/// `cancel` is cancelled while it waits.
+std::string confirmRisky(const std::string& what, ConfirmMode mode, UserChannel& channel, const CancelToken& cancel);
 
 /// True when `text` contains a word that marks an action as risky (pay, delete, send, submit,
 /// purchase, remove, transfer, 付款, 支付, 删除, 发送, 提交, 转账), case-insensitive for ASCII.

@@ -103,7 +103,28 @@ int64_t Session::recordFrame(const Frame& f) { return saveFrame(f); }
 
 std::string Session::confirm(const std::string& what) {
     const char* env = std::getenv("EACU_CONFIRM");
-    return confirmRisky(what, env && *env ? confirmModeFromEnv() : confirm_);
+    return confirmRisky(what, env && *env ? confirmModeFromEnv() : confirm_, *user_, cancel());
+}
+
+std::string Session::askUser(const std::string& text) {
+    StepRecord s = beginStep("ask_user", text);
+    s.method = "person";
+    try {
+        std::string answer = user_->ask(text, cancel());
+        s.params_json = nlohmann::json{{"answer", answer}}.dump();
+        commit(s);
+        return answer;
+    } catch (const StepError& e) {
+        s.status = "failed";
+        s.error = e.what();
+        int64_t id = commit(s);
+        throw StepError(e.code, e.what(), id, 0, text);
+    } catch (const Cancelled& e) {
+        s.status = "failed";
+        s.error = e.what();
+        commit(s);
+        throw;
+    }
 }
 
 }  // namespace eacu

@@ -17,6 +17,7 @@
 #include "task/Limits.h"
 #include "task/StepError.h"
 #include "task/Target.h"
+#include "task/UserChannel.h"
 #include "vision/Locator.h"
 #include "vision/ocr/OcrResult.h"
 #include "vision/ScaleEstimator.h"
@@ -161,8 +162,15 @@ public:
     /// How risky steps are confirmed (ask on a terminal, else refuse; or yes/no).
     ConfirmMode& confirmMode() { return confirm_; }
     /// Asks whether the risky action `what` may run, by $EACU_CONFIRM when set, else by
-    /// confirmMode(). Returns "" when allowed, else why not (task/Limits.h confirmRisky).
+    /// confirmMode(); Ask mode asks through the user channel. Returns "" when allowed, else why
+    /// not (task/Limits.h confirmRisky).
     std::string confirm(const std::string& what);
+    /// How the run reaches its person (default: the terminal). A service sets its own.
+    void setUserChannel(std::shared_ptr<UserChannel> channel) { user_ = std::move(channel); }
+    /// ask_user: shows `text` to the person through the user channel and waits for the answer;
+    /// recorded as an "ask_user" step (the question, and the answer in params). Throws
+    /// StepError "blocked" when nobody can answer (no terminal), Cancelled when the run stops.
+    std::string askUser(const std::string& text);
     /// The one executor every input goes through (task/ActionExecutor.h).
     ActionExecutor& executor() { return executor_; }
 
@@ -216,6 +224,7 @@ private:
     bool in_blocker_ = false;
     LimitGuard limits_;
     ConfirmMode confirm_ = ConfirmMode::Ask;
+    std::shared_ptr<UserChannel> user_ = std::make_shared<TerminalChannel>();
     ActionExecutor executor_{*this};
 };
 

@@ -139,4 +139,16 @@ function M.limits(l) return steps.limits(l) end
 --- (EACU_CONFIRM=yes allows, no refuses).
 function M.confirm(what) return steps.confirm(what) end
 
+--- ask_user(text) -> the person's answer: shows `text` and waits for an answer (on a terminal:
+--- a line typed; in a service: the chat's reply). Without anyone to ask it fails closed, as
+--- confirm does: a failure value with code "blocked". Recorded as an "ask_user" step.
+function M.ask_user(text)
+  if type(text) ~= "string" or text == "" then
+    error("ask_user: expected the text to show (a non-empty string), got " .. (type(text) == "string" and "\"\"" or type(text)), 2)
+  end
+  local ok, r = pcall(steps.ask_user, text)
+  if not ok then failure.raise(r, 2) end
+  return r
+end
+
 return M

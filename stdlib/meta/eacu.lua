@@ -156,6 +156,13 @@ function limits(l) end
 ---@return string? reason when refused
 function confirm(what) end
 
+---Shows `text` to the person the run works for and waits for their answer: on a terminal, a
+---line typed (in a service, the chat's reply). Without anyone to ask it fails closed, as
+---`confirm` does: raises an `EacuError` with code "blocked". Recorded as an "ask_user" step.
+---@param text string what to show (a question, or what the person should do first)
+---@return string answer the line the person typed ("" is an answer)
+function ask_user(text) end
+
 ---A short-lived outline on the real screen around a Match, a box or a target (located first,
 ---one look), without blocking (X11; in `eacu run` scripts it needs the host to register
 ---eacu._highlight, which `eacu repl` does).
@@ -263,6 +270,7 @@ eacu.launch = launch
 eacu.settings = settings
 eacu.limits = limits
 eacu.confirm = confirm
+eacu.ask_user = ask_user
 eacu.highlight = highlight
 eacu.step = step
 eacu.on_blocker = on_blocker

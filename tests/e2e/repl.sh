@@ -58,6 +58,13 @@ wait_for 'error: '
 wait_for 'target "no_such_button" not found'
 send 'print(40 + 2)'
 wait_for "42"
+
+# ask_user on a terminal: the question shows, the typed line is the answer (recorded as a step).
+send 'answer = ask_user("Who gets the message?")'
+wait_for "eacu: Who gets the message?"
+send '张三 Zhang San'
+send 'print("answer=[" .. answer .. "]")'
+wait_for "answer=[张三 Zhang San]"
 send 'for i = 1, 2 do'
 send 'print("line " .. i)'
 send 'end'
@@ -127,6 +134,8 @@ wait_for "REPL-EXITED 0"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$run")" "passed" "REPL run status"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND status='ok'")" "3" "REPL taps recorded"
+expect_eq "$(sqlite3 "$db" "SELECT target || ' ' || json_extract(params, '$.answer') FROM steps WHERE run_id=$run AND action='ask_user'")" \
+  "Who gets the message? 张三 Zhang San" "ask_user step recorded with its answer"
 grep -qF 'print(40 + 2)' "$OUT/history" || fail "history file lacks the lines entered"
 expect_display_gone "$disp"
 echo "repl: 7 passed, 0 failed"

@@ -128,4 +128,16 @@ check(eacu.failure.is(mine) and tostring(mine) == "the dialog stayed", "failure.
 local ok, raised = pcall(function() eacu.failure.raise(mine, 1) end)
 check(not ok and raised.code == "blocked" and has(tostring(raised), "step_spec.lua:"), "failure.raise adds the position")
 
+-- ask_user without a terminal fails closed: a failure value "blocked", recorded as a step. (The
+-- terminal case is in tests/e2e/repl.sh, on a real pseudo-terminal.)
+if os.execute("test -t 0 && test -t 2") ~= 0 then
+  local asked = fails(ask_user, "Who gets the message?")
+  check(eacu.failure.is(asked) and asked.code == "blocked", "ask_user without a terminal: blocked, got " .. tostring(asked))
+  expect_has(tostring(asked), 'ask_user "Who gets the message?": it needs an answer and there is no terminal', "ask_user's message")
+  check(type(asked.step_id) == "number" and asked.step_id > 0, "ask_user is recorded as a step")
+else
+  print("step_spec: stdin is a terminal, ask_user's no-terminal case not run here")
+end
+check(type(fails(ask_user, "")) == "string", "ask_user with no text is an argument error")
+
 spec.finish("step_spec")

@@ -133,10 +133,12 @@ TEST_CASE("looksRisky: the risky words, in English and Chinese, and a template's
 }
 
 TEST_CASE("confirmRisky: yes allows, no refuses, ask without a terminal fails closed", "[limits]") {
-    CHECK(confirmRisky("tap \"Pay\"", ConfirmMode::Yes).empty());
-    CHECK(confirmRisky("tap \"Pay\"", ConfirmMode::No) == "risky actions are refused (EACU_CONFIRM=no)");
+    TerminalChannel terminal;
+    CancelToken cancel;
+    CHECK(confirmRisky("tap \"Pay\"", ConfirmMode::Yes, terminal, cancel).empty());
+    CHECK(confirmRisky("tap \"Pay\"", ConfirmMode::No, terminal, cancel) == "risky actions are refused (EACU_CONFIRM=no)");
     NoTerminalInput no_tty;
-    std::string why = confirmRisky("tap \"Pay\"", ConfirmMode::Ask);
+    std::string why = confirmRisky("tap \"Pay\"", ConfirmMode::Ask, terminal, cancel);
     CHECK_THAT(why, Catch::Contains("no terminal to ask on"));
     CHECK_THAT(why, Catch::Contains("--yes or EACU_CONFIRM=yes"));
 }
