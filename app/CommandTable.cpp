@@ -33,7 +33,8 @@ const std::vector<Command> kCommands = {
      "timed_out (exit 1) or interrupted (exit 128 + the signal: 130, 143), and the programs it\n"
      "launched and its Xvfb are stopped.\n"
      "eacu run --task SENTENCE routes the sentence to an app module's template (scripts/<app>/\n"
-     "init.lua: patterns, keywords, package) and runs it.\n"
+     "init.lua: patterns, keywords, package) and runs it; a sentence no template matches goes to\n"
+     "agent() when a model is configured (EACU_MODEL_PROVIDER, EACU_MODEL).\n"
      "\n"
      "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
      "  --verbose         print the whole error with the Lua traceback\n"

@@ -1,5 +1,6 @@
 // eacu run --task "SENTENCE": routes a task sentence to an app module's template (seed 002's
-// module routing) and runs it as a recorded run; --dry-run only prints the choice.
+// module routing) and runs it as a recorded run; a sentence no template matches is handed to
+// agent() when a model is configured. --dry-run only prints the choice.
 #include <cstdio>
 #include <filesystem>
 
@@ -22,9 +23,10 @@ namespace fs = std::filesystem;
 namespace eacu {
 namespace {
 
-// Lua that routes arg[1] and prints the choice; runs the template unless arg[2] is "dry".
+// Lua that routes arg[1] and prints the choice; runs the template (or, when none matches and
+// arg[3] says a model is configured, the agent) unless arg[2] is "dry".
 const char* kRouteChunk = R"LUA(
-local task, mode = ...
+local task, mode, has_model = ...
 local apps = require("eacu.apps")
 local r = apps.route(task)
 local keys = {}
@@ -35,7 +37,16 @@ for _, k in ipairs(keys) do ps[#ps + 1] = k .. "=" .. r.params[k] end
 local scores = {}
 for _, s in ipairs(r.scores) do scores[#scores + 1] = string.format("%s %.1f", s.module, s.score) end
 if r.module == "" or r.template == "" then
-  error("no app module has a template for \"" .. task .. "\" (scores: " .. table.concat(scores, ", ") .. ")", 0)
+  if not has_model then
+    error("no app module has a template for \"" .. task .. "\" (scores: " .. table.concat(scores, ", ") ..
+          "), and no model is configured to hand it to (set EACU_MODEL_PROVIDER and EACU_MODEL)", 0)
+  end
+  print("no app module has a template for it (scores: " .. table.concat(scores, ", ") .. "): the agent does it")
+  if mode ~= "dry" then
+    local res = agent(task)
+    print("agent: " .. tostring(res.status) .. (res.message and res.message ~= "" and (": " .. res.message) or ""))
+  end
+  return
 end
 local t = apps.template(r.module .. "." .. r.template)
 print(string.format("module %s (score %.1f), template %s, params %s", r.module, r.score, r.template, table.concat(ps, " ")))
@@ -45,10 +56,12 @@ if type(t) == "table" and t.risky then print("  risky: yes (asks for confirmatio
 if mode ~= "dry" then apps.run_template(r.module .. "." .. r.template, r.params) end
 )LUA";
 
-std::string runChunk(LuaHost& host, const std::string& task, bool dry) {
-    // Passes the task and mode as the chunk's varargs through a tiny wrapper.
+// Routes `task` and runs what it chose (not when `dry`). Returns the error ("" when it passed).
+std::string runChunk(LuaHost& host, const std::string& task, bool dry, bool has_model) {
+    // Passes the task, the mode and whether a model is there as the chunk's varargs.
     std::string code = "local f = assert(loadstring(" + nlohmann::json(std::string(kRouteChunk)).dump() +
-                       ", '=route')); f(" + nlohmann::json(task).dump() + ", " + (dry ? "'dry'" : "'run'") + ")";
+                       ", '=route')); f(" + nlohmann::json(task).dump() + ", " + (dry ? "'dry'" : "'run'") + ", " +
+                       (has_model ? "true" : "false") + ")";
     return host.runString(code, "=eacu-task");
 }
 
@@ -73,9 +86,11 @@ int cmdRunTask(int argc, char** argv) {
         try {
             LuaHost host(nullptr);
             host.addPackagePath((fs::path(home) / "scripts").string());
-            std::string err = runChunk(host, task, true);
+            std::string err = runChunk(host, task, true, ModelContext::clientFromEnv() != nullptr);
             if (!err.empty()) {
-                std::fprintf(stderr, "eacu run --task: %s\n", err.c_str());
+                // The message only: the traceback is of eacu's own chunks, not the user's.
+                std::fprintf(stderr, "eacu run --task: %s\n",
+                             (o.flag("--verbose") ? err : firstLine(err)).c_str());
                 return 1;
             }
             return 0;
@@ -107,9 +122,10 @@ int cmdRunTask(int argc, char** argv) {
     std::string error;
     std::unique_ptr<LuaHost> host;  // outlives finishRun: the watchdog may interrupt it until then
     try {
-        host = hostForRun(*r, fs::current_path().string(), ModelContext::clientFromEnv(nullptr, run.token()),
-                          ModelContext::cacheModeFromEnv());
-        error = runChunk(*host, task, false);
+        auto client = ModelContext::clientFromEnv(nullptr, run.token());
+        const bool has_model = client != nullptr;
+        host = hostForRun(*r, fs::current_path().string(), std::move(client), ModelContext::cacheModeFromEnv());
+        error = runChunk(*host, task, false, has_model);
     } catch (const std::exception& e) {
         error = e.what();
     }

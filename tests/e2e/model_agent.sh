@@ -3,7 +3,8 @@
 # 127.0.0.1, OpenAI API shape) that reads each request (the Set-of-Marks list, the history, the
 # planner prompt) and answers like a model; the real xcalc under a private Xvfb.
 # 1. agent("compute 12*34 ...") → 408; tap{dynamic=...} grounding; plan(...) with a replan → 63.
-#    model_calls rows recorded, the API key nowhere in the run log.
+#    model_calls rows recorded, the API key nowhere in the run log. 1b: eacu run --task with a
+#    sentence no template matches goes to the agent.
 # 2. The same script with --model-cache replay and the server stopped: same results, every
 #    answer from the cache, no network.
 # 3. Replay with a different task (no recorded answer) and no server: a clear error.
@@ -91,6 +92,31 @@ expect_contains "$(cat "$OUT/show1.txt")" "agent" "eacu show lists the agent ste
 calls1=$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run1")
 echo "run 1: $calls1 model calls, $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 
+# 1b. eacu run --task: a sentence no app template matches is handed to the agent (here on a
+#    screenshot of xcalc: the agent's taps land, the screen cannot change); with no model it is
+#    one line naming what to set, with no traceback.
+shot="image:$root/tests/fixtures/xcalc.png"
+set +e
+"$EACU" run --task "work out 7*9 for me" --display "$shot" --db "$db" >"$OUT/task1b.out" 2>"$OUT/task1b.err"
+code=$?
+set -e
+expect_eq "$code" "0" "exit status of a task handed to the agent"
+expect_contains "$(cat "$OUT/task1b.out")" "no app module has a template for it" "the route says why"
+expect_contains "$(cat "$OUT/task1b.out")" "the agent does it" "the agent takes the task"
+run5=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+taps=$(sqlite3 "$db" "SELECT group_concat(target, ', ') FROM steps WHERE run_id=$run5 AND action='tap'")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run5 AND action='agent'")" "1" "one agent step"
+expect_contains "$taps" 'asset "7", ' "the agent's taps"
+expect_contains "$taps" 'asset "9", ' "the agent's taps"
+expect_contains "$taps" 'asset "="' "the agent's taps"
+set +e
+env -u EACU_MODEL_PROVIDER "$EACU" run --task "work out 7*9 for me" --display "$shot" --db "$db" 2>"$OUT/task1c.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status of an unmatched task with no model"
+expect_contains "$(cat "$OUT/task1c.err")" "no model is configured to hand it to (set EACU_MODEL_PROVIDER" "the error says what to set"
+grep -q "traceback" "$OUT/task1c.err" && fail "an unmatched task printed a traceback: $(cat "$OUT/task1c.err")"
+
 # 2. Replay from the cache with the server stopped.
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 t0=$(date +%s.%N)
@@ -166,4 +192,5 @@ code=$?
 set -e
 expect_eq "$code" "1" "exit status of an assertion with no model"
 expect_contains "$(cat "$OUT/run4.err")" "no model is configured" "an assertion needs a live model"
+
 echo "model_agent: ok"
