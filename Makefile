@@ -6,7 +6,7 @@ BUILD ?= build
 JOBS  ?= 2
 # Debian packages: build, runtime, and the programs the tests drive.
 PACKAGES = build-essential cmake pkg-config ccache \
-  libluajit-5.1-dev libopencv-dev nlohmann-json3-dev libsqlite3-dev catch2 \
+  libluajit-5.1-dev libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libsqlite3-dev catch2 \
   libx11-dev libxext-dev libxtst-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
   libcpp-httplib-dev \

@@ -149,7 +149,7 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         last_frame = o.frame_id;
         ModelImage shown = makeModelImage(somOverlay(o.frame.bgr, o.som), ctx.options().image, o.frame.scale);
         std::string prompt = model::somUserPrompt(task, step, o.som_text, res.history);
-        messages.push_back(ctx.screenMessage(shown, o.frame_id, prompt));
+        messages.push_back(ctx.screenMessage(shown, o, prompt));
         model::keepRecentImages(messages, opts.keep_images);
 
         model::Request req;

@@ -134,7 +134,7 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         req.system = kGroundSystem;
         req.max_tokens = 512;
         req.json_mode = true;
-        req.messages.push_back(ctx.screenMessage(shown, o.frame_id, prompt));
+        req.messages.push_back(ctx.screenMessage(shown, o, prompt));
         model::ActionContext actx;
         actx.elements = o.som.boxes();
         actx.screen = {o.frame.width(), o.frame.height()};

@@ -10,6 +10,7 @@
 #include "model/FallbackClient.h"
 #include "model/Prompts.h"
 #include "task/Session.h"
+#include "vision/CursorMark.h"
 #include "vision/ocr/OcrCache.h"
 
 namespace eacu {
@@ -138,6 +139,7 @@ Observation ModelContext::observe(bool with_som) {
     double t0 = monotonicSeconds();
     Observation o;
     o.frame = session_.device().capture();
+    o.cursor = session_.device().cursor();
     o.frame_id = session_.recordFrame(o.frame);
     o.image = makeModelImage(o.frame.bgr, options_.image, o.frame.scale);
     o.fingerprint = model::screenFingerprint(o.frame.bgr);
@@ -155,8 +157,14 @@ Observation ModelContext::observe(bool with_som) {
     return o;
 }
 
-model::Message ModelContext::screenMessage(const ModelImage& image, int64_t frame_id, const std::string& text) {
-    return model::Message::user({model::imagePart(image, frame_id, options_.image_format), model::Part::textPart(text)});
+model::Message ModelContext::screenMessage(const ModelImage& image, const Observation& o, const std::string& text) {
+    ModelImage marked{image.image.clone(), image.transform};
+    Point at = marked.transform.physicalToImage(o.cursor);
+    drawCursorMark(marked.image, at);
+    std::string pointer = "Mouse pointer (marked 鼠标指针 on the screenshot): x=" + std::to_string(at.x) +
+                          ", y=" + std::to_string(at.y) + " in the screenshot's pixels";
+    return model::Message::user({model::Part::textPart(pointer), model::imagePart(marked, o.frame_id, options_.image_format),
+                                 model::Part::textPart(text)});
 }
 
 model::CallMeta ModelContext::callMeta(const Observation& o, const std::string& kind, const std::string& prompt) {
@@ -222,7 +230,7 @@ AskResult ask(ModelContext& ctx, const std::string& question, bool want_json, co
     req.system = std::string(kAskSystem) + (want_json ? kAskJson : "");
     req.max_tokens = ctx.options().max_tokens;
     req.json_mode = want_json;
-    req.messages.push_back(ctx.screenMessage(o.image, o.frame_id, question));
+    req.messages.push_back(ctx.screenMessage(o.image, o, question));
     model::CallMeta meta = ModelContext::callMeta(o, "ask", req.system + "\n" + question);
 
     AskResult out;

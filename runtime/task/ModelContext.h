@@ -41,12 +41,14 @@ struct ModelStepOptions {
     std::string som_ocr = "eng+chi_sim";
 };
 
-/// The screen as a model is shown it: the frame (recorded as `frame_id`), the scaled model
-/// image with its transform, the Set-of-Marks elements and their text list, and the frame's
-/// fingerprint for the response cache. `ms`: time to build it.
+/// The screen as a model is shown it: the frame (recorded as `frame_id`), where the mouse
+/// pointer was (`cursor`, physical pixels), the scaled model image with its transform, the
+/// Set-of-Marks elements and their text list, and the frame's fingerprint for the response
+/// cache. `ms`: time to build it.
 struct Observation {
     Frame frame;
     int64_t frame_id = 0;
+    Point cursor;
     ModelImage image;
     SomResult som;
     std::string som_text;
@@ -88,9 +90,12 @@ public:
     /// Captures the screen, records the frame, scales it for the model and, when `with_som`,
     /// builds the Set-of-Marks (control proposals + asset matches).
     Observation observe(bool with_som = true);
-    /// A user message showing `image` (the screen as the model sees it, recorded as frame
-    /// `frame_id`) followed by `text`, in the configured image format.
-    model::Message screenMessage(const ModelImage& image, int64_t frame_id, const std::string& text);
+    /// A user message showing `image` (observation `o`'s screen as the model sees it, recorded
+    /// as its frame) followed by `text`, in the configured image format. The mouse pointer is
+    /// marked on the image (vision/CursorMark: a circle, an arrow and "鼠标指针") and its
+    /// position given as a field before it: "Mouse pointer (marked 鼠标指针): x=.., y=.. in the
+    /// screenshot's pixels" (seed 001 §4.2).
+    model::Message screenMessage(const ModelImage& image, const Observation& o, const std::string& text);
     /// The cache/log facts of a call about observation `o`: `kind`, the `prompt` text the
     /// cache key is made from, the screen's fingerprint and frame id.
     static model::CallMeta callMeta(const Observation& o, const std::string& kind, const std::string& prompt);

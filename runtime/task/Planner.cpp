@@ -327,7 +327,7 @@ PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions
         req.system = kPlanSystem;
         req.max_tokens = 2048;
         req.json_mode = true;
-        req.messages.push_back(ctx.screenMessage(o.image, o.frame_id, prompt));
+        req.messages.push_back(ctx.screenMessage(o.image, o, prompt));
         model::CallMeta meta = ModelContext::callMeta(o, "plan", req.system + "\n" + prompt);
         meta.validate = [](const model::Response& r) {
             try {

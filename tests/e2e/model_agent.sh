@@ -109,6 +109,18 @@ expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run5 AND ac
 expect_contains "$taps" 'asset "7", ' "the agent's taps"
 expect_contains "$taps" 'asset "9", ' "the agent's taps"
 expect_contains "$taps" 'asset "="' "the agent's taps"
+# The pointer is marked on each screenshot and given as a field: each call after a tap names
+# where that tap left it (the 1280x800 shot is sent unscaled, so pixels are the same).
+python3 - "$db" "$run5" <<'PY' || fail "the pointer given to the model is not where the last tap left it"
+import re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); run = int(sys.argv[2])
+taps = list(db.execute("SELECT input_x, input_y FROM steps WHERE run_id=? AND action='tap' ORDER BY id", (run,)))
+calls = [rq for (rq,) in db.execute("SELECT request_json FROM model_calls WHERE run_id=? ORDER BY seq", (run,))]
+pointers = [tuple(map(int, re.findall(r"Mouse pointer \(marked 鼠标指针 on the screenshot\): x=(\d+), y=(\d+)", rq)[-1])) for rq in calls]
+assert len(calls) == len(taps) + 1, (len(calls), len(taps))
+assert pointers[1:] == taps, (pointers, taps)
+print("pointer fields follow the taps:", pointers)
+PY
 set +e
 env -u EACU_MODEL_PROVIDER "$EACU" run --task "work out 7*9 for me" --display "$shot" --db "$db" 2>"$OUT/task1c.err"
 code=$?
