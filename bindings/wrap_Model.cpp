@@ -4,6 +4,7 @@
 
 #include "luax.h"
 #include "task/Agent.h"
+#include "task/ComputerAgent.h"
 #include "base/Cancel.h"
 #include "task/Grounding.h"
 #include "task/Planner.h"
@@ -163,15 +164,26 @@ int w_ground(lua_State* L) {
 int w_agent(lua_State* L) {
     std::string task = luaL_checkstring(L, 1);
     AgentOptions o;
+    ComputerAgentOptions co;
+    std::string protocol = "som";
     if (lua_istable(L, 2)) {
         o.max_steps = int(luax_optnumberfield(L, 2, "max_steps").value_or(o.max_steps));
         o.keep_images = int(luax_optnumberfield(L, 2, "keep_images").value_or(o.keep_images));
         o.max_invalid = int(luax_optnumberfield(L, 2, "max_invalid").value_or(o.max_invalid));
         o.provider = optString(L, 2, "provider");
+        protocol = optString(L, 2, "protocol");
+        if (protocol.empty()) protocol = "som";
+        co.max_steps = int(luax_optnumberfield(L, 2, "max_steps").value_or(co.max_steps));
+        co.keep_images = o.keep_images;
+        co.provider = o.provider;
+        std::string tool = optString(L, 2, "tool");
+        if (!tool.empty()) co.version = tool;
     }
+    if (protocol != "som" && protocol != "computer")
+        return luaL_error(L, "agent: protocol must be \"som\" or \"computer\", got \"%s\"", protocol.c_str());
     ModelContext& ctx = model(L);
     return luax_catchexcept(L, [&] {
-        AgentResult r = runAgent(ctx, task, o);
+        AgentResult r = protocol == "computer" ? runComputerAgent(ctx, task, co) : runAgent(ctx, task, o);
         lua_createtable(L, 0, 8);
         setString(L, "status", r.status);
         setString(L, "message", r.message);

@@ -18,12 +18,13 @@ namespace {
 
 std::string whatOf(const InputAction& a) {
     if (a.action == "input") return "input " + json(a.text).dump();
-    if (a.action == "key") return "key " + a.combo;
+    if (a.action == "key" || a.action == "hold_key") return a.action + " " + a.combo;
     return a.action + (a.target.empty() ? "" : " " + a.target);
 }
 
 bool pointerAction(const std::string& action) {
-    return action == "tap" || action == "double_tap" || action == "long_press" || action == "drag";
+    return action == "tap" || action == "double_tap" || action == "long_press" || action == "drag" ||
+           action == "move" || action == "mouse_down" || action == "mouse_up";
 }
 
 }  // namespace
@@ -63,6 +64,25 @@ void ActionExecutor::send(const InputAction& a, Point p) {
         d.scroll(a.dx, a.dy);
     } else if (a.action == "drag") {
         dragPointer(d, p, *a.to, a.duration, cancel);
+    } else if (a.action == "move") {
+        // The pointer is already there (moved and read back).
+    } else if (a.action == "mouse_down") {
+        d.press(a.button);
+    } else if (a.action == "mouse_up") {
+        d.release(a.button);
+    } else if (a.action == "hold_key") {
+        std::vector<Key> keys = parseKeyCombo(a.combo);
+        size_t down = 0;
+        try {
+            for (; down < keys.size(); ++down) d.keyDown(keys[down]);
+            d.sync();
+            cancel.sleep(a.hold);
+        } catch (...) {
+            while (down > 0) d.keyUp(keys[--down]);
+            d.sync();
+            throw;
+        }
+        while (down > 0) d.keyUp(keys[--down]);
     } else if (a.hold > 0) {
         d.press(a.button);
         d.sync();
@@ -95,7 +115,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         std::string why = s.confirm(what);
         if (!why.empty()) throw StepError(failure::kRefused, what + ": refused: " + why, 0, 0, a.target);
     }
-    if (a.action == "key") parseKeyCombo(a.combo);  // an unknown key fails before any input
+    if (a.action == "key" || a.action == "hold_key") parseKeyCombo(a.combo);  // an unknown key fails before any input
     if (a.action == "drag" && (!a.at || !a.to)) throw std::invalid_argument("drag: expected both points");
 
     StepRecord st = s.beginStep(a.action, a.target, a.idx);

@@ -20,7 +20,9 @@ namespace eacu {
 class Session;
 
 /// One input, as data.
-/// - `action`: tap | double_tap | long_press | input | key | scroll | drag (the step's action).
+/// - `action`: tap | double_tap | long_press | input | key | scroll | drag, or the lower-level
+///   move (the pointer only), mouse_down, mouse_up (a `button` pressed or released at `at`) and
+///   hold_key (`combo` held down for `hold` seconds) that the computer tool asks for.
 /// - `target`: the label of what it acts on, for the log and messages ("\"btn_1\"", "[5] asset").
 /// - `at`: where the pointer goes first (physical pixels); none for keyboard input, and for a
 ///   scroll at the pointer's current place. `to`: a drag's end.

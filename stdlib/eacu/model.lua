@@ -132,10 +132,14 @@ function M.plan(task, opts)
   return r
 end
 
---- agent(task [, {max_steps=20, provider=, keep_images=3, raise=true}]) -> result {status,
---- message, steps, cached, history, actions}. The Set-of-Marks loop: screenshot with numbered
---- elements → one JSON action → executed → effect checked → history line, until the model says
---- done. fail, needs_user and the step limit are errors (with the history) unless raise=false.
+--- agent(task [, {max_steps=20, provider=, keep_images=3, raise=true, protocol="som"|"computer",
+--- tool=}]) -> result {status, message, steps, cached, history, actions}. The Set-of-Marks loop:
+--- screenshot with numbered elements → one JSON action → executed → effect checked → history
+--- line, until the model says done. protocol="computer": the model drives the computer tool
+--- (tool "computer_20250124" or "computer_20251124"; an OpenAI-compatible function for other
+--- providers) on a screenshot scaled to the declared display; a tool_result with a new
+--- screenshot follows each action. fail, needs_user and the step limit are errors (with the
+--- history) unless raise=false.
 function M.agent(task, opts)
   if type(task) ~= "string" or task == "" then error("agent: expected a task (a non-empty string), got " .. type(task), 2) end
   opts = check_opts("agent", opts, 2)

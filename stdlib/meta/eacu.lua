@@ -231,7 +231,9 @@ function ask(question, opts) end
 ---@return PlanResult
 function plan(task, opts) end
 
----The Set-of-Marks agent loop until the model says done.
+---The agent loop until the model says done: Set-of-Marks (default), or with
+---`protocol = "computer"` the computer tool (seed 003). Every action goes through the run's one
+---action path, so its limits hold.
 ---@param task string
 ---@param opts? AgentOptions
 ---@return AgentResult

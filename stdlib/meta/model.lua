@@ -30,6 +30,8 @@
 ---@field max_invalid? integer answers in a row that are not a valid action before giving up (default 3)
 ---@field provider? string which provider of the fallback chain to ask (default: the configured order)
 ---@field raise? boolean false: return the result when the agent fails instead of raising (default true)
+---@field protocol? "som"|"computer" "som" (default): numbered elements and one JSON action; "computer": Anthropic's computer tool (or the same actions as an OpenAI-compatible function) with screenshot pixels
+---@field tool? "computer_20250124"|"computer_20251124" the computer tool's version (protocol "computer"; 20251124 adds zoom)
 
 ---How `agent` ended.
 ---@class AgentResult

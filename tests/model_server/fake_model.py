@@ -212,6 +212,62 @@ def ask_answer(system, texts, images):
     return f"A screenshot of {w}x{h} pixels."
 
 
+# Where a computer-tool "model" clicks: the centres of xcalc's keys, physical pixels, xcalc at
+# its default place (what a vision model would read off the screenshot); --screen gives the
+# physical screen size, which the declared display is a scaled copy of.
+XCALC_KEYS = {"AC": (202, 77), "0": (70, 377), "1": (70, 347), "2": (114, 347), "3": (158, 347),
+              "4": (70, 317), "5": (114, 317), "6": (158, 317), "7": (70, 287), "8": (114, 287),
+              "9": (158, 287), "+": (202, 347), "-": (202, 317), "*": (202, 287), "/": (202, 257),
+              "=": (202, 377)}
+
+
+def computer_tool(body, anthropic):
+    """The declared display (w, h) when the request offers the computer tool, else None."""
+    for t in body.get("tools") or []:
+        if anthropic and str(t.get("type", "")).startswith("computer_"):
+            if t.get("name") != "computer":
+                raise BadRequest("the computer tool must be named computer")
+            return int(t["display_width_px"]), int(t["display_height_px"])
+        if not anthropic and t.get("type") == "function" and t["function"]["name"] == "computer":
+            m = re.search(r"(\d+)x(\d+) pixel screen", t["function"].get("description", ""))
+            if not m or "action" not in t["function"]["parameters"]["properties"]:
+                raise BadRequest("the computer function names no screen size or no action field")
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def computer_answer(body, anthropic, display):
+    """The next computer-tool action for "compute A op B": a screenshot, then a click on each key
+    (scaled from the physical screen to the declared display), then a text answer with no tool
+    call."""
+    msgs = [m for m in body["messages"] if m["role"] != "system"]
+    first = msgs[0]["content"]
+    task = first if isinstance(first, str) else "\n".join(b.get("text", "") for b in first if b.get("type") == "text")
+    if anthropic:
+        done = sum(1 for m in msgs if m["role"] == "assistant" for b in m["content"] if b.get("type") == "tool_use")
+        results = [b for m in msgs if m["role"] == "user" and isinstance(m["content"], list)
+                   for b in m["content"] if b.get("type") == "tool_result"]
+        if len(results) != done:
+            raise BadRequest(f"{done} tool calls but {len(results)} tool results")
+        if results and not results[-1].get("is_error") and \
+                not any(c.get("type") == "image" for c in results[-1].get("content", [])):
+            raise BadRequest("the last tool result carries no screenshot")
+    else:
+        done = sum(len(m.get("tool_calls") or []) for m in msgs if m["role"] == "assistant")
+        if sum(1 for m in msgs if m["role"] == "tool") != done:
+            raise BadRequest("every tool call needs its tool message")
+    keys = keys_of(task) or []
+    plan = [{"action": "screenshot"}]
+    w, h = display
+    sw, sh = (int(v) for v in ARGS.screen.split("x"))
+    for k in keys:
+        x, y = XCALC_KEYS[k]
+        plan.append({"action": "left_click", "coordinate": [round(x * w / sw), round(y * h / sh)]})
+    if done >= len(plan):
+        return None, "结果已显示", done
+    return plan[done], "", done
+
+
 def answer(system, texts, images):
     if "桌面自动化 Agent" in system:
         return json.dumps(agent_answer(system, texts), ensure_ascii=False), "agent"
@@ -258,10 +314,19 @@ class Handler(BaseHTTPRequestHandler):
                            if anthropic else {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
                 return
             body = json.loads(raw)
+            display = computer_tool(body, anthropic)
             system, texts, roles, images = (parse_anthropic if anthropic else parse_openai)(body)
-            check_roles(roles)
-            text, kind = answer(system, texts, images)
-            entry.update(kind=kind, images=len(images), messages=len(roles), answer=text)
+            if display:
+                roles = [r for r in roles if r != "tool"]  # OpenAI tool messages sit between turns
+                check_roles([r for i, r in enumerate(roles) if i == 0 or r != roles[i - 1]])
+                call, text, done = computer_answer(body, anthropic, display)
+                kind = "computer"
+                entry.update(kind=kind, display=list(display), action=call, answer=text)
+            else:
+                check_roles(roles)
+                call = None
+                text, kind = answer(system, texts, images)
+                entry.update(kind=kind, images=len(images), messages=len(roles), answer=text)
         except (BadRequest, KeyError, ValueError, AttributeError, IndexError) as e:
             entry["error"] = f"{type(e).__name__}: {e}"
             self.log(entry)
@@ -270,6 +335,20 @@ class Handler(BaseHTTPRequestHandler):
                        if anthropic else {"error": {"message": msg, "type": "invalid_request_error"}})
             return
         self.log(entry)
+        if call is not None:
+            cid = "toolu_%d" % done
+            if anthropic:
+                self.reply(200, {"id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
+                                 "content": [{"type": "tool_use", "id": cid, "name": "computer", "input": call}],
+                                 "stop_reason": "tool_use", "usage": {"input_tokens": 1000, "output_tokens": 20}})
+            else:
+                self.reply(200, {"id": "chatcmpl-fake", "object": "chat.completion", "model": body["model"],
+                                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                                     "role": "assistant", "content": None, "tool_calls": [{
+                                         "id": cid, "type": "function",
+                                         "function": {"name": "computer", "arguments": json.dumps(call)}}]}}],
+                                 "usage": {"prompt_tokens": 1000, "completion_tokens": 20}})
+            return
         if anthropic:
             self.reply(200, {"id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
                              "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
@@ -292,6 +371,7 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--key", default="")
     p.add_argument("--log", default="")
+    p.add_argument("--screen", default="1280x800", help="the physical screen size, for computer-tool clicks")
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     print(f"PORT {srv.server_address[1]}", flush=True)

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The computer-tool loop (seed 003) end to end: agent(task, {protocol = "computer"}) against the
+# suite's local model server (tests/model_server/fake_model.py), which answers like a model
+# using the tool: a screenshot, then a click on each key of "12*34=" at the declared display's
+# pixels. A real xcalc on a private 1600x1000 Xvfb, so the display declared to the tool is the
+# scaled 1280x800 and every click is mapped back. Anthropic's computer_20250124 and
+# computer_20251124, and the same actions as an OpenAI-compatible function; then the run's
+# --max-actions stops the loop.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib.bash"
+start_test
+db=$OUT/runs.db
+key="sk-test-computer-$$"
+server_pid=
+cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+python3 "$root/tests/model_server/fake_model.py" --key "$key" --log "$OUT/server.jsonl" --screen 1600x1000 >"$OUT/port" &
+server_pid=$!
+port=
+for i in $(seq 100); do
+  port=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$OUT/port")
+  [ -n "$port" ] && break
+  kill -0 "$server_pid" 2>/dev/null || fail "the model server exited"
+  sleep 0.1
+done
+[ -n "$port" ] || fail "the model server did not print its port within 10 s"
+export EACU_MODEL=fake-claude EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+
+cat >"$OUT/task.lua" <<'LUA'
+local calc = require "calculator"
+calc.open()
+local r = agent("compute 12*34 on the calculator", { protocol = "computer", tool = arg[1], max_steps = 12 })
+print(string.format("computer agent: %s after %d steps", r.status, r.steps))
+verify(function() return calc.read_display() == "408" end, "the display shows 408", 3)
+print("display: " .. calc.read_display())
+LUA
+
+n=0
+for variant in anthropic:computer_20250124 anthropic:computer_20251124 openai:computer_20250124; do
+  provider=${variant%%:*}; tool=${variant#*:}
+  url=http://127.0.0.1:$port; [ "$provider" = openai ] && url=$url/v1
+  out=$(EACU_MODEL_PROVIDER=$provider EACU_MODEL_BASE_URL=$url "$EACU" run "$OUT/task.lua" --display virtual:1600x1000 \
+        --db "$db" -- "$tool" 2>"$OUT/$tool.$provider.err") || { cat "$OUT/$tool.$provider.err" >&2; fail "$variant: the run failed"; }
+  expect_contains "$out" "computer agent: done after 9 steps" "$variant: the loop"
+  expect_contains "$out" "display: 408" "$variant: xcalc's display"
+  run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+  expect_eq "$(sqlite3 "$db" "SELECT method || ' ' || status FROM steps WHERE run_id=$run AND action='agent'")" "computer ok" "$variant: the agent step"
+  # Seven clicks, each through the one action path, mapped from the 1280x800 display to the screen.
+  expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='model' AND status='ok'")" "7" "$variant: taps recorded"
+  expect_eq "$(sqlite3 "$db" "SELECT input_x || ',' || input_y FROM steps WHERE run_id=$run AND action='tap' AND method='model' ORDER BY id LIMIT 1")" "203,78" "$variant: AC at (162,62) on the display is (203,78) on the screen"
+  n=$((n + 1))
+done
+python3 - "$OUT/server.jsonl" <<'PY' || fail "the server did not see the computer tool as expected"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+comp = [r for r in rows if r.get("kind") == "computer"]
+assert len(comp) == 27, len(comp)  # 3 runs x (screenshot + 7 clicks + the answer)
+assert all(r["display"] == [1280, 800] for r in comp), {tuple(r["display"]) for r in comp}
+assert not any(r.get("error") for r in rows), [r for r in rows if r.get("error")]
+print("server: 27 computer-tool calls, display 1280x800 declared")
+PY
+
+# The run's limits hold on this path too: --max-actions 3 stops the loop at its fourth click.
+set +e
+EACU_MODEL_PROVIDER=anthropic EACU_MODEL_BASE_URL=http://127.0.0.1:$port "$EACU" run "$OUT/task.lua" \
+  --display virtual:1600x1000 --db "$db" --max-actions 3 -- computer_20250124 >/dev/null 2>"$OUT/limit.err"
+code=$?
+set -e
+expect_eq "$code" "1" "exit status at --max-actions 3"
+expect_contains "$(cat "$OUT/limit.err")" "the run's limit of 3 actions is reached" "the limit's message"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND status='ok'")" "3" "taps before the limit"
+expect_eq "$(sqlite3 "$db" "SELECT status FROM steps WHERE run_id=$run AND action='agent'")" "failed" "the agent step at the limit"
+expect_display_gone "$(display_of_run "$db" "$run")"
+echo "computer_agent: $n protocols and the limit passed"
