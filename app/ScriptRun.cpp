@@ -54,6 +54,16 @@ void installRunSignals() {
     std::signal(SIGTERM, onSignal);
 }
 
+std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char* who) {
+    installRunSignals();
+    try {
+        return openRun(o, std::move(spec));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", who, e.what());
+        return nullptr;
+    }
+}
+
 int runExitCode(const std::string& status) {
     if (status == "passed") return 0;
     if (status == "interrupted") return pendingSignal() ? 128 + pendingSignal() : 130;

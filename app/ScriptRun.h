@@ -39,6 +39,10 @@ RunLimits limitsFromCli(const CliOptions& o);
 /// second one stops every child process and dies.
 void installRunSignals();
 
+/// installRunSignals, then openRun; when the run cannot be opened, prints "<who>: <why>" on
+/// stderr and returns null (the command exits 1). For run, run --task and replay.
+std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char* who);
+
 /// A LuaHost bound to `r`'s session, with the model context (`client` may be null: then only
 /// cached answers are served, per `cache_mode`), `script_dir` and the app modules on
 /// package.path. Starts the run's watchdog: on a cancellation (a signal, the deadline) it

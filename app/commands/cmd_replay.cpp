@@ -77,20 +77,14 @@ int cmdReplay(int argc, char** argv) {
         std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 1;
     }
-    installRunSignals();
     spec.script = orig->script;
     spec.args = nlohmann::json::parse(orig->args_json).get<std::vector<std::string>>();
     spec.replay_of = orig->id;
     spec.replay_mode = mode;
     spec.db = log->path();
     spec.session.script_dir = fs::path(orig->script).parent_path().string();
-    std::unique_ptr<OpenRun> r;
-    try {
-        r = openRun(o, spec);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu replay: %s\n", e.what());
-        return 1;
-    }
+    std::unique_ptr<OpenRun> r = startRun(o, spec, "eacu replay");
+    if (!r) return 1;
     Run& run = *r->run;
     Size size = run.device().screenSize();
     if (!o.flag("--quiet"))

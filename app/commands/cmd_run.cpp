@@ -46,14 +46,8 @@ int cmdRun(int argc, char** argv) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
     }
-    installRunSignals();
-    std::unique_ptr<OpenRun> r;
-    try {
-        r = openRun(o, std::move(spec));
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu run: %s\n", e.what());
-        return 1;
-    }
+    std::unique_ptr<OpenRun> r = startRun(o, std::move(spec), "eacu run");
+    if (!r) return 1;
     Run& run = *r->run;
     double t0 = monotonicSeconds();
     std::string error;

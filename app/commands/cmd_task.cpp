@@ -109,14 +109,8 @@ int cmdRunTask(int argc, char** argv) {
         std::fprintf(stderr, "eacu run --task: %s\n", e.what());
         return 2;
     }
-    installRunSignals();
-    std::unique_ptr<OpenRun> r;
-    try {
-        r = openRun(o, std::move(spec));
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "eacu run --task: %s\n", e.what());
-        return 1;
-    }
+    std::unique_ptr<OpenRun> r = startRun(o, std::move(spec), "eacu run --task");
+    if (!r) return 1;
     Run& run = *r->run;
     if (o.flag("--yes")) run.session().confirmMode() = ConfirmMode::Yes;
     std::string error;

@@ -144,16 +144,9 @@ Response AnthropicClient::complete(const Request& req) {
             for (const auto& x : b) v += (v.empty() ? "" : ",") + x;
             h.push_back("anthropic-beta: " + v);
         }
-        HttpResponse hr = httpPost("anthropic", cfg_.endpoint(), h, buildBody(req).dump(), cfg_.http);
-        if (hr.status >= 400 || hr.status < 200) throwHttpError("anthropic", cfg_, hr);
-        json j = parseJsonBody("anthropic", cfg_, hr);
-        if (j.value("type", "") == "error") throwHttpError("anthropic", cfg_, hr);
-        Response r = parseBody(j);
-        r.provider = "anthropic";
-        if (r.model.empty()) r.model = cfg_.model;
-        r.attempts = hr.attempts;
-        r.http_status = hr.status;
-        return r;
+        return detail::postAndParse(
+            "anthropic", cfg_, h, buildBody(req).dump(), [](const json& j) { return j.value("type", "") == "error"; },
+            parseBody);
     });
 }
 

@@ -2,10 +2,12 @@
 // JSON bodies and HTTP errors as ModelError, timing.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/Clock.h"
+#include "model/Http.h"
 #include "model/ModelClient.h"
 
 namespace eacu::model::detail {
@@ -23,6 +25,25 @@ nlohmann::json parseJsonBody(const std::string& provider, const ProviderConfig& 
 /// Throws the ModelError for a failed HTTP response: label, status, the body's error message,
 /// the attempts; retryable per retryableStatus; the key scrubbed.
 [[noreturn]] void throwHttpError(const std::string& provider, const ProviderConfig& cfg, const HttpResponse& r);
+
+/// One provider call: POSTs `body` with `headers` to cfg.endpoint(), throws the ModelError of an
+/// HTTP error, of a body that is not a JSON object, or of one `is_error` says is an error body;
+/// else parses it with `parse` and fills in the provider, the model (cfg's when the answer names
+/// none), the attempts and the HTTP status.
+template <class IsError, class Parse>
+Response postAndParse(const std::string& provider, const ProviderConfig& cfg, const std::vector<std::string>& headers,
+                      const std::string& body, IsError&& is_error, Parse&& parse) {
+    HttpResponse hr = httpPost(provider, cfg.endpoint(), headers, body, cfg.http);
+    if (hr.status >= 400 || hr.status < 200) throwHttpError(provider, cfg, hr);
+    nlohmann::json j = parseJsonBody(provider, cfg, hr);
+    if (is_error(j)) throwHttpError(provider, cfg, hr);
+    Response r = parse(j);
+    r.provider = provider;
+    if (r.model.empty()) r.model = cfg.model;
+    r.attempts = hr.attempts;
+    r.http_status = hr.status;
+    return r;
+}
 
 /// Runs `send`, sets the response's latency_s; a ModelError not yet naming the provider's
 /// label gets it prefixed (scrubbed).

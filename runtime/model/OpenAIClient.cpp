@@ -140,16 +140,10 @@ Response OpenAIClient::complete(const Request& req) {
     return timed("openai", cfg_, [&] {
         std::vector<std::string> h = {"content-type: application/json"};
         if (!cfg_.api_key.empty()) h.push_back("authorization: Bearer " + cfg_.api_key);
-        HttpResponse hr = httpPost("openai", cfg_.endpoint(), h, buildBody(req).dump(), cfg_.http);
-        if (hr.status >= 400 || hr.status < 200) throwHttpError("openai", cfg_, hr);
-        json j = parseJsonBody("openai", cfg_, hr);
-        if (j.contains("error") && !j.contains("choices")) throwHttpError("openai", cfg_, hr);
-        Response r = parseBody(j);
-        r.provider = "openai";
-        if (r.model.empty()) r.model = cfg_.model;
-        r.attempts = hr.attempts;
-        r.http_status = hr.status;
-        return r;
+        return detail::postAndParse(
+            "openai", cfg_, h, buildBody(req).dump(),
+            [](const json& j) { return j.contains("error") && !j.contains("choices"); },
+            parseBody);
     });
 }
 

@@ -9,24 +9,11 @@
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
 key="sk-test-computer-$$"
-server_pid=
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; }
-trap cleanup EXIT
-python3 "$root/tests/model_server/fake_model.py" --key "$key" --log "$OUT/server.jsonl" --screen 1600x1000 >"$OUT/port" &
-server_pid=$!
-port=
-for i in $(seq 100); do
-  port=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$OUT/port")
-  [ -n "$port" ] && break
-  kill -0 "$server_pid" 2>/dev/null || fail "the model server exited"
-  sleep 0.1
-done
-[ -n "$port" ] || fail "the model server did not print its port within 10 s"
+start_model_server --key "$key" --screen 1600x1000
 export EACU_MODEL=fake-claude EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
 
 cat >"$OUT/task.lua" <<'LUA'

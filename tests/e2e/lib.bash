@@ -63,3 +63,22 @@ expect_display_gone() {
   [ -n "$pid" ] || fail "no Xvfb on :$n was started by this test (log: $XVFB_LOG)"
   expect_process_gone "$pid" "$start" "the Xvfb of display :$n (started by this test)"
 }
+
+# Starts the suite's model server (tests/model_server/fake_model.py, 127.0.0.1, a free port)
+# with the given arguments, logging to $OUT/server.jsonl; sets $server_pid and $port, waiting
+# up to 10 s for the port. An EXIT trap stops it.
+start_model_server() {
+  local lib_root; lib_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  python3 "$lib_root/tests/model_server/fake_model.py" --log "$OUT/server.jsonl" "$@" >"$OUT/port" &
+  server_pid=$!
+  trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true' EXIT
+  port=
+  local i
+  for i in $(seq 100); do
+    port=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$OUT/port")
+    [ -n "$port" ] && return 0
+    kill -0 "$server_pid" 2>/dev/null || fail "the model server exited"
+    sleep 0.1
+  done
+  fail "the model server did not print its port within 10 s"
+}

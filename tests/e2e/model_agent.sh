@@ -17,20 +17,7 @@ start_test
 db=$OUT/runs.db
 key=sk-e2e-SECRET-0123456789
 
-server_pid=
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true; }
-trap cleanup EXIT
-
-python3 "$root/tests/model_server/fake_model.py" --key "$key" --log "$OUT/server.jsonl" >"$OUT/port" &
-server_pid=$!
-port=
-for i in $(seq 100); do
-  port=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$OUT/port")
-  [ -n "$port" ] && break
-  kill -0 "$server_pid" 2>/dev/null || fail "the model server exited"
-  sleep 0.1
-done
-[ -n "$port" ] || fail "the model server did not print its port within 10 s"
+start_model_server --key "$key"
 
 export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
 export EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
