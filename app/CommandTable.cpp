@@ -159,6 +159,43 @@ const std::vector<Command> kCommands = {
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"
      "  --lang L          ocr: Tesseract languages (auto: eng, or eng+chi_sim for CJK)\n",
      cmdBench},
+    {"serve",
+     "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]\n"
+     "           [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N]\n"
+     "           [--max-time S]",
+     "Serve the live agent: a chat page at / where a person sends a task and watches the computer\n"
+     "do it (the screen live, the progress timeline, the answer), and its HTTP API.\n"
+     "\n"
+     "Each task is a run of its own (recorded like eacu run --task: an app module's template when\n"
+     "one matches, else agent()), in a worker process on a private Xvfb with the --launch\n"
+     "programs started on it; tasks wait in a queue while every worker is busy. Sessions, messages,\n"
+     "tasks and the events of their streams are kept in the run log: after a restart the history\n"
+     "is there, and a task that was running is marked interrupted.\n"
+     "\n"
+     "API: GET / (the page), GET /healthz, POST /api/chat/send {session_id?, text} ->\n"
+     "{session_id, task_id}, POST /api/chat/stop {task_id}, POST /api/chat/ack-user-action\n"
+     "{task_id}, GET /api/chat/stream?session_id=S (SSE: task.started, screen.live,\n"
+     "progress.append, progress.update, task.awaiting_user, task.completed, task.failed,\n"
+     "task.stopped; Last-Event-ID resumes), GET /api/sessions[/ID], POST /task {task} ->\n"
+     "{task_id}, GET /task/ID -> {status, result, steps}, GET /api/frames/ID (PNG),\n"
+     "GET /api/tasks/ID/live.jpg. Errors are {\"error\": \"...\"} with a 4xx status.\n"
+     "\n"
+     "Options:\n"
+     "  --host H          the address to listen on (default 127.0.0.1); any other than loopback\n"
+     "                    needs --token\n"
+     "  --port P          the port (default 8765; 0 = any free port, printed at start)\n"
+     "  --workers N       tasks that run at once (default 2; 1 with --display :N)\n"
+     "  --display D       virtual (default: a private 1280x800 Xvfb per task), virtual:WxH, or\n"
+     "                    an X display :N that every task shares\n" EACU_OPT_DB
+     "  --token T         every request needs \"Authorization: Bearer T\" (or ?access_token=T)\n"
+     "  --launch CMD      a shell command started on each task's display before the task (the\n"
+     "                    desktop it works on); repeatable\n"
+     "  --allow-scripts   accept Lua source as a task ({\"script\": \"...\"}); needs --token\n"
+     "  --click-check     model-driven clicks move, check the marked pointer with the model and\n"
+     "                    correct up to 4 times before clicking (seed 001 section 4.1)\n"
+     "  --max-actions N   each task's action limit (default 80; 0 = none)\n"
+     "  --max-time S      each task's deadline in seconds (default 480; 0 = none)\n",
+     cmdServe},
     {"help",
      "eacu help [COMMAND]\n"
      "eacu COMMAND --help",

@@ -3,7 +3,7 @@
 # folders below it; bindings/ includes runtime/ and itself, never the executable's app/ code.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-order=(base geometry process device vision assets model record task)
+order=(base geometry process device vision assets model record task server)
 bad=0
 for i in "${!order[@]}"; do
   layer=${order[$i]}
@@ -22,7 +22,7 @@ for i in "${!order[@]}"; do
 done
 for d in "$root"/runtime/*/; do
   name=$(basename "$d")
-  case " ${order[*]} server " in *" $name "*) ;; *) echo "runtime/$name is not a known layer (${order[*]})"; bad=1 ;; esac
+  case " ${order[*]} " in *" $name "*) ;; *) echo "runtime/$name is not a known layer (${order[*]})"; bad=1 ;; esac
 done
 if [ -d "$root/bindings" ] && grep -rn '#include "\(app\|cli\|repl\|bench\)/' "$root/bindings" >/dev/null; then
   grep -rn '#include "\(app\|cli\|repl\|bench\)/' "$root/bindings" | sed 's/^/bindings includes the executable: /'

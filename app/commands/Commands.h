@@ -24,5 +24,7 @@ int cmdFrames(int argc, char** argv);
 int cmdLocate(int argc, char** argv);
 /// eacu bench tap|settle|locate|ocr: the benchmarks (app/bench/).
 int cmdBench(int argc, char** argv);
+/// eacu serve: the chat page, the chat and task APIs, the workers (runtime/server/).
+int cmdServe(int argc, char** argv);
 
 }  // namespace eacu

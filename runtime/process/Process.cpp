@@ -118,6 +118,7 @@ std::unique_ptr<Process> Process::spawn(const std::vector<std::string>& argv,
     cenv.push_back(nullptr);
 
     const char* workdir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
+    const int passFd = options.pass_fd;
 
     int execPipe[2] = {-1, -1}, outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
     auto closeAll = [&] {
@@ -149,17 +150,23 @@ std::unique_ptr<Process> Process::spawn(const std::vector<std::string>& argv,
         ::setpgid(0, 0);
         ::prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (::getppid() != parent) ::_exit(127);  // the parent died before prctl()
+        // The exec-error pipe moves above fd 3, which may be given to the child.
+        int execFd = passFd >= 0 ? ::fcntl(execPipe[1], F_DUPFD_CLOEXEC, 10) : execPipe[1];
         ::dup2(devNull, 0);
         if (outPipe[1] >= 0) ::dup2(outPipe[1], 1);
         if (options.stderr_mode == StderrMode::Null) ::dup2(devNull, 2);
         if (errPipe[1] >= 0) ::dup2(errPipe[1], 2);
-        if (workdir && ::chdir(workdir) != 0) childFail(execPipe[1], 1);
+        if (workdir && ::chdir(workdir) != 0) childFail(execFd, 1);
+        if (passFd == 3)
+            ::fcntl(3, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+        else if (passFd >= 0)
+            ::dup2(passFd, 3);
         for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGCHLD}) ::signal(s, SIG_DFL);
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         ::execvpe(cargv[0], cargv.data(), cenv.data());
-        childFail(execPipe[1], 2);
+        childFail(execFd, 2);
     }
     int forkErr = errno;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);

@@ -29,6 +29,9 @@ struct ProcessOptions {
     StderrMode stderr_mode = StderrMode::Null;
     /// Working directory of the child; empty: the parent's.
     std::string working_dir;
+    /// A descriptor of the parent that the child gets as its fd 3 (e.g. one end of a
+    /// socketpair for a worker protocol); -1: none. The parent keeps its own copy.
+    int pass_fd = -1;
 };
 
 /// A child process in its own process group. The child gets PR_SET_PDEATHSIG(SIGTERM) so it

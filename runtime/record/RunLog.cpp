@@ -7,18 +7,6 @@
 #include "record/Statement.h"
 
 namespace eacu {
-namespace {
-
-// Runs an INSERT ... RETURNING id and gives that id. Taken from the statement, not from the
-// connection's last insert, so a write on another thread cannot change it.
-int64_t insertedId(Statement& q) {
-    if (!q.step()) throw std::runtime_error("INSERT returned no id");
-    int64_t id = q.integer(0);
-    q.run();
-    return id;
-}
-
-}  // namespace
 
 RunLog::RunLog(const std::string& path) : RunReader(path) {}
 

@@ -103,6 +103,52 @@ CREATE INDEX IF NOT EXISTS model_calls_run ON model_calls(run_id, seq);
 CREATE INDEX IF NOT EXISTS model_calls_cache ON model_calls(cache_key, status);
 )SQL";
 
+// Version 4: `eacu serve` (issue 12): chat sessions, their messages, the tasks sent in them
+// (each run as a run of its own) and the events a session's stream sent, so a restarted server
+// keeps its history and a client resumes with Last-Event-ID.
+const char* kSchemaV4 = R"SQL(
+CREATE TABLE sessions(
+  id          INTEGER PRIMARY KEY,
+  title       TEXT NOT NULL DEFAULT '',
+  created_at  REAL NOT NULL
+);
+CREATE TABLE tasks(
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id),
+  kind        TEXT NOT NULL,      -- task (a sentence) | script (Lua source)
+  text        TEXT NOT NULL,
+  status      TEXT NOT NULL,      -- queued | running | awaiting_user | completed | failed | stopped | interrupted
+  run_id      INTEGER REFERENCES runs(id),
+  answer      TEXT,
+  error       TEXT,
+  created_at  REAL NOT NULL,
+  started_at  REAL,
+  ended_at    REAL
+);
+CREATE TABLE messages(
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id),
+  task_id     INTEGER REFERENCES tasks(id),
+  role        TEXT NOT NULL,      -- user | assistant
+  kind        TEXT NOT NULL,      -- user_text | assistant_answer | assistant_error
+  text        TEXT NOT NULL,
+  created_at  REAL NOT NULL
+);
+CREATE TABLE task_events(
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id),
+  task_id     INTEGER NOT NULL REFERENCES tasks(id),
+  type        TEXT NOT NULL,      -- task.started, progress.append, ... (never screen.live)
+  data        TEXT NOT NULL,      -- the event's JSON
+  created_at  REAL NOT NULL
+);
+CREATE INDEX tasks_by_session ON tasks(session_id, id);
+CREATE INDEX tasks_by_status ON tasks(status);
+CREATE INDEX messages_by_session ON messages(session_id, id);
+CREATE INDEX task_events_by_session ON task_events(session_id, id);
+CREATE INDEX task_events_by_task ON task_events(task_id, id);
+)SQL";
+
 }  // namespace
 
 int runLogSchemaVersion(sqlite3* db) {
@@ -122,6 +168,7 @@ void migrateRunLogSchema(sqlite3* db) {
         if (v < 1) execSql(db, kSchemaV1);
         if (v < 2) execSql(db, kSchemaV2);
         if (v < 3) execSql(db, kSchemaV3);
+        if (v < 4) execSql(db, kSchemaV4);
         execSql(db, "PRAGMA user_version=" + std::to_string(kRunLogSchemaVersion));
         execSql(db, "COMMIT");
     } catch (...) {

@@ -1,4 +1,4 @@
-// The run log's SQLite schema (runs, steps, frames, model_calls) and its migrations: the one
+// The run log's SQLite schema (runs, steps, frames, model_calls, and serve's sessions, tasks, messages, task_events) and its migrations: the one
 // place that creates or changes a table of the run log.
 #pragma once
 
@@ -9,7 +9,8 @@ namespace eacu {
 /// Current schema version, stored in PRAGMA user_version.
 /// 1: runs, frames, steps. 2: runs.replay_mode, indexes by status and replay. 3: model_calls
 /// (created since issue 5 by an unversioned step; version 3 makes it part of the schema).
-inline constexpr int kRunLogSchemaVersion = 3;
+/// 4: sessions, tasks, messages, task_events (eacu serve).
+inline constexpr int kRunLogSchemaVersion = 4;
 
 /// The schema version of the open database (0 for a new file).
 /// Throws std::runtime_error with SQLite's message.

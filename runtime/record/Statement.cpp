@@ -62,4 +62,11 @@ void execSql(sqlite3* db, const std::string& sql) {
     }
 }
 
+int64_t insertedId(Statement& q) {
+    if (!q.step()) throw std::runtime_error("INSERT returned no id");
+    int64_t id = q.integer(0);
+    q.run();
+    return id;
+}
+
 }  // namespace eacu

@@ -48,6 +48,11 @@ private:
     sqlite3_stmt* stmt_ = nullptr;
 };
 
+/// Runs an INSERT ... RETURNING id and gives that id. Taken from the statement, not from the
+/// connection's last insert, so a write on another thread cannot change it. Throws
+/// std::runtime_error when the statement returned no row.
+int64_t insertedId(Statement& q);
+
 /// Runs `sql` (one or more statements, no rows wanted). Throws std::runtime_error with
 /// SQLite's message.
 void execSql(sqlite3* db, const std::string& sql);

@@ -1,0 +1,121 @@
+// eacu serve: the live agent service (issue 12; seeds 000 and 001): a chat page at /, seed
+// 001's chat API with its SSE stream and seed 000's task API, each task a run of its own in a
+// worker process on a private Xvfb, queued on N workers, all of it kept in the run log.
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "Cli.h"
+#include "commands/Commands.h"
+#include "device/DeviceFactory.h"
+#include "server/ChatService.h"
+#include "server/HttpServer.h"
+#include "server/TaskQueue.h"
+
+namespace eacu {
+namespace {
+
+// This executable's path: workers run it.
+std::string selfPath() {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
+    return std::string(buf, size_t(n));
+}
+
+}  // namespace
+
+/// `eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]
+/// [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N] [--max-time S]`.
+int cmdServe(int argc, char** argv) {
+    CliOptions o;
+    server::ServeConfig config;
+    server::HttpOptions http;
+    try {
+        o = parseCli(argc, argv, 2,
+                     {"--host", "--port", "--workers", "--token", "--launch", "--max-actions", "--max-time"},
+                     {"--allow-scripts", "--click-check"});
+        if (!o.positional.empty()) throw UsageError("unexpected argument \"" + o.positional[0] + "\" (see eacu serve --help)");
+        // --launch may be given several times: every one counts, in order.
+        for (int i = 2; i + 1 < argc; ++i)
+            if (std::strcmp(argv[i], "--launch") == 0) config.launch.push_back(argv[++i]);
+        if (auto v = o.flag("--host")) http.host = *v;
+        if (auto v = o.flag("--port")) http.port = integerFlag("--port", *v, 0, 65535);
+        if (auto v = o.flag("--token")) http.token = *v;
+        if (auto v = o.flag("--workers")) config.workers = integerFlag("--workers", *v, 1, 64);
+        if (auto v = o.flag("--max-actions")) config.max_actions = integerFlag("--max-actions", *v, 0, 1000000);
+        if (auto v = o.flag("--max-time"))
+            config.max_seconds = numberFlag("--max-time", *v, 0, 1e7, "[0, 1e7] (seconds; 0 = no limit)");
+        config.allow_scripts = o.flag("--allow-scripts").has_value();
+        if (config.allow_scripts && http.token.empty())
+            throw UsageError("--allow-scripts needs --token: Lua source runs anything the server's user may run");
+        if (o.flag("--click-check")) config.worker_env["EACU_CLICK_CHECK"] = "1";
+        std::string display = o.display.empty() ? "virtual" : o.display;
+        DeviceSpec spec = parseDeviceSpec(display);
+        if (spec.kind == DeviceSpec::Kind::Virtual) {
+            config.display = "virtual";
+            config.screen_w = spec.size.w;
+            config.screen_h = spec.size.h;
+        } else if (spec.kind == DeviceSpec::Kind::X11) {
+            config.display = spec.display;
+            if (config.workers != 1 && o.flag("--workers"))
+                std::fprintf(stderr, "eacu serve: every task runs on %s, so one worker (not %d)\n", spec.display.c_str(),
+                             config.workers);
+            config.workers = 1;
+        } else {
+            throw UsageError("--display " + display + ": expected virtual, virtual:WxH or :N (tasks need a screen to act on)");
+        }
+        config.db = runLogPath(o);
+        config.eacu = selfPath();
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "eacu serve: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu serve: %s\n", e.what());
+        return 2;
+    }
+
+    // SIGINT/SIGTERM are taken by one thread (sigwait), so no handler runs inside a request.
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+    ::signal(SIGPIPE, SIG_IGN);
+    try {
+        server::ServiceStore store(config.db);
+        server::LocalTaskQueue queue;
+        server::ChatService chat(store, config, queue);
+        server::HttpServer httpServer(chat, http);
+        int port = httpServer.bind();
+        std::printf("eacu serve: listening on http://%s:%d/ (%d worker%s, display %s, run log %s)\n",
+                    http.host.find(':') != std::string::npos ? ("[" + http.host + "]").c_str() : http.host.c_str(), port,
+                    config.workers, config.workers == 1 ? "" : "s", config.display.c_str(), config.db.c_str());
+        std::fflush(stdout);
+        std::atomic<bool> done{false};
+        std::thread watcher([&] {
+            int sig = 0;
+            sigwait(&sigs, &sig);
+            if (done) return;  // woken below: listen() ended by itself
+            std::fprintf(stderr, "eacu serve: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            httpServer.stop();
+        });
+        bool ok = httpServer.listen();
+        done = true;
+        pthread_kill(watcher.native_handle(), SIGTERM);
+        watcher.join();
+        chat.shutdown();
+        return ok ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu serve: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace eacu

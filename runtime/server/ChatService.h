@@ -1,0 +1,73 @@
+// What the HTTP API does, without HTTP: seed 001's chat (send, stop, ack, the stream's
+// history), seed 000's task API (POST /task, GET /task/{id}), and the restart rule (tasks that
+// were running when the server died are interrupted; queued ones are queued again).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/ServeConfig.h"
+#include "server/ServiceStore.h"
+#include "server/TaskQueue.h"
+#include "server/WorkerPool.h"
+
+namespace eacu::server {
+
+/// A request the API refuses: `status` is the HTTP status (400, 403, 404, 409, ...), what()
+/// the message for the client.
+class ApiError : public std::runtime_error {
+public:
+    ApiError(int status, const std::string& message) : std::runtime_error(message), status(status) {}
+    int status;
+};
+
+/// The chat service. Thread-safe (the store and the pool are).
+class ChatService {
+public:
+    /// Recovers the log (see recover()), then starts `config.workers` workers on `queue`.
+    ChatService(ServiceStore& store, const ServeConfig& config, TaskQueue& queue);
+    ~ChatService();
+
+    /// POST /api/chat/send: `text` in session `session_id` (nullopt: a new session titled by
+    /// the text). When the session's latest task awaits the person, the text answers it (same
+    /// task id). `kind` "script" sends Lua source (needs config.allow_scripts; else ApiError
+    /// 403). Returns {session_id, task_id}. ApiError 400 for an empty text, 404 for an unknown
+    /// session.
+    nlohmann::json send(std::optional<int64_t> session_id, const std::string& text, const std::string& kind = "task");
+    /// POST /api/chat/stop. Returns {task_id, status}. ApiError 404 unknown task, 409 when it
+    /// has already ended.
+    nlohmann::json stop(int64_t task_id);
+    /// POST /api/chat/ack-user-action: "我已经操作" to a task that awaits the person. Returns
+    /// {task_id}. ApiError 404 unknown task, 409 when it does not wait.
+    nlohmann::json ack(int64_t task_id, const std::string& text = "我已经操作");
+    /// GET /task/{id}: {task_id, session_id, status, text, result, error, run_id, steps:[{index,
+    /// text, screenshot, frame_id, cursor_x, cursor_y, status}]}. ApiError 404 unknown task.
+    nlohmann::json taskView(int64_t task_id);
+    /// GET /api/sessions: {sessions:[{id, title, created_at}]}, newest first.
+    nlohmann::json sessions();
+    /// GET /api/sessions/{id}: {session, messages, tasks}. ApiError 404 unknown session.
+    nlohmann::json sessionView(int64_t session_id);
+    /// GET /healthz: {ok, workers, running, queued, db}.
+    nlohmann::json health();
+    /// True when the session exists.
+    bool hasSession(int64_t session_id);
+    /// Stops every task and the workers (idempotent).
+    void shutdown();
+
+    ServiceStore& store() { return store_; }
+
+private:
+    /// Tasks left running or awaiting_user by a server that died are marked interrupted (and
+    /// get task.failed "interrupted: ..."); queued tasks go back on the queue.
+    void recover();
+
+    ServiceStore& store_;
+    const ServeConfig& config_;
+    TaskQueue& queue_;
+    WorkerPool pool_;
+};
+
+}  // namespace eacu::server

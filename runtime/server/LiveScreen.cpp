@@ -1,0 +1,75 @@
+#include "server/LiveScreen.h"
+
+#include <chrono>
+#include <cstring>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "base/Clock.h"
+#include "device/DeviceFactory.h"
+#include "vision/CursorMark.h"
+
+namespace eacu::server {
+namespace {
+
+bool samePixels(const cv::Mat& a, const cv::Mat& b) {
+    if (a.size() != b.size() || a.type() != b.type()) return false;
+    for (int y = 0; y < a.rows; ++y)
+        if (std::memcmp(a.ptr(y), b.ptr(y), a.cols * a.elemSize()) != 0) return false;
+    return true;
+}
+
+}  // namespace
+
+LiveScreen::LiveScreen(ServiceStore& store, int64_t session_id, int64_t task_id, std::string display, double interval)
+    : store_(store), session_id_(session_id), task_id_(task_id), display_(std::move(display)), interval_(interval) {
+    thread_ = std::thread([this] { loop(); });
+}
+
+LiveScreen::~LiveScreen() { stop(); }
+
+void LiveScreen::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void LiveScreen::loop() {
+    try {
+        DeviceHandle h = openDevice(display_);
+        cv::Mat last;
+        Point last_cursor{-1, -1};
+        const std::vector<int> params{cv::IMWRITE_JPEG_QUALITY, 75};
+        while (!stop_) {
+            const double t0 = monotonicSeconds();
+            Frame f = h.device->capture();
+            Point cursor = h.device->cursor();
+            ++captured_;
+            if (!samePixels(f.bgr, last) || cursor.x != last_cursor.x || cursor.y != last_cursor.y) {
+                last = f.bgr.clone();
+                last_cursor = cursor;
+                drawCursorMark(f.bgr, cursor);
+                LiveFrame lf;
+                lf.task_id = task_id_;
+                lf.width = f.width();
+                lf.height = f.height();
+                lf.cursor_x = cursor.x;
+                lf.cursor_y = cursor.y;
+                lf.time = wallSeconds();
+                cv::imencode(".jpg", f.bgr, lf.jpeg, params);
+                store_.setLive(session_id_, std::move(lf));
+                ++published_;
+            }
+            const double rest = interval_ - (monotonicSeconds() - t0);
+            std::unique_lock<std::mutex> lock(mu_);
+            if (rest > 0) cv_.wait_for(lock, std::chrono::duration<double>(rest), [&] { return stop_.load(); });
+        }
+    } catch (const std::exception&) {
+        // The display went away (the task ended or Xvfb died): the task reports its own end.
+    }
+}
+
+}  // namespace eacu::server

@@ -1,0 +1,48 @@
+// The live screen of a running task (seed 001 §1.1.1, issue 12 §4): a thread that captures the
+// task's display several times a second and, when the screen or the pointer changed, publishes
+// a JPEG with the pointer marked as the task's screen.live frame.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "server/ServiceStore.h"
+
+namespace eacu::server {
+
+/// Captures X display `display` (":N") every `interval` seconds (default 0.1: up to 10 frames
+/// a second) until stop() or destruction, and sets the store's live frame of `task_id` when the
+/// pixels or the pointer position differ from the last frame sent (JPEG quality 75, the pointer
+/// marked with drawCursorMark). A display that cannot be opened or goes away ends the thread
+/// quietly (the task itself reports that); it never throws.
+class LiveScreen {
+public:
+    LiveScreen(ServiceStore& store, int64_t session_id, int64_t task_id, std::string display, double interval = 0.1);
+    ~LiveScreen();
+    LiveScreen(const LiveScreen&) = delete;
+    LiveScreen& operator=(const LiveScreen&) = delete;
+
+    /// Stops the thread and waits for it (idempotent).
+    void stop();
+    /// Frames captured and frames published so far (for the bench numbers).
+    int64_t captured() const { return captured_.load(); }
+    int64_t published() const { return published_.load(); }
+
+private:
+    void loop();
+
+    ServiceStore& store_;
+    int64_t session_id_, task_id_;
+    std::string display_;
+    double interval_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::atomic<bool> stop_{false};
+    std::atomic<int64_t> captured_{0}, published_{0};
+    std::thread thread_;
+};
+
+}  // namespace eacu::server

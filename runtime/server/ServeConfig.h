@@ -1,0 +1,32 @@
+// How `eacu serve` runs tasks: what the command line gave it.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace eacu::server {
+
+/// The service's settings (eacu serve's options).
+/// - `eacu`: the path of the eacu executable that runs each task as a worker process.
+/// - `db`: the run log (sessions, tasks, events, and every task's run).
+/// - `display`: "virtual" (a private Xvfb of `screen_w` x `screen_h` per task) or ":N" (every
+///   task on that display; then one worker).
+/// - `launch`: shell commands started on each task's display before the task begins (the
+///   desktop the task works on); stopped when it ends.
+/// - `max_actions`, `max_seconds`: each task's limits (seed 001 §9: 80 actions, 8 minutes).
+/// - `allow_scripts`: Lua source is accepted as a task (only with a token).
+/// - `worker_env`: environment variables set for each worker process.
+struct ServeConfig {
+    std::string eacu;
+    std::string db;
+    std::string display = "virtual";
+    int screen_w = 1280, screen_h = 800;
+    std::vector<std::string> launch;
+    int workers = 2;
+    int max_actions = 80;
+    double max_seconds = 480;
+    bool allow_scripts = false;
+    std::map<std::string, std::string> worker_env;
+};
+
+}  // namespace eacu::server
