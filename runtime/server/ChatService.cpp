@@ -134,6 +134,8 @@ json ChatService::taskView(int64_t task_id) {
         steps[d["index"].get<int64_t>()] = d;
     }
     json out = taskJson(t);
+    std::string display = pool_.displayOf(task_id);
+    out["display"] = display.empty() ? json() : json(display);
     out["steps"] = json::array();
     for (auto& [i, s] : steps) out["steps"].push_back(s);
     return out;

@@ -43,8 +43,9 @@ public:
     /// POST /api/chat/ack-user-action: "我已经操作" to a task that awaits the person. Returns
     /// {task_id}. ApiError 404 unknown task, 409 when it does not wait.
     nlohmann::json ack(int64_t task_id, const std::string& text = "我已经操作");
-    /// GET /task/{id}: {task_id, session_id, status, text, result, error, run_id, steps:[{index,
-    /// text, screenshot, frame_id, cursor_x, cursor_y, status}]}. ApiError 404 unknown task.
+    /// GET /task/{id}: {task_id, session_id, status, text, result, error, run_id, display (the X
+    /// display while it runs, else null), steps:[{index, text, screenshot, frame_id, cursor_x,
+    /// cursor_y, status}]}. ApiError 404 unknown task.
     nlohmann::json taskView(int64_t task_id);
     /// GET /api/sessions: {sessions:[{id, title, created_at}]}, newest first.
     nlohmann::json sessions();

@@ -17,7 +17,10 @@ local keys = {
 
 --- Starts xcalc and waits (up to `timeout` seconds, default 10) until its keypad is shown.
 --- Returns the process handle.
+-- Uses the calculator already on the screen (e.g. one `eacu serve --launch xcalc` started), else
+-- launches xcalc; waits for its keypad. Returns the launched process, or nil when one was there.
 function M.open(timeout)
+  if exists("calculator.btn_clear", 0) then return nil end
   local proc = launch "xcalc"
   wait("calculator.btn_clear", timeout or 10)
   return proc
