@@ -169,7 +169,8 @@
       this.scrubber = h('div', {
         class: 'scrubber', role: 'slider', tabindex: '0', 'aria-label': 'Steps',
         dataset: { testid: 'scrubber' },
-      }, h('div', { class: 'track' }, this.fill), this.nodes);
+      }, h('div', { class: 'rail' }, h('div', { class: 'track' }, this.fill), this.nodes),
+      h('span', { class: 'live-label', text: '实时' }));
       this.wireScrubber();
 
       this.run = h('section', { class: 'run' },
@@ -383,7 +384,7 @@
       return h('button', {
         type: 'button', class: 'node', tabindex: '-1', title: label,
         dataset: { node: key }, 'aria-label': key === 'live' ? 'Live' : `Step ${key}`,
-      }, key === 'live' ? h('span', { class: 'live-label', text: '实时' }) : null);
+      });
     }
     expand(open) {
       this.toggle.setAttribute('aria-expanded', String(open));
@@ -408,7 +409,7 @@
       // The fill runs from the first node to the selected one.
       const n = this.items.length + 1;
       const pos = this.sel === 'live' ? n : this.sel;
-      this.fill.style.width = n > 1 ? `calc(${((pos - 1) / (n - 1)) * 100}% )` : '0';
+      this.fill.style.width = n > 1 ? `${((pos - 1) / (n - 1)) * 100}%` : '0';
       this.scrubber.setAttribute('aria-valuemin', '1');
       this.scrubber.setAttribute('aria-valuemax', String(n));
       this.scrubber.setAttribute('aria-valuenow', String(pos));
