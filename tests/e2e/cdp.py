@@ -284,13 +284,17 @@ class Page:
         return res.get("result", {}).get("value")
 
     def wait_for(self, expression, timeout, what=None, interval=0.05):
-        """Polls a JavaScript expression until it is truthy; returns its value. Raises
+        """Polls a JavaScript expression until it is truthy (in JavaScript; a promise is awaited);
+        returns its value (by value). Raises
         CDPTimeout (naming `what`, and the last value) when timeout seconds pass first."""
         deadline = time.monotonic() + timeout
         value = None
+        # Truthiness is JavaScript's (a DOM element comes back by value as {}).
+        wrapped = f"(async () => {{ const v = await ({expression}\n); return {{ok: !!v, v}}; }})()"
         while True:
-            value = self.evaluate(expression, timeout=max(1.0, deadline - time.monotonic()))
-            if value:
+            r = self.evaluate(wrapped, timeout=max(1.0, deadline - time.monotonic()))
+            value = r.get("v")
+            if r.get("ok"):
                 return value
             now = time.monotonic()
             if now >= deadline:

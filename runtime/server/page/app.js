@@ -84,6 +84,8 @@
     pending: [],          // cards shown on send whose task id is not known yet
     sending: false,
   };
+  // Counts for tests and debugging (window.eacuPage): events applied, duplicates dropped.
+  const stats = window.eacuPage = { events: 0, duplicates: 0, reconnects: 0 };
   const messages = $('#messages');
   const chat = $('#chat');
   const input = $('#input');
@@ -546,10 +548,11 @@
     // for the persisted event before it.
     if (e.type !== 'screen.live') {
       const key = `${e.lastEventId}\n${e.type}\n${e.data}`;
-      if (S.seen.has(key)) return;
+      if (S.seen.has(key)) { stats.duplicates += 1; return; }
       S.seen.add(key);
       if (e.lastEventId) S.lastId = e.lastEventId;
     }
+    stats.events += 1;
     let d;
     try { d = JSON.parse(e.data); } catch (_) { console.warn('eacu: bad event data', e.type, e.data); return; }
     try { applyEvent(e.type, d); } catch (err) { console.error('eacu: event', e.type, err); }
@@ -566,7 +569,14 @@
     const es = new EventSource(apiUrl('api/chat/stream', { session_id: S.session, last_event_id: S.lastId }));
     S.es = es;
     setConn('connecting');
-    es.onopen = () => { if (es === S.es) { setConn('open'); S.backoff = 500; } };
+    let opened = false;
+    es.onopen = () => {
+      if (es !== S.es) return;
+      if (opened) stats.reconnects += 1; // EventSource reconnected itself
+      opened = true;
+      setConn('open');
+      S.backoff = 500;
+    };
     es.onerror = () => {
       if (es !== S.es) return;
       if (es.readyState !== EventSource.CLOSED) { setConn('retry'); return; } // it reconnects itself
