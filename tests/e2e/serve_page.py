@@ -19,7 +19,9 @@ test, on a fresh browser profile (so a new session):
     scrubber (the list marks the item), clicks the live node (the live frame again);
  5. sends LOGIN_TASK ("compute 12*34 after login") with the Enter key: the ack button shows,
     a click on it resumes the task (the card runs again) to its answer;
- 6. reloads the page: the session's history comes back from the stream, unchanged.
+ 6. with --stop: sends STOP_TASK and clicks its stop button mid-task: 已停止 (prints
+    `stopped_task ID`, for the shell test to check that the task's Xvfb is gone);
+ 7. reloads the page: the session's history comes back from the stream, unchanged.
 Every wait polls a condition with a deadline; an uncaught page exception fails the test too.
 """
 import argparse
@@ -281,12 +283,16 @@ class PageTest:
         self.check_items(st2, tid2)
         log(f"task {tid2} answered: {st2['answer']!r}")
 
+        tasks = [tid, tid2]
+        if a.stop:
+            tasks.append(self.stop_case())
+
         # -- a reload restores the session from the stream --
-        before = {t: self.state(t) for t in (tid, tid2)}
+        before = {t: self.state(t) for t in tasks}
         check("session=" in self.js("location.search"), "the session id is not in the page URL")
         self.page.reload()
         self.helpers()
-        for t in (tid, tid2):
+        for t in tasks:
             b = before[t]
             s = self.wait(f"(() => {{ const s = __t.state({t}); return s && s.mode === 'answer' && "
                           f"s.status === {json.dumps(b['status'])} && s.items.length === {len(b['items'])} && s; }})()",
@@ -296,11 +302,26 @@ class PageTest:
             check([i["index"] for i in s["items"]] == [i["index"] for i in before[t]["items"]],
                   f"after a reload task {t} has items {[i['index'] for i in s['items']]}")
         n = self.js("document.querySelectorAll('[data-testid=\"task\"]').length")
-        check(n == 2, f"after a reload the chat has {n} task cards, expected 2")
+        check(n == len(tasks), f"after a reload the chat has {n} task cards, expected {len(tasks)}")
         self.check_console()
         st = self.js("JSON.stringify(window.eacuPage)")
         log(f"stream: {st}")
         log("ok")
+
+    def stop_case(self):
+        """--stop: a task stopped from its card's stop button mid-task shows 已停止."""
+        a = self.args
+        tid, _ = self.send(a.stop_task)
+        self.wait(f"(() => {{ const s = __t.state({tid}); return s && (s.mode === 'answer' || "
+                  f"(s.status === 'running' && s.items.length >= 1)); }})()", a.timeout, f"task {tid} running a step")
+        check(self.state(tid)["mode"] == "running", f"task {tid} ended before it could be stopped (use a longer --stop-task)")
+        self.page.click(f'{self.card_sel(tid)} {cdp.testid("stop")}')
+        st = self.wait(f"(() => {{ const s = __t.state({tid}); return s && s.mode === 'answer' && s; }})()",
+                       a.timeout, f"task {tid} to end after the stop click")
+        check(st["status"] == "stopped", f"task {tid} ended {st['status']} after the stop click: {st['answer']!r}")
+        check(st["answer"] == "已停止", f"a stopped task shows {st['answer']!r}, expected 已停止")
+        print(f"stopped_task {tid}", flush=True)
+        return tid
 
     def card_sel(self, tid):
         return f'[data-testid="task"][data-task-id="{int(tid)}"]'
@@ -397,6 +418,8 @@ def main():
     ap.add_argument("--out", help="folder for screenshots and chromium.log (default: a new temp dir)")
     ap.add_argument("--task", default="compute 12*34")
     ap.add_argument("--login-task", default="compute 12*34 after login")
+    ap.add_argument("--stop", action="store_true", help="also stop a task (--stop-task) from its stop button")
+    ap.add_argument("--stop-task", default="compute 1234*5678")
     ap.add_argument("--timeout", type=float, default=180, help="seconds for a task to reach a state")
     ap.add_argument("--screen-timeout", type=float, default=20, help="seconds from send to the first frame")
     ap.add_argument("--max-first-paint-ms", type=float, default=1000)

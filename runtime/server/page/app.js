@@ -202,6 +202,7 @@
       this.el.dataset.status = status;
       this.stopBtn.disabled = this.id == null || !this.isRunning() || this.stopping;
       this.renderHeader();
+      this.tick(Date.now() / 1000);
     }
 
     // ---- events ----
