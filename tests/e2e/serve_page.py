@@ -17,8 +17,9 @@ test, on a fresh browser profile (so a new session):
  4. opens the finished card's steps, expands the timeline, clicks a progress item (the screen
     shows that item's screenshot, and the scrubber marks its node), clicks and drags the
     scrubber (the list marks the item), clicks the live node (the live frame again);
- 5. sends LOGIN_TASK ("compute 12*34 after login") with the Enter key: the ack button shows,
-    a click on it resumes the task (the card runs again) to its answer;
+ 5. sends LOGIN_TASK ("compute 12*34 after login") with the Enter key: the ack button shows
+    (and shows again after a reload), a click on it resumes the task (the card runs again) to
+    its answer;
  6. with --stop: sends STOP_TASK and clicks its stop button mid-task: 已停止 (prints
     `stopped_task ID`, for the shell test to check that the task's Xvfb is gone);
  7. reloads the page: the session's history comes back from the stream, unchanged.
@@ -27,6 +28,7 @@ Every wait polls a condition with a deadline; an uncaught page exception fails t
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -270,6 +272,12 @@ class PageTest:
         check(st2["status"] == "awaiting_user", f"the ack button shows but the card is {st2['status']}")
         check(st2["answer"] and st2["answer"].strip(), "awaiting_user shows no text")
         log(f"task {tid2} waits: {st2['answer']!r}")
+        # A reload while it waits: the stream's history brings the prompt and the button back.
+        self.page.reload()
+        self.helpers()
+        again = self.wait(f"(() => {{ const s = __t.state({tid2}); return s && s.ack && s; }})()",
+                          20, "the ack button again after a reload")
+        check(again["answer"] == st2["answer"], f"after a reload the prompt is {again['answer']!r}")
         self.page.click(f'{self.card_sel(tid2)} {cdp.testid("ack")}')
         st2 = self.wait(f"(() => {{ const s = __t.state({tid2}); return s && s.status !== 'awaiting_user' && s; }})()",
                         a.timeout, "the task to resume after 我已经操作")
@@ -428,6 +436,9 @@ def main():
     ap.add_argument("--expand", action="store_true", help="expand the timeline for the shot")
     ap.add_argument("--chromium", help="the browser binary (default: $CHROMIUM or chromium)")
     args = ap.parse_args()
+    # A SIGTERM (the shell test's timeout) ends the test through `finally`, which closes
+    # Chromium and removes its profile. (Killed outright, Chromium still exits: its pipe closes.)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     t = PageTest(args)
     try:
         if args.screenshot:

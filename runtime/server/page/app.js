@@ -74,7 +74,8 @@
 
   // ---- page state ------------------------------------------------------------------------
   const S = {
-    session: null,        // session id (string), null before the first send
+    session: null,        // session id (string, as in the URL), null before the first send
+    sessionRaw: null,     // the same id as the server's JSON has it (number or string)
     es: null,             // the EventSource of the session's stream
     seen: new Set(),      // persisted events already applied: "id\ntype\ndata"
     lastId: null,         // the last persisted event id seen (for a manual reconnect)
@@ -207,6 +208,9 @@
 
     // ---- events ----
     started(d) {
+      // task.started again after awaiting_user: the task resumed; `reply` (if the server sends
+      // it) is what the person answered, so a reload shows it too.
+      if (d.reply) this.ackText = d.reply;
       if (this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
       if (d.text && !this.text) this.text = d.text;
       this.startedAt = this.startedAt || d.time;
@@ -220,7 +224,9 @@
       if (this.sel === 'live') this.show();
     }
     progress(d, isUpdate) {
-      if (this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
+      // A new progress line means the task went on after awaiting_user (an update of an old
+      // line does not: the step that asked may be completed while it still waits).
+      if (!isUpdate && this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
       if (this.mode === 'running' && (this.status === 'queued' || this.status === 'pending')) this.setStatus('running');
       const i = Number(d.index);
       if (!(i >= 1)) return;
@@ -527,6 +533,9 @@
     return t;
   }
   function applyEvent(type, d) {
+    // The session id as the server's JSON types it (after a reload the page has only the
+    // string from its URL).
+    if (d.session_id != null && String(d.session_id) === S.session) S.sessionRaw = d.session_id;
     const t = cardFor(d, type);
     if (!t) return;
     follow(() => {
@@ -618,6 +627,7 @@
   function newSession() {
     closeStream();
     S.session = null;
+    S.sessionRaw = null;
     S.seen.clear();
     S.lastId = null;
     S.tasks.clear();
@@ -658,9 +668,10 @@
       if (!$('#session-title').textContent) setSessionTitle(text);
     }
     try {
-      const r = await post('api/chat/send', S.session ? { session_id: S.session, text } : { text });
+      const r = await post('api/chat/send', S.session ? { session_id: S.sessionRaw ?? S.session, text } : { text });
       const newSess = String(r.session_id) !== String(S.session);
       if (newSess) rememberSession(String(r.session_id));
+      S.sessionRaw = r.session_id;
       const id = Number(r.task_id);
       if (card && card.id == null) {
         S.pending = S.pending.filter((p) => p !== card);
