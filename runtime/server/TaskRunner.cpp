@@ -119,7 +119,11 @@ bool TaskRunner::ack(const std::string& text) {
         return log.addMessage(m);
     });
     store_.publish(task_, "task.started",
-                   {{"session_id", task_.session_id}, {"text", task_.text}, {"status", "running"}, {"resumed", true}});
+                   {{"session_id", task_.session_id},
+                    {"text", task_.text},
+                    {"status", "running"},
+                    {"resumed", true},
+                    {"reply", text}});
     return true;
 }
 
