@@ -52,7 +52,10 @@ const std::vector<Command> kCommands = {
      "  --serve-fd N      run as a worker of eacu serve: JSON lines on descriptor N (run, intent,\n"
      "                    step, awaiting_user, answer, end); the person is asked through it\n"
      "                    (confirm, ask_user, the agent's needs_user, a click handed over) and\n"
-     "                    the run waits for its ack line\n",
+     "                    the run waits for its ack line\n"
+     "\n"
+     "Environment: EACU_CLICK_CHECK=1 makes the agents check each click with the model first\n"
+     "(agent option click_check).\n",
      runEitherForm},
     {"runs",
      "eacu runs [--status passed|failed|running|interrupted|timed_out] [--script TEXT]\n"

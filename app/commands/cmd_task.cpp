@@ -31,6 +31,13 @@ namespace {
 const char* kRouteChunk = R"LUA(
 local task, mode, has_model = ...
 local apps = require("eacu.apps")
+-- Calls f(...) so that an error it raises carries no position in this chunk (eacu's own, not
+-- the user's): the message starts with what failed.
+local function call(f, ...)
+  local ok, res = pcall(f, ...)
+  if not ok then error(res, 0) end
+  return res
+end
 local r = apps.route(task)
 local keys = {}
 for k in pairs(r.params) do keys[#keys + 1] = k end
@@ -46,7 +53,7 @@ if r.module == "" or r.template == "" then
   end
   print("no app module has a template for it (scores: " .. table.concat(scores, ", ") .. "): the agent does it")
   if mode ~= "dry" then
-    local res = agent(task)
+    local res = call(agent, task)
     print("agent: " .. tostring(res.status) .. (res.message and res.message ~= "" and (": " .. res.message) or ""))
     return (res.message and res.message ~= "") and res.message or "完成"
   end
@@ -58,7 +65,7 @@ print("  pattern: " .. r.pattern .. (#r.keywords > 0 and ("; keywords: " .. tabl
 print("  scores: " .. table.concat(scores, ", "))
 if type(t) == "table" and t.risky then print("  risky: yes (asks for confirmation; fails closed without a terminal)") end
 if mode ~= "dry" then
-  local out = apps.run_template(r.module .. "." .. r.template, r.params)
+  local out = call(apps.run_template, r.module .. "." .. r.template, r.params)
   if (type(out) == "string" and out ~= "") or type(out) == "number" then return tostring(out) end
   return "完成：" .. r.module .. "." .. r.template
 end
