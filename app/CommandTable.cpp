@@ -22,9 +22,9 @@ int runEitherForm(int argc, char** argv) {
 const std::vector<Command> kCommands = {
     {"run",
      "eacu run SCRIPT [--display D] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
-     "         [--max-actions N] [--max-time S] [-- ARGS...]\n"
+     "         [--max-actions N] [--max-time S] [--serve-fd N] [-- ARGS...]\n"
      "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH] [--max-actions N]\n"
-     "         [--max-time S]",
+     "         [--max-time S] [--serve-fd N]",
      "Run a task script, or a task sentence routed to an app module, as a recorded run.\n"
      "\n"
      "eacu run SCRIPT runs the Lua script; ARGS after -- are its arg table. Exit 0 on success; on\n"
@@ -48,7 +48,14 @@ const std::vector<Command> kCommands = {
      "  --task SENTENCE   run the template the sentence routes to instead of a script\n"
      "  --dry-run         with --task: print the module, template and parameters; run nothing\n"
      "  --yes             with --task: allow risky templates without asking (else asked on a\n"
-     "                    terminal, refused without one)\n",
+     "                    terminal, refused without one)\n"
+     "  --serve-fd N      run as a worker of eacu serve: JSON lines on descriptor N (run, intent,\n"
+     "                    step, awaiting_user, answer, end); the person is asked through it\n"
+     "                    (confirm, ask_user, the agent's needs_user, a click handed over) and\n"
+     "                    the run waits for its ack line\n"
+     "\n"
+     "Environment: EACU_CLICK_CHECK=1 makes the agents check each click with the model first\n"
+     "(agent option click_check).\n",
      runEitherForm},
     {"runs",
      "eacu runs [--status passed|failed|running|interrupted|timed_out] [--script TEXT]\n"

@@ -56,10 +56,25 @@ void installRunSignals() {
 
 std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char* who) {
     installRunSignals();
+    std::shared_ptr<ServeChannel> serve;
     try {
-        return openRun(o, std::move(spec));
+        if (auto fd = o.flag("--serve-fd")) {
+            std::signal(SIGPIPE, SIG_IGN);  // a server that went away must not end the run
+            serve = std::make_shared<ServeChannel>(serveFdFromArg(*fd));
+        }
+        std::unique_ptr<OpenRun> r = openRun(o, std::move(spec));
+        if (serve) {
+            Session& s = r->run->session();
+            serve->run(r->run->id());
+            s.setUserChannel(serve);
+            s.setStepObserver([serve](const StepRecord& st) { serve->step(st); });
+            s.setIntentObserver([serve](const std::string& text) { serve->intent(text); });
+            r->serve = std::move(serve);
+        }
+        return r;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", who, e.what());
+        if (serve) serve->end("failed", std::string(who) + ": " + e.what());
         return nullptr;
     }
 }
@@ -80,19 +95,26 @@ std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
     host->addPackagePath((fs::path(eacuHome()) / "scripts").string());
     LuaHost* h = host.get();
     int64_t id = run.id();
+    std::shared_ptr<ServeChannel> serve = r.serve;
     run.watch([h] { h->interrupt(); },
-              [id](const RunOutcome& o) {
+              [id, serve](const RunOutcome& o) {
                   std::fprintf(stderr, "eacu: run %lld %s: %s\n", (long long)id,
                                o.status == "timed_out" ? "timed out" : o.status.c_str(), firstLine(o.error).c_str());
                   std::fflush(stderr);
+                  if (serve) serve->end(o.status, o.error);
                   Process::killAllChildren();
                   _exit(runExitCode(o.status));
               });
     return host;
 }
 
-int finishRun(Run& run, const std::string& error, const std::string& what, bool verbose) {
+int finishRun(OpenRun& r, const std::string& error, const std::string& what, bool verbose, const std::string& answer) {
+    Run& run = *r.run;
     RunOutcome o = run.finish(error);
+    if (r.serve) {
+        if (o.status == "passed" && !answer.empty()) r.serve->answer(answer);
+        r.serve->end(o.status, o.error);
+    }
     if (o.status == "passed") {
         std::fprintf(stderr, "eacu: run %lld passed%s\n", (long long)run.id(), what.c_str());
         return 0;

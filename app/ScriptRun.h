@@ -12,17 +12,20 @@
 #include "model/ModelClient.h"
 #include "model/ResponseCache.h"
 #include "task/Run.h"
+#include "task/ServeChannel.h"
 #include "vision/Locator.h"
 
 namespace eacu {
 
 class LuaHost;
 
-/// A run opened by a command, with what it uses (the assets and the locator outlive it).
+/// A run opened by a command, with what it uses (the assets and the locator outlive it), and
+/// with --serve-fd the channel to `eacu serve` (notes/serve-spec.md §1; null without it).
 struct OpenRun {
     AssetLibrary assets;
     Locator locator;
     std::unique_ptr<Run> run;
+    std::shared_ptr<ServeChannel> serve;
 };
 
 /// Opens the asset library (EACU_HOME), the device (--display) and the run log (--db), and
@@ -41,6 +44,11 @@ void installRunSignals();
 
 /// installRunSignals, then openRun; when the run cannot be opened, prints "<who>: <why>" on
 /// stderr and returns null (the command exits 1). For run, run --task and replay.
+/// With --serve-fd N (checked by the command first, serveFdFromArg) the run speaks the worker
+/// protocol on N: SIGPIPE is ignored, the run line goes out as soon as the run is open, the
+/// channel becomes the session's user channel (confirm, ask_user, needs_user, click become
+/// awaiting_user) and every committed step and intent is sent. When the run cannot be opened
+/// the only line is {"type":"end","status":"failed","error":...}.
 std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char* who);
 
 /// A LuaHost bound to `r`'s session, with the model context (`client` may be null: then only
@@ -56,8 +64,10 @@ std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
 /// "eacu: run N failed|interrupted|timed out: <first line>" (the whole error with `verbose`)
 /// and returns the exit code: 0 passed, 1 failed or timed out, 128 + signal when a signal
 /// interrupted it (130 for Ctrl-C, 143 for SIGTERM), 130 for another stop. `what` follows
-/// "passed" in the passed line (" (12 steps, 3.1 s)").
-int finishRun(Run& run, const std::string& error, const std::string& what, bool verbose);
+/// "passed" in the passed line (" (12 steps, 3.1 s)"). With a serve channel: the answer line
+/// (`answer`, when the run passed and it is not empty), then the end line.
+int finishRun(OpenRun& r, const std::string& error, const std::string& what, bool verbose,
+              const std::string& answer = "");
 
 /// The exit code for a run's status (see finishRun).
 int runExitCode(const std::string& status);

@@ -160,7 +160,7 @@ int w_ground(lua_State* L) {
     });
 }
 
-// agent(task, {max_steps=, keep_images=, max_invalid=, provider=}) -> result table
+// agent(task, {max_steps=, keep_images=, max_invalid=, provider=, protocol=, tool=, click_check=}) -> result table
 int w_agent(lua_State* L) {
     std::string task = luaL_checkstring(L, 1);
     AgentOptions o;
@@ -178,6 +178,7 @@ int w_agent(lua_State* L) {
         co.provider = o.provider;
         std::string tool = optString(L, 2, "tool");
         if (!tool.empty()) co.version = tool;
+        if (auto v = luax_optboolfield(L, 2, "click_check")) o.click_check = co.click_check = *v;
     }
     if (protocol != "som" && protocol != "computer")
         return luaL_error(L, "agent: protocol must be \"som\" or \"computer\", got \"%s\"", protocol.c_str());

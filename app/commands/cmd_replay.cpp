@@ -124,7 +124,7 @@ int cmdReplay(int argc, char** argv) {
     std::snprintf(what, sizeof what, ": replay of run %lld (%s mode), %zu steps, %.1f s, %zu difference%s from the original%s",
                   (long long)orig->id, mode.c_str(), steps, secs, diffs.size(), diffs.size() == 1 ? "" : "s",
                   diffs.empty() ? "" : " (eacu show for where)");
-    return finishRun(run, error, what, o.flag("--verbose").has_value());
+    return finishRun(*r, error, what, o.flag("--verbose").has_value());
 }
 
 }  // namespace eacu

@@ -1,6 +1,7 @@
 // eacu run SCRIPT: runs a task script on a device and records the run.
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "Cli.h"
 #include "ScriptRun.h"
@@ -15,7 +16,7 @@ namespace eacu {
 int cmdRun(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {"--model-cache", "--max-actions", "--max-time"}, {"--verbose"});
+        o = parseCli(argc, argv, 2, {"--model-cache", "--max-actions", "--max-time", "--serve-fd"}, {"--verbose"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
@@ -39,6 +40,7 @@ int cmdRun(int argc, char** argv) {
     model::CacheMode cache_mode;
     try {
         spec.limits = limitsFromCli(o);
+        if (auto fd = o.flag("--serve-fd")) serveFdFromArg(*fd);
         auto mc = o.flag("--model-cache");
         cache_mode = mc ? model::parseCacheMode(*mc) : ModelContext::cacheModeFromEnv();
         ModelContext::clientFromEnv();  // a bad configuration is a usage error, before the run
@@ -51,18 +53,22 @@ int cmdRun(int argc, char** argv) {
     Run& run = *r->run;
     double t0 = monotonicSeconds();
     std::string error;
+    std::optional<std::string> returned;
     std::unique_ptr<LuaHost> host;  // outlives finishRun: the watchdog may interrupt it until then
     try {
         host = hostForRun(*r, script.parent_path().string(),
                                ModelContext::clientFromEnv(nullptr, run.token()), cache_mode);
-        error = host->runFile(script.string(), o.passthrough);
+        error = host->runFile(script.string(), o.passthrough, &returned);
     } catch (const std::exception& e) {
         error = e.what();
     }
+    // The answer (eacu serve): what the script returned (a string or a number), else what the
+    // last agent said when it was done.
+    const std::string answer = returned ? *returned : run.session().answer();
     char what[160];
     std::snprintf(what, sizeof what, " (%zu steps, %.1f s, %s)", run.log().steps(run.id()).size(),
                   monotonicSeconds() - t0, run.log().path().c_str());
-    return finishRun(run, error, what, o.flag("--verbose").has_value());
+    return finishRun(*r, error, what, o.flag("--verbose").has_value(), answer);
 }
 
 }  // namespace eacu

@@ -3,6 +3,7 @@
 // agent() when a model is configured. --dry-run only prints the choice.
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -24,10 +25,19 @@ namespace eacu {
 namespace {
 
 // Lua that routes arg[1] and prints the choice; runs the template (or, when none matches and
-// arg[3] says a model is configured, the agent) unless arg[2] is "dry".
+// arg[3] says a model is configured, the agent) unless arg[2] is "dry". Returns the task's
+// answer: the agent's done message, or the template's result (a string or a number), else
+// "完成：<module.template>".
 const char* kRouteChunk = R"LUA(
 local task, mode, has_model = ...
 local apps = require("eacu.apps")
+-- Calls f(...) so that an error it raises carries no position in this chunk (eacu's own, not
+-- the user's): the message starts with what failed.
+local function call(f, ...)
+  local ok, res = pcall(f, ...)
+  if not ok then error(res, 0) end
+  return res
+end
 local r = apps.route(task)
 local keys = {}
 for k in pairs(r.params) do keys[#keys + 1] = k end
@@ -43,8 +53,9 @@ if r.module == "" or r.template == "" then
   end
   print("no app module has a template for it (scores: " .. table.concat(scores, ", ") .. "): the agent does it")
   if mode ~= "dry" then
-    local res = agent(task)
+    local res = call(agent, task)
     print("agent: " .. tostring(res.status) .. (res.message and res.message ~= "" and (": " .. res.message) or ""))
+    return (res.message and res.message ~= "") and res.message or "完成"
   end
   return
 end
@@ -53,16 +64,22 @@ print(string.format("module %s (score %.1f), template %s, params %s", r.module, 
 print("  pattern: " .. r.pattern .. (#r.keywords > 0 and ("; keywords: " .. table.concat(r.keywords, ", ")) or ""))
 print("  scores: " .. table.concat(scores, ", "))
 if type(t) == "table" and t.risky then print("  risky: yes (asks for confirmation; fails closed without a terminal)") end
-if mode ~= "dry" then apps.run_template(r.module .. "." .. r.template, r.params) end
+if mode ~= "dry" then
+  local out = call(apps.run_template, r.module .. "." .. r.template, r.params)
+  if (type(out) == "string" and out ~= "") or type(out) == "number" then return tostring(out) end
+  return "完成：" .. r.module .. "." .. r.template
+end
 )LUA";
 
-// Routes `task` and runs what it chose (not when `dry`). Returns the error ("" when it passed).
-std::string runChunk(LuaHost& host, const std::string& task, bool dry, bool has_model) {
+// Routes `task` and runs what it chose (not when `dry`). Returns the error ("" when it passed);
+// `answer`, when given, receives the task's answer.
+std::string runChunk(LuaHost& host, const std::string& task, bool dry, bool has_model,
+                     std::optional<std::string>* answer = nullptr) {
     // Passes the task, the mode and whether a model is there as the chunk's varargs.
     std::string code = "local f = assert(loadstring(" + nlohmann::json(std::string(kRouteChunk)).dump() +
-                       ", '=route')); f(" + nlohmann::json(task).dump() + ", " + (dry ? "'dry'" : "'run'") + ", " +
-                       (has_model ? "true" : "false") + ")";
-    return host.runString(code, "=eacu-task");
+                       ", '=route')); return f(" + nlohmann::json(task).dump() + ", " + (dry ? "'dry'" : "'run'") +
+                       ", " + (has_model ? "true" : "false") + ")";
+    return host.runString(code, "=eacu-task", answer);
 }
 
 }  // namespace
@@ -71,7 +88,8 @@ std::string runChunk(LuaHost& host, const std::string& task, bool dry, bool has_
 int cmdRunTask(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {"--task", "--max-actions", "--max-time"}, {"--dry-run", "--yes", "--verbose"});
+        o = parseCli(argc, argv, 2, {"--task", "--max-actions", "--max-time", "--serve-fd"},
+                     {"--dry-run", "--yes", "--verbose"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
@@ -105,6 +123,7 @@ int cmdRunTask(int argc, char** argv) {
     spec.session.script_dir = fs::current_path().string();
     try {
         spec.limits = limitsFromCli(o);
+        if (auto fd = o.flag("--serve-fd")) serveFdFromArg(*fd);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run --task: %s\n", e.what());
         return 2;
@@ -114,16 +133,18 @@ int cmdRunTask(int argc, char** argv) {
     Run& run = *r->run;
     if (o.flag("--yes")) run.session().confirmMode() = ConfirmMode::Yes;
     std::string error;
+    std::optional<std::string> answer;
     std::unique_ptr<LuaHost> host;  // outlives finishRun: the watchdog may interrupt it until then
     try {
         auto client = ModelContext::clientFromEnv(nullptr, run.token());
         const bool has_model = client != nullptr;
         host = hostForRun(*r, fs::current_path().string(), std::move(client), ModelContext::cacheModeFromEnv());
-        error = runChunk(*host, task, false, has_model);
+        error = runChunk(*host, task, false, has_model, &answer);
     } catch (const std::exception& e) {
         error = e.what();
     }
-    return finishRun(run, error, " (task " + nlohmann::json(task).dump() + ")", o.flag("--verbose").has_value());
+    return finishRun(*r, error, " (task " + nlohmann::json(task).dump() + ")", o.flag("--verbose").has_value(),
+                     answer.value_or(""));
 }
 
 }  // namespace eacu

@@ -128,7 +128,22 @@ void LuaHost::addPackagePath(const std::string& dir) {
     lua_pop(L_, 1);
 }
 
-std::string LuaHost::runFile(const std::string& path, const std::vector<std::string>& args) {
+std::string LuaHost::callForResult(int nargs, std::optional<std::string>* result) {
+    if (!result) return callTop(nargs, 0);
+    std::string err = callTop(nargs, 1);
+    if (!err.empty()) return err;
+    int t = lua_type(L_, -1);
+    if (t == LUA_TSTRING || t == LUA_TNUMBER) {
+        size_t n = 0;
+        const char* s = lua_tolstring(L_, -1, &n);
+        *result = std::string(s, n);
+    }
+    lua_pop(L_, 1);
+    return "";
+}
+
+std::string LuaHost::runFile(const std::string& path, const std::vector<std::string>& args,
+                             std::optional<std::string>* result) {
     lua_createtable(L_, int(args.size()), 1);
     lua_pushstring(L_, path.c_str());
     lua_rawseti(L_, -2, 0);
@@ -143,16 +158,17 @@ std::string LuaHost::runFile(const std::string& path, const std::vector<std::str
         return msg;
     }
     for (const auto& a : args) lua_pushstring(L_, a.c_str());
-    return callTop(int(args.size()), 0);
+    return callForResult(int(args.size()), result);
 }
 
-std::string LuaHost::runString(const std::string& code, const std::string& chunkname) {
+std::string LuaHost::runString(const std::string& code, const std::string& chunkname,
+                               std::optional<std::string>* result) {
     if (luaL_loadbuffer(L_, code.data(), code.size(), chunkname.c_str()) != 0) {
         std::string msg = lua_tostring(L_, -1);
         lua_pop(L_, 1);
         return msg;
     }
-    return callTop(0, 0);
+    return callForResult(0, result);
 }
 
 }  // namespace eacu

@@ -1,5 +1,6 @@
 // The LuaJIT host: a Lua state with the stdlib preloaded and the DSL installed as globals.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,13 @@ public:
     void addPackagePath(const std::string& dir);
 
     /// Runs the script file with `args` as `arg` (arg[0] = path) and as `...`.
-    /// Returns "" on success, else the error message with a traceback.
-    std::string runFile(const std::string& path, const std::vector<std::string>& args);
-    /// Runs a chunk of Lua source; returns "" or the error message.
-    std::string runString(const std::string& code, const std::string& chunkname);
+    /// Returns "" on success, else the error message with a traceback. With `result`, it
+    /// receives the script's first returned value when that is a string or a number.
+    std::string runFile(const std::string& path, const std::vector<std::string>& args,
+                        std::optional<std::string>* result = nullptr);
+    /// Runs a chunk of Lua source; returns "" or the error message. `result` as for runFile.
+    std::string runString(const std::string& code, const std::string& chunkname,
+                          std::optional<std::string>* result = nullptr);
     /// Makes the running script raise an error at its next instruction (and at every one
     /// after, so that a pcall cannot swallow it) until the current runFile/runString/callTop
     /// returns. The error is the session's cancel reason (the deadline's message, or
@@ -50,6 +54,9 @@ public:
     std::string callTop(int nargs, int nresults);
 
 private:
+    // callTop keeping one result, which goes to `result` (when a string or number) and is popped.
+    std::string callForResult(int nargs, std::optional<std::string>* result);
+
     lua_State* L_;
     Session* session_;
 };

@@ -1,5 +1,6 @@
 #include "task/Agent.h"
 
+#include <optional>
 #include <stdexcept>
 
 #include "task/ActionExecutor.h"
@@ -30,7 +31,7 @@ std::string joinKeys(const std::vector<std::string>& keys) {
 }  // namespace
 
 ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, const Frame& before, int64_t before_id,
-                                 const std::string& label, const json& params) {
+                                 const std::string& label, const json& params, ClickAimer* aimer) {
     Session& s = ctx.session();
     ActionOutcome out;
     using T = model::ActionType;
@@ -48,7 +49,7 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
         model::Action click = a;
         click.type = T::Click;
         click.text.clear();
-        ActionOutcome c = performModelAction(ctx, click, before, before_id, label, params);
+        ActionOutcome c = performModelAction(ctx, click, before, before_id, label, params, aimer);
         model::Action typing = a;
         typing.point.reset();
         ActionOutcome t = performModelAction(ctx, typing, c.settle.frame, 0, label, params);
@@ -73,6 +74,19 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
         in.button = a.type == T::RightClick ? MouseButton::Right : MouseButton::Left;
         in.count = a.type == T::DoubleClick ? 2 : 1;
         out.did = std::string(a.type == T::DoubleClick ? "双击了 " : a.type == T::RightClick ? "右键点击了 " : "点击了 ") + label;
+        if (aimer && a.point) {
+            AimedClick aimed = aimer->aim(a.thought, label, *a.point, a.box);
+            if (aimed.by_person) {
+                // Not pressed: the person did it (seed 001 §4.1); the screen is looked at again.
+                out.did = "用户代为" + out.did + "（指针校准 " + std::to_string(aimed.checks) + " 次仍未对准）";
+                out.settle = s.waitSettled(before);
+                out.changed = out.settle.change_ratio > 0;
+                return out;
+            }
+            in.at = aimed.point;
+            in.before = Frame();  // the pointer moved meanwhile: the before-frame is captured again
+            in.before_id = 0;
+        }
         break;
     case T::Type:
         in.action = "input";
@@ -123,6 +137,8 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
     int invalid = 0;
     double t0 = monotonicSeconds();
     int64_t first_frame = 0, last_frame = 0;
+    std::optional<ClickAimer> aimer;
+    if (opts.click_check) aimer.emplace(ctx, task, opts.click);
 
     auto finish = [&](const std::string& status, const std::string& message) {
         res.status = status;
@@ -201,18 +217,38 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         if (a.type == T::Done) {
             res.history.push_back("Step " + std::to_string(step) + ": 任务完成");
             finish("done", a.text.empty() ? a.thought : a.text);
+            s.setAnswer(res.message);
             return res;
         }
-        if (a.type == T::Fail || a.type == T::NeedsUser) {
+        if (a.type == T::NeedsUser) {
             std::string why = a.text.empty() ? a.thought : a.text;
-            res.history.push_back("Step " + std::to_string(step) + ": " + (a.type == T::Fail ? "放弃：" : "需要用户：") + why);
-            finish(a.type == T::Fail ? "fail" : "needs_user", why.empty() ? "(no reason given)" : why);
+            if (why.empty()) why = "(no reason given)";
+            const std::string line = "Step " + std::to_string(step) + ": 需要用户：" + why;
+            std::string reply;
+            try {
+                reply = s.awaitUser("needs_user", why, {{"agent_step", step}, {"model_call", call_id}});
+            } catch (const StepError& e) {
+                if (e.code != failure::kBlocked) throw;
+                res.history.push_back(line);
+                finish("needs_user", why);
+                return res;
+            }
+            // The person acted: the next step looks at the screen again.
+            res.history.push_back(line + " → 用户已操作: " + clipUtf8(reply, 200));
+            continue;
+        }
+        if (a.type == T::Fail) {
+            std::string why = a.text.empty() ? a.thought : a.text;
+            res.history.push_back("Step " + std::to_string(step) + ": 放弃：" + why);
+            finish("fail", why.empty() ? "(no reason given)" : why);
             return res;
         }
         std::string label = a.element_id ? elementLabel(o.som, *a.element_id) : std::string("(screen)");
+        s.intent(a.thought.empty() ? std::string(model::actionName(a.type)) + " " + label : a.thought);
         ActionOutcome out;
         try {
-            out = performModelAction(ctx, a, o.frame, o.frame_id, label, {{"agent_step", step}, {"model_call", call_id}});
+            out = performModelAction(ctx, a, o.frame, o.frame_id, label, {{"agent_step", step}, {"model_call", call_id}},
+                                     aimer ? &*aimer : nullptr);
         } catch (const StepError& e) {
             // The run's limits, a refused risky action, a pointer that went astray: the agent
             // stops here, with its summary step, and the error goes on to the script.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/Action.h"
+#include "task/ClickAim.h"
 #include "task/ModelContext.h"
 #include "task/Session.h"
 
@@ -32,9 +33,12 @@ struct ActionOutcome {
 /// "scroll", wait → a cancellable sleep (no step). Each step has method "model", the element's
 /// box, the input point, `before` as its before-frame (`before_id` in the log) and the settled
 /// screen as after-frame; `params` is merged into the step's params. done/fail/needs_user do
-/// nothing. Throws std::invalid_argument for an unknown key name.
+/// nothing. With `aimer` (the click check), a click is aimed first (ClickAimer::aim): it is
+/// pressed where the check left the pointer, or, handed to the person, not pressed at all
+/// (`did` then says the person did it). Throws std::invalid_argument for an unknown key name.
 ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, const Frame& before, int64_t before_id,
-                                 const std::string& label, const nlohmann::json& params = nlohmann::json::object());
+                                 const std::string& label, const nlohmann::json& params = nlohmann::json::object(),
+                                 ClickAimer* aimer = nullptr);
 
 /// The label of an element for steps and history: `[5] asset "="`, `[3] button (无文字)`.
 std::string elementLabel(const SomResult& som, int id);
@@ -42,12 +46,15 @@ std::string elementLabel(const SomResult& som, int id);
 /// Agent settings: `max_steps` (model calls, default 20), `keep_images` (screenshots kept in
 /// the conversation, default 3), `max_invalid` (consecutive answers that are not a valid
 /// action before giving up, default 3), `provider` (a member of the fallback chain, "" = the
-/// configured order).
+/// configured order), `click_check` (seed 001 §4.1: every click is aimed by the model first,
+/// ClickAimer; default $EACU_CLICK_CHECK), `click` (its N and r).
 struct AgentOptions {
     int max_steps = 20;
     int keep_images = 3;
     int max_invalid = 3;
     std::string provider;
+    bool click_check = clickCheckFromEnv();
+    ClickCheckOptions click;
 };
 
 /// How an agent run ended: `status` done | fail | needs_user | max_steps (or, in the summary
@@ -66,7 +73,12 @@ struct AgentResult {
 };
 
 /// Runs the loop for `task`. Model calls are kind "agent" (cached in record/replay: a replayed
-/// answer is used only when it is still a valid action for the live Set-of-Marks). Ends with
+/// answer is used only when it is still a valid action for the live Set-of-Marks). Before each
+/// action the model's thought goes to Session::intent. needs_user asks the person through the
+/// run's user channel (Session::awaitUser kind "needs_user", the model's text); after their
+/// reply the loop goes on with a fresh screenshot and the history line "需要用户：<text> →
+/// 用户已操作: <reply>"; when nobody can be asked (StepError "blocked") the agent ends with
+/// status needs_user. done sets the run's answer (Session::setAnswer). Ends with
 /// an "agent" step (status ok for done, failed otherwise) whose params hold the history.
 /// Throws model::ModelError when a call fails (network, HTTP, no cached answer), and
 /// std::runtime_error("cancelled") on cancellation.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include <opencv2/imgproc.hpp>
@@ -89,7 +90,7 @@ std::string comboOf(const std::string& xdotool) {
 }  // namespace
 
 std::string performComputerAction(Session& s, const json& in, const ModelImageTransform& t, int64_t parent_step,
-                                  std::optional<Rect>* zoom) {
+                                  std::optional<Rect>* zoom, ClickAimer* aimer, const std::string& intent) {
     if (!in.is_object() || !in.contains("action") || !in["action"].is_string())
         throw std::invalid_argument("computer: expected {\"action\": ...}, got " + in.dump());
     const std::string action = in["action"].get<std::string>();
@@ -130,6 +131,14 @@ std::string performComputerAction(Session& s, const json& in, const ModelImageTr
                                                                                           : MouseButton::Left;
         a.count = action == "double_click" ? 2 : action == "triple_click" ? 3 : 1;
         a.target = "(" + std::to_string(a.at->x) + "," + std::to_string(a.at->y) + ")";
+        if (aimer) {
+            AimedClick aimed = aimer->aim(intent, a.target, *a.at, std::nullopt,
+                                          parent_step ? std::optional<int64_t>(parent_step) : std::nullopt);
+            if (aimed.by_person)
+                return "Not clicked by the tool: the pointer was still off the target after " +
+                       std::to_string(aimed.checks) + " checks, so the person clicked it (they said: " + aimed.reply + ")";
+            a.at = aimed.point;
+        }
     } else if (action == "mouse_move") {
         a.action = "move";
         a.at = displayPoint(in.value("coordinate", json()), t, "coordinate");
@@ -179,6 +188,8 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
     const double t0 = monotonicSeconds();
     int64_t first_frame = 0, last_frame = 0;
     const bool anthropic = ctx.client() ? ctx.client()->provider() == "anthropic" : true;
+    std::optional<ClickAimer> aimer;
+    if (opts.click_check) aimer.emplace(ctx, task, opts.click);
 
     auto finish = [&](const std::string& status, const std::string& message) {
         StepRecord summary = s.beginStep("agent", task);
@@ -260,6 +271,7 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
         if (r.tool_calls.empty()) {
             res.history.push_back("Step " + std::to_string(step) + ": 任务完成");
             finish("done", r.text);
+            s.setAnswer(r.text);
             return res;
         }
         model::Message results;
@@ -269,7 +281,10 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
             try {
                 if (c.name != "computer") throw std::invalid_argument("unknown tool \"" + c.name + "\" (only computer)");
                 std::optional<Rect> zoom;
-                std::string text = performComputerAction(s, c.input, transform, 0, &zoom);
+                const std::string intent = r.text.empty() ? "computer: " + c.input.dump() : r.text;
+                const std::string kind = c.input.is_object() ? c.input.value("action", std::string()) : std::string();
+                if (kind != "screenshot" && kind != "cursor_position") s.intent(intent);
+                std::string text = performComputerAction(s, c.input, transform, 0, &zoom, aimer ? &*aimer : nullptr, intent);
                 result = screenshot(zoom, o);
                 result.kind = model::Part::Kind::ToolResult;
                 result.tool_id = c.id;

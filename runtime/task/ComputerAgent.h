@@ -16,13 +16,16 @@ namespace eacu {
 /// `version` of the Anthropic tool ("computer_20250124" | "computer_20251124"; the latter
 /// adds zoom), `provider` (a member of the fallback chain, "" = the configured order), `image`:
 /// how the screen is scaled to the display size declared to the tool (default XGA/WXGA/FWXGA by
-/// aspect ratio, as Anthropic's computer-use demo scales).
+/// aspect ratio, as Anthropic's computer-use demo scales), `click_check` (seed 001 §4.1: every
+/// click is aimed by the model first, ClickAimer; default $EACU_CLICK_CHECK), `click` (its N, r).
 struct ComputerAgentOptions {
     int max_steps = 30;
     int keep_images = 3;
     std::string version = "computer_20250124";
     std::string provider;
     ModelImagePolicy image = ModelImagePolicy::xga();
+    bool click_check = clickCheckFromEnv();
+    ClickCheckOptions click;
 };
 
 /// What one computer-tool action does on the session, as the tool defines it: screenshot,
@@ -37,11 +40,17 @@ struct ComputerAgentOptions {
 /// sets `*zoom` to the region to show instead of the whole screen for zoom. Throws
 /// std::invalid_argument for an unknown action or a missing/out-of-range field (the model gets
 /// it back as an error result), StepError from the action path (limits, refused, device).
+/// With `aimer` (the click check), a click is aimed first (ClickAimer::aim, for `intent`): it is
+/// pressed where the check left the pointer, or handed to the person and not pressed (the
+/// result text then says the person clicked).
 std::string performComputerAction(Session& s, const nlohmann::json& input, const ModelImageTransform& transform,
-                                  int64_t parent_step, std::optional<Rect>* zoom);
+                                  int64_t parent_step, std::optional<Rect>* zoom, ClickAimer* aimer = nullptr,
+                                  const std::string& intent = "");
 
 /// Runs the loop for `task` until the model answers without a tool call (status "done", its
-/// text as the message) or max_steps. Model calls are kind "agent"; the summary "agent" step
+/// text as the message and the run's answer, Session::setAnswer) or max_steps. Before each
+/// action its intent (the model's text, else the action) goes to Session::intent. The tool has
+/// no needs_user action (the Set-of-Marks agent has). Model calls are kind "agent"; the summary "agent" step
 /// has method "computer". Throws model::ModelError when a call fails, StepError when an action
 /// is stopped by the run's limits (after recording the summary).
 AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const ComputerAgentOptions& opts = {});

@@ -50,9 +50,13 @@ int64_t Session::saveFrame(const Frame& f) {
 int64_t Session::commit(StepRecord& s) {
     s.ended_at = wallSeconds();
     if (s.status.empty()) s.status = "ok";
-    if (!log_) return 0;
-    s.id = log_->addStep(s);
+    if (log_) s.id = log_->addStep(s);
+    if (step_observer_) step_observer_(s);
     return s.id;
+}
+
+void Session::intent(const std::string& text) {
+    if (intent_observer_ && !text.empty()) intent_observer_(text);
 }
 
 int64_t Session::screenshot(const std::string& path, Frame* out) {
@@ -106,25 +110,38 @@ std::string Session::confirm(const std::string& what) {
     return confirmRisky(what, env && *env ? confirmModeFromEnv() : confirm_, *user_, cancel());
 }
 
-std::string Session::askUser(const std::string& text) {
-    StepRecord s = beginStep("ask_user", text);
+std::string Session::personStep(const std::string& action, const std::string& text, nlohmann::json params,
+                                const std::function<std::string()>& wait) {
+    StepRecord s = beginStep(action, text);
     s.method = "person";
     try {
-        std::string answer = user_->ask(text, cancel());
-        s.params_json = nlohmann::json{{"answer", answer}}.dump();
+        std::string answer = wait();
+        params["answer"] = answer;
+        s.params_json = params.dump();
         commit(s);
         return answer;
     } catch (const StepError& e) {
         s.status = "failed";
         s.error = e.what();
+        s.params_json = params.dump();
         int64_t id = commit(s);
         throw StepError(e.code, e.what(), id, 0, text);
     } catch (const Cancelled& e) {
         s.status = "failed";
         s.error = e.what();
+        s.params_json = params.dump();
         commit(s);
         throw;
     }
+}
+
+std::string Session::askUser(const std::string& text) {
+    return personStep("ask_user", text, nlohmann::json::object(), [&] { return user_->ask(text, cancel()); });
+}
+
+std::string Session::awaitUser(const std::string& kind, const std::string& text, const nlohmann::json& params) {
+    return personStep(kind, text, params.is_object() ? params : nlohmann::json::object(),
+                      [&] { return user_->awaitAction(kind, text, cancel()); });
 }
 
 }  // namespace eacu

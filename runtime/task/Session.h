@@ -1,6 +1,7 @@
 // A session drives one device for one run: every action is a recorded step.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -171,6 +172,26 @@ public:
     /// recorded as an "ask_user" step (the question, and the answer in params). Throws
     /// StepError "blocked" when nobody can answer (no terminal), Cancelled when the run stops.
     std::string askUser(const std::string& text);
+    /// Hands the screen to the person: asks them through the user channel to do something
+    /// (`kind` "needs_user" | "click", UserChannel::awaitAction) and waits until they say they
+    /// did. Recorded as a step with action `kind`, method "person", the text as target and
+    /// `params` plus the reply ("answer"). Returns the reply. Throws StepError "blocked" when
+    /// nobody can answer (no terminal), Cancelled when the run stops.
+    std::string awaitUser(const std::string& kind, const std::string& text,
+                          const nlohmann::json& params = nlohmann::json::object());
+
+    /// Called with every step as it is committed (after its row is written; id 0 when nothing
+    /// is recorded), from the thread that commits it. Must not throw. Empty: none.
+    void setStepObserver(std::function<void(const StepRecord&)> f) { step_observer_ = std::move(f); }
+    /// Called by intent(). Must not throw. Empty: none.
+    void setIntentObserver(std::function<void(const std::string&)> f) { intent_observer_ = std::move(f); }
+    /// Says what the run is about to do ("点击 7 键"), for whoever watches it (the serve
+    /// protocol's intent line). Not recorded.
+    void intent(const std::string& text);
+    /// The run's latest answer: what an agent said when it was done ("" when none yet).
+    const std::string& answer() const { return answer_; }
+    /// Sets the run's answer (an agent that is done).
+    void setAnswer(std::string text) { answer_ = std::move(text); }
     /// The one executor every input goes through (task/ActionExecutor.h).
     ActionExecutor& executor() { return executor_; }
 
@@ -225,6 +246,12 @@ private:
     LimitGuard limits_;
     ConfirmMode confirm_ = ConfirmMode::Ask;
     std::shared_ptr<UserChannel> user_ = std::make_shared<TerminalChannel>();
+    std::function<void(const StepRecord&)> step_observer_;
+    std::function<void(const std::string&)> intent_observer_;
+    std::string answer_;
+    // Records what a person was asked (`action`, `text`) and answered; `wait` asks them.
+    std::string personStep(const std::string& action, const std::string& text, nlohmann::json params,
+                           const std::function<std::string()>& wait);
     ActionExecutor executor_{*this};
 };
 

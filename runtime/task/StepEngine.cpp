@@ -231,6 +231,7 @@ StepResult executeStep(Session& ses, const StepSpec& s) {
     if (s.fallback_max < 0)
         throw std::invalid_argument("step: fallback_max must be >= 0, got " + std::to_string(s.fallback_max));
     if (!(s.timeout >= 0)) throw std::invalid_argument("step: timeout must be >= 0 seconds, got " + num(s.timeout));
+    ses.intent(label);
 
     const double t0 = wallSeconds();
     StepResult res;

@@ -141,8 +141,9 @@ std::string actionLabel(const StepAction& a);
 /// The label of a step: its name, else its action's label, else "verify <check>".
 std::string stepLabel(const StepSpec& s);
 
-/// Runs a step on `session`: wait_before, confirmation (risky), then up to 1 + retry attempts
-/// of the action (with its fallbacks) and its checks, wait_after. Records a "step" summary row
+/// Runs a step on `session`: its label goes to Session::intent, then wait_before, confirmation
+/// (risky), then up to 1 + retry attempts of the action (with its fallbacks) and its checks,
+/// wait_after. Records a "step" summary row
 /// (target: the label; params: action, retry, timeout, optional, attempts, fallbacks, reason,
 /// suggestion, blockers). A failure of the step is returned, not thrown (see StepResult).
 /// Throws std::invalid_argument, before doing anything, for a spec that cannot run (neither an

@@ -59,4 +59,15 @@ std::string TerminalChannel::ask(const std::string& text, const CancelToken& can
     return line;
 }
 
+std::string TerminalChannel::awaitAction(const std::string& kind, const std::string& text, const CancelToken& cancel) {
+    if (!haveTerminal())
+        throw StepError(failure::kBlocked, kind + " \"" + text +
+                                               "\": it needs the person to act and there is no terminal to ask on "
+                                               "(failing closed)");
+    std::string line;
+    if (!readTerminalLine("eacu: " + text + "\n(press Enter when done) > ", cancel, line))
+        throw StepError(failure::kBlocked, kind + " \"" + text + "\": no answer (end of input)");
+    return line.empty() ? std::string("done") : line;
+}
+
 }  // namespace eacu

@@ -19,6 +19,11 @@ public:
     /// Throws StepError code "blocked" when nobody can answer (no terminal: fails closed), and
     /// Cancelled when the run is cancelled while it waits.
     virtual std::string ask(const std::string& text, const CancelToken& cancel) = 0;
+    /// Asks the person to do something on the screen and waits until they say they did (their
+    /// reply, e.g. "我已经操作", is returned). `kind` says why: "needs_user" (the model needs
+    /// them, e.g. to log in), "click" (a click could not be aimed: they click instead).
+    /// Throws as ask() does: StepError "blocked" when nobody can answer, Cancelled on a stop.
+    virtual std::string awaitAction(const std::string& kind, const std::string& text, const CancelToken& cancel) = 0;
 };
 
 /// The terminal: asks on stderr and reads a line from stdin when both are terminals; without
@@ -28,6 +33,7 @@ class TerminalChannel : public UserChannel {
 public:
     std::string confirm(const std::string& what, const CancelToken& cancel) override;
     std::string ask(const std::string& text, const CancelToken& cancel) override;
+    std::string awaitAction(const std::string& kind, const std::string& text, const CancelToken& cancel) override;
 };
 
 /// Prints `prompt` on stderr and reads one line from stdin (without its newline), polling

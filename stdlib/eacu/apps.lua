@@ -62,7 +62,10 @@ function M.modules()
 end
 
 --- route(task) -> {module, template, params, score, pattern, keywords, scores}: the best
---- module for the sentence; module is "" when none scored.
+--- module for the sentence; module is "" when none scored. A template with an `accepts`
+--- function takes the sentence only when accepts(params) is true; otherwise the sentence is
+--- routed again without that template (its patterns do not match, its module may still score
+--- by keywords).
 function M.route(task)
   if type(task) ~= "string" or task == "" then error("route: expected a task sentence, got " .. type(task), 2) end
   local mods = M.modules()
@@ -75,7 +78,21 @@ function M.route(task)
     infos[#infos + 1] = { name = name, keywords = m.keywords or {}, package = m.package or m.window_class or "",
       templates = template_list(m) }
   end
-  return steps.route(task, infos)
+  for _ = 1, 100 do
+    local r = steps.route(task, infos)
+    if r.module == "" or r.template == "" then return r end
+    local t = mods[r.module].templates[r.template]
+    if type(t) ~= "table" or type(t.accepts) ~= "function" or t.accepts(r.params) then return r end
+    -- This template does not take the sentence: route again without its patterns.
+    for _, info in ipairs(infos) do
+      if info.name == r.module then
+        for _, tl in ipairs(info.templates) do
+          if tl.name == r.template then tl.patterns = {} end
+        end
+      end
+    end
+  end
+  error("route: the templates' accepts functions kept refusing \"" .. task .. "\"", 2)
 end
 
 local function find_template(qualified)

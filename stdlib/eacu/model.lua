@@ -133,13 +133,16 @@ function M.plan(task, opts)
 end
 
 --- agent(task [, {max_steps=20, provider=, keep_images=3, raise=true, protocol="som"|"computer",
---- tool=}]) -> result {status, message, steps, cached, history, actions}. The Set-of-Marks loop:
---- screenshot with numbered elements → one JSON action → executed → effect checked → history
---- line, until the model says done. protocol="computer": the model drives the computer tool
---- (tool "computer_20250124" or "computer_20251124"; an OpenAI-compatible function for other
---- providers) on a screenshot scaled to the declared display; a tool_result with a new
---- screenshot follows each action. fail, needs_user and the step limit are errors (with the
---- history) unless raise=false.
+--- tool=, click_check=}]) -> result {status, message, steps, cached, history, actions}. The
+--- Set-of-Marks loop: screenshot with numbered elements → one JSON action → executed → effect
+--- checked → history line, until the model says done. protocol="computer": the model drives
+--- the computer tool (tool "computer_20250124" or "computer_20251124"; an OpenAI-compatible
+--- function for other providers) on a screenshot scaled to the declared display; a
+--- tool_result with a new screenshot follows each action. needs_user asks the person (the
+--- terminal, or the chat in eacu serve) and goes on after their reply. click_check=true (default:
+--- EACU_CLICK_CHECK=1): before each click the model checks the marked pointer and corrects it
+--- (up to 4 times); still off, the person is asked to click instead. fail, needs_user with
+--- nobody to ask and the step limit are errors (with the history) unless raise=false.
 function M.agent(task, opts)
   if type(task) ~= "string" or task == "" then error("agent: expected a task (a non-empty string), got " .. type(task), 2) end
   opts = check_opts("agent", opts, 2)

@@ -23,6 +23,7 @@
 ---@field params? string[] parameters that must be given (non-empty)
 ---@field risky? boolean ask for confirmation before running (no terminal: refused)
 ---@field risky_words? string[] words that make it risky when they occur in the params
+---@field accepts? fun(params: table<string, string>): boolean whether the template takes a sentence its pattern matched (false: routing goes on without it)
 
 ---How a task sentence routes (`route`).
 ---@class Route

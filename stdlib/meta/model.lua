@@ -32,6 +32,7 @@
 ---@field raise? boolean false: return the result when the agent fails instead of raising (default true)
 ---@field protocol? "som"|"computer" "som" (default): numbered elements and one JSON action; "computer": Anthropic's computer tool (or the same actions as an OpenAI-compatible function) with screenshot pixels
 ---@field tool? "computer_20250124"|"computer_20251124" the computer tool's version (protocol "computer"; 20251124 adds zoom)
+---@field click_check? boolean before each click the model checks the marked pointer and corrects it up to 4 times (r = 14 px); still off, the person is asked to click instead (default: EACU_CLICK_CHECK=1)
 
 ---How `agent` ended.
 ---@class AgentResult

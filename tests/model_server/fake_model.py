@@ -6,7 +6,13 @@ decode as PNG/JPEG) and answers like a model would, from what the request says:
 
 - the Set-of-Marks agent (seed 000's system prompt): reads the task ("compute 12*34"), counts
   the history lines and clicks the element whose content is the next key ("AC", "1", "2", "*",
-  ..., "="), found in the element list it was sent; then {"action": "done"};
+  ..., "="), found in the element list it was sent; then {"action": "done"}. A task with
+  "needs a human" always answers needs_user; one with "after login" answers needs_user until
+  the history shows the person acted ("用户已操作"), then does the arithmetic (needs_user lines
+  are not keys pressed);
+- the click check (seed 001 §4.1, "You check a mouse pointer"): on_target when the pointer
+  field lies in the target's box (or within 14 px of its point), else the dx/dy to its centre;
+  a task with "misaligned pointer" is never on target (dx/dy of 40/25 px, kept on screen);
 - grounding ("You locate one UI element"): the element whose content is the quoted text or the
   named key in "# Find: ..."; with "(box)" in the description it answers with the element's
   0-1000 box instead of its id; unknown keys get {"found": false};
@@ -142,9 +148,11 @@ def agent_answer(system, texts):
     prompt = texts[-1]
     task = re.search(r"# 任务：(.*)", prompt).group(1)
     history = prompt.split("# 历史操作：", 1)[1]
-    done = len(re.findall(r"^Step \d+:", history, re.M))
+    done = len(re.findall(r"^Step \d+: (?!需要用户：)", history, re.M))
     if "needs a human" in task:
         return {"thought": "需要登录", "action": "needs_user", "text": "请先登录"}
+    if "after login" in task and "用户已操作" not in history:
+        return {"thought": "需要先登录", "action": "needs_user", "text": "请先登录，然后点“我已经操作”"}
     seq = keys_of(task)
     if seq is None:
         return {"thought": "看不懂任务", "action": "fail", "text": "no arithmetic in the task"}
@@ -268,7 +276,26 @@ def computer_answer(body, anthropic, display):
     return plan[done], "", done
 
 
+def click_check_answer(texts):
+    prompt = texts[-1]
+    task = re.search(r"^Task: (.*)$", prompt, re.M).group(1)
+    tx, ty = (int(v) for v in re.search(r"^Target: .* at x=(\d+), y=(\d+)", prompt, re.M).groups())
+    mx, my = (int(v) for v in re.search(r"^Pointer: x=(\d+), y=(\d+)", prompt, re.M).groups())
+    if "misaligned pointer" in task:
+        return {"on_target": False, "dx": -40 if mx > 200 else 40, "dy": -25 if my > 200 else 25}
+    box = re.search(r"box x1=(\d+), y1=(\d+), x2=(\d+), y2=(\d+)", prompt)
+    if box:
+        x1, y1, x2, y2 = (int(v) for v in box.groups())
+        on = x1 <= mx < x2 and y1 <= my < y2
+        tx, ty = (x1 + x2) // 2, (y1 + y2) // 2
+    else:
+        on = (mx - tx) ** 2 + (my - ty) ** 2 <= 14 ** 2
+    return {"on_target": on, "dx": 0 if on else tx - mx, "dy": 0 if on else ty - my}
+
+
 def answer(system, texts, images):
+    if "You check a mouse pointer" in system:
+        return json.dumps(click_check_answer(texts)), "click_check"
     if "桌面自动化 Agent" in system:
         return json.dumps(agent_answer(system, texts), ensure_ascii=False), "agent"
     if "You locate one UI element" in system:

@@ -39,6 +39,10 @@ public:
         asked.push_back("ask " + text);
         return answer;
     }
+    std::string awaitAction(const std::string& kind, const std::string& text, const CancelToken&) override {
+        asked.push_back(kind + " " + text);
+        return answer;
+    }
 };
 
 // Points stdin at the read end of a pipe for one scope; write() feeds it.
