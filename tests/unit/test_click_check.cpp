@@ -17,6 +17,7 @@
 #include "model/ClickCheck.h"
 #include "record/RunLog.h"
 #include "task/ClickAim.h"
+#include "task/ComputerAgent.h"
 #include "task/ModelContext.h"
 #include "task/Session.h"
 #include "task/StepError.h"
@@ -217,4 +218,34 @@ TEST_CASE("ClickAimer: an answer that is not the check's JSON is a model error",
     REQUIRE(checks.size() == 1);
     CHECK(checks[0].status == "failed");
     CHECK(f.presses() == 0);
+}
+
+TEST_CASE("computer actions with the click check: pressed where aimed, or handed to the person", "[click]") {
+    ModelImageTransform t;  // the 1280x800 screenshot shown as it is
+    t.physical = {1280, 800};
+    t.image = {1280, 800};
+    {
+        Fixture f({R"({"on_target": false, "dx": 5, "dy": 30})", R"({"on_target": true, "dx": 0, "dy": 0})"});
+        ClickAimer aimer(*f.ctx, "compute 12*34");
+        std::optional<Rect> zoom;
+        CHECK(performComputerAction(*f.session, {{"action", "left_click"}, {"coordinate", {100, 40}}}, t, 0, &zoom,
+                                    &aimer, "press AC")
+                  .empty());
+        const auto& e = f.device.events();
+        REQUIRE(e.size() >= 3);
+        CHECK(e.back() == "click 1 x1 at 105,70");
+        CHECK(f.moves() == std::vector<std::string>{"move 100,40", "move 105,70", "move 105,70"});
+    }
+    {
+        Fixture f({R"({"on_target": false, "dx": 40, "dy": 0})"});
+        ClickAimer aimer(*f.ctx, "compute 12*34", ClickCheckOptions{1, 14});
+        std::optional<Rect> zoom;
+        std::string text = performComputerAction(*f.session, {{"action", "double_click"}, {"coordinate", {100, 40}}}, t,
+                                                 0, &zoom, &aimer, "press AC");
+        CHECK_THAT(text, Catch::StartsWith("Not clicked by the tool") && Catch::Contains("they said: 点好了"));
+        CHECK(f.presses() == 0);
+        CHECK(f.moves().size() == 2);  // N = 1: the first look and one correction
+        REQUIRE(f.person->asked.size() == 1);
+        CHECK_THAT(f.person->asked[0], Catch::Contains("（press AC）"));
+    }
 }
