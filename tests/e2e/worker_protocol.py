@@ -125,6 +125,14 @@ class Worker:
         return [l["type"] for l in self.lines]
 
 
+def lua_script(name, source):
+    """Writes the Lua script OUT/name and returns its path."""
+    path = os.path.join(OUT, name)
+    with open(path, "w") as f:
+        f.write(source)
+    return path
+
+
 def db():
     return sqlite3.connect(DB)
 
@@ -260,11 +268,9 @@ def scenario_misaligned(display):
 
 def scenario_script(display):
     """The script form: ask_user and confirm become awaiting_user; the returned string is the answer."""
-    script = os.path.join(OUT, "ask.lua")
-    with open(script, "w") as f:
-        f.write('local who = ask_user("给谁发消息？")\n'
-                'local ok = confirm("pay 5 yuan to " .. who)\n'
-                'return "answer: " .. who .. (ok and " (paid)" or " (refused)")\n')
+    script = lua_script("ask.lua", 'local who = ask_user("给谁发消息？")\n'
+                                   'local ok = confirm("pay 5 yuan to " .. who)\n'
+                                   'return "answer: " .. who .. (ok and " (paid)" or " (refused)")\n')
     w = Worker([script, "--display", display, "--db", DB])
     run_id = w.next()["run_id"]
     ask = w.until("awaiting_user")
@@ -285,12 +291,10 @@ def scenario_script(display):
 
 def scenario_domains(display):
     """Seed 001 §9: the browser module checks a URL's domain before it starts anything."""
-    script = os.path.join(OUT, "browse.lua")
-    with open(script, "w") as f:
-        f.write('local browser = require "browser"\n'
-                'local ok, err = pcall(browser.open, arg[1])\n'
-                'if ok then return "opened" end\n'
-                'return err.code .. " | " .. tostring(err)\n')
+    script = lua_script("browse.lua", 'local browser = require "browser"\n'
+                                      'local ok, err = pcall(browser.open, arg[1])\n'
+                                      'if ok then return "opened" end\n'
+                                      'return err.code .. " | " .. tostring(err)\n')
     env = dict(os.environ, EACU_ALLOW_DOMAINS="python.org", EACU_BLOCK_DOMAINS="bad.python.org")
     for url, why in (("https://www.example.com/", "the domain www.example.com is not in EACU_ALLOW_DOMAINS (python.org)"),
                      ("https://bad.python.org/x", "the domain bad.python.org is blocked by EACU_BLOCK_DOMAINS (bad.python.org)")):
@@ -314,9 +318,7 @@ def main():
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         STARTED.append(xcalc)
         # xcalc is up when its AC key can be found (eacu itself waits, on a condition).
-        wait_lua = os.path.join(OUT, "wait_xcalc.lua")
-        with open(wait_lua, "w") as f:
-            f.write('wait("calculator.btn_clear", 20)\n')
+        wait_lua = lua_script("wait_xcalc.lua", 'wait("calculator.btn_clear", 20)\n')
         r = eacu(["run", wait_lua, "--display", display, "--db", os.path.join(OUT, "read.db")])
         expect(r.returncode == 0, f"xcalc did not show up on {display}: {r.stderr}")
         scenario_script(display)

@@ -11,17 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "TempDir.h"
-#include "assets/AssetLibrary.h"
-#include "device/image/ImageDevice.h"
+#include "ImageSession.h"
 #include "model/ClickCheck.h"
-#include "record/RunLog.h"
 #include "task/ClickAim.h"
 #include "task/ComputerAgent.h"
 #include "task/ModelContext.h"
-#include "task/Session.h"
 #include "task/StepError.h"
-#include "vision/Locator.h"
 
 using namespace eacu;
 using json = nlohmann::json;
@@ -100,27 +95,12 @@ public:
     }
 };
 
-struct Fixture {
-    test::TempDir dir;
-    ImageDevice device{EACU_FIXTURES "/xcalc.png"};
-    AssetLibrary assets;
-    Locator locator;
-    std::unique_ptr<RunLog> log;
-    int64_t run_id = 0;
-    std::unique_ptr<Session> session;
+struct Fixture : test::ImageSession {
     std::unique_ptr<ModelContext> ctx;
     ScriptedModel* model = nullptr;
     std::shared_ptr<Person> person = std::make_shared<Person>();
 
-    explicit Fixture(std::vector<std::string> answers) {
-        log = std::make_unique<RunLog>(dir / "runs.db");
-        RunRecord rec;
-        rec.script = "test_click_check";
-        run_id = log->beginRun(rec);
-        SessionOptions o;
-        o.effect_timeout = 0.02;
-        o.settle_timeout = 0.1;
-        session = std::make_unique<Session>(device, assets, locator, log.get(), run_id, o);
+    explicit Fixture(std::vector<std::string> answers) : ImageSession("test_click_check", quick()) {
         session->setUserChannel(person);
         auto m = std::make_unique<ScriptedModel>();
         model = m.get();
@@ -137,12 +117,6 @@ struct Fixture {
         int n = 0;
         for (const auto& e : device.events()) n += e.rfind("click", 0) == 0 || e.rfind("press", 0) == 0;
         return n;
-    }
-    std::vector<StepRecord> steps(const std::string& action) const {
-        std::vector<StepRecord> out;
-        for (const StepRecord& s : log->steps(run_id))
-            if (s.action == action) out.push_back(s);
-        return out;
     }
 };
 

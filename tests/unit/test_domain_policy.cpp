@@ -6,14 +6,9 @@
 #include <map>
 #include <string>
 
-#include "TempDir.h"
-#include "assets/AssetLibrary.h"
-#include "device/image/ImageDevice.h"
-#include "record/RunLog.h"
+#include "ImageSession.h"
 #include "task/DomainPolicy.h"
-#include "task/Session.h"
 #include "task/StepError.h"
-#include "vision/Locator.h"
 
 using namespace eacu;
 
@@ -64,15 +59,8 @@ TEST_CASE("domainPolicyFromEnv and urlRefusal: block wins, an empty allow list a
 }
 
 TEST_CASE("checkUrlAllowed: a refusal is a failed open_url step and StepError refused", "[domains]") {
-    test::TempDir dir;
-    ImageDevice device{EACU_FIXTURES "/xcalc.png"};
-    AssetLibrary assets;
-    Locator locator;
-    RunLog log(dir / "runs.db");
-    RunRecord rec;
-    rec.script = "test_domain_policy";
-    int64_t run_id = log.beginRun(rec);
-    Session session(device, assets, locator, &log, run_id);
+    test::ImageSession run("test_domain_policy");
+    Session& session = *run.session;
     ::setenv("EACU_BLOCK_DOMAINS", "evil.com", 1);
     ::unsetenv("EACU_ALLOW_DOMAINS");
     CHECK_NOTHROW(checkUrlAllowed(session, "https://python.org/"));
@@ -87,7 +75,7 @@ TEST_CASE("checkUrlAllowed: a refusal is a failed open_url step and StepError re
         CHECK(e.step_id > 0);
     }
     ::unsetenv("EACU_BLOCK_DOMAINS");
-    auto steps = log.steps(run_id);
+    auto steps = run.steps();
     REQUIRE(steps.size() == 1);  // an allowed URL records nothing
     CHECK(steps[0].action == "open_url");
     CHECK(steps[0].status == "failed");
