@@ -221,6 +221,25 @@ def scenario_sigterm(display):
     print(f"sigterm: interrupted {took:.2f} s after SIGTERM while awaiting the person")
 
 
+def scenario_busy_loop(display):
+    """SIGTERM to a script busy in pure Lua: the watchdog stops it and the end line still comes."""
+    script = lua_script("busy.lua", "screenshot()\nlocal n = 0\nwhile true do n = n + 1 end\n")
+    w = Worker([script, "--display", display, "--db", DB])
+    run_id = w.next()["run_id"]
+    shot = w.until("step")  # the loop starts right after this step
+    expect(shot["step"]["action"] == "screenshot", f"the busy script's first step: {shot}")
+    t0 = time.monotonic()
+    w.proc.send_signal(signal.SIGTERM)
+    end = w.until("end", 10)
+    code = w.wait(10)
+    took = time.monotonic() - t0
+    expect(end["status"] == "interrupted" and code == 143, f"busy loop after SIGTERM: {end}, exit {code}")
+    expect(took < 3, f"SIGTERM took {took:.1f} s to end the busy run")
+    expect(db().execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()[0] == "interrupted",
+           "the busy run is recorded as interrupted")
+    print(f"busy loop: interrupted {took:.2f} s after SIGTERM, end line sent")
+
+
 def scenario_click_check(display):
     """EACU_CLICK_CHECK=1: every click is checked by the model first, and the run passes."""
     env = dict(os.environ, EACU_CLICK_CHECK="1")
@@ -325,6 +344,7 @@ def main():
         scenario_domains(display)
         scenario_needs_user(display)
         scenario_sigterm(display)
+        scenario_busy_loop(display)
         scenario_click_check(display)
         scenario_misaligned(display)
     finally:
