@@ -97,6 +97,8 @@ TEST_CASE("ServeChannel: run, intent, step, answer and end lines; nothing after 
     p.worker->answer("408");
     p.worker->answer("second");  // at most once
     p.worker->end("passed", "");
+    p.worker->end("interrupted", "cancelled");  // the watchdog too: still one end line
+    p.worker->answer("late");
     CHECK_FALSE(p.worker->send({{"type", "intent"}, {"text", "late"}}));
 
     CHECK(p.server.next() == json{{"type", "run"}, {"run_id", 12}});
