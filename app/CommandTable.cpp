@@ -55,7 +55,8 @@ const std::vector<Command> kCommands = {
      "                    the run waits for its ack line\n"
      "\n"
      "Environment: EACU_CLICK_CHECK=1 makes the agents check each click with the model first\n"
-     "(agent option click_check).\n",
+     "(agent option click_check); EACU_ALLOW_DOMAINS / EACU_BLOCK_DOMAINS (comma-separated\n"
+     "domains) limit the URLs the browser module opens.\n",
      runEitherForm},
     {"runs",
      "eacu runs [--status passed|failed|running|interrupted|timed_out] [--script TEXT]\n"

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "luax.h"
+#include "task/DomainPolicy.h"
 #include "task/Session.h"
 #include "wrap_Session.h"
 
@@ -54,6 +55,17 @@ int w_ask_user(lua_State* L) {
     });
 }
 
+// check_url(url) -> true; a failure value "refused" when EACU_ALLOW_DOMAINS/EACU_BLOCK_DOMAINS forbid it
+int w_check_url(lua_State* L) {
+    std::string url = luaL_checkstring(L, 1);
+    Session& s = luax_checksession(L);
+    return luax_catchexcept(L, [&] {
+        checkUrlAllowed(s, url);
+        lua_pushboolean(L, 1);
+        return 1;
+    });
+}
+
 // looks_risky(text [, extra_words]) -> boolean
 int w_looks_risky(lua_State* L) {
     std::string text = luaL_checkstring(L, 1);
@@ -66,6 +78,7 @@ const luaL_Reg kLimitFunctions[] = {
     {"limits", w_limits},
     {"confirm", w_confirm},
     {"ask_user", w_ask_user},
+    {"check_url", w_check_url},
     {"looks_risky", w_looks_risky},
     {nullptr, nullptr}};
 

@@ -40,7 +40,7 @@ std::string cacheKey(const std::string& provider, const std::string& model, cons
                      const std::string& elements, int seq);
 
 /// What a call is, for the log and the cache.
-/// - `kind`: ask | plan | agent | locate | assert | other.
+/// - `kind`: ask | plan | agent | locate | assert | click_check | other.
 /// - `prompt`: the text the key covers (task, question, system prompt...); `elements`: the
 ///   Set-of-Marks text list shown (or "").
 /// - `fingerprint`: screenFingerprint() of the screenshot sent ("" = none).
@@ -48,6 +48,18 @@ std::string cacheKey(const std::string& provider, const std::string& model, cons
 /// - `cacheable`: false for assertions.
 /// - `validate`: in replay, a cached answer is used only if this returns true (may be empty).
 struct CallMeta {
+    /// A `validate` that accepts an answer whose text `parse` reads without throwing.
+    static std::function<bool(const Response&)> parsesWith(std::function<void(const std::string&)> parse) {
+        return [parse = std::move(parse)](const Response& r) {
+            try {
+                parse(r.text);
+                return true;
+            } catch (const std::exception&) {
+                return false;
+            }
+        };
+    }
+
     std::string kind = "other";
     std::string prompt;
     std::string elements;

@@ -182,14 +182,7 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
 
         model::CallMeta meta = ModelContext::callMeta(o, "agent", req.system + "\n" + prompt);
         meta.elements = o.som_text;
-        meta.validate = [&](const model::Response& r) {
-            try {
-                model::parseAction(r.text, actx);
-                return true;
-            } catch (const model::ActionParseError&) {
-                return false;
-            }
-        };
+        meta.validate = model::CallMeta::parsesWith([&](const std::string& text) { model::parseAction(text, actx); });
         model::Response r = ctx.call(req, meta, opts.provider);
         res.steps = step;
         if (r.from_cache) ++res.cached;

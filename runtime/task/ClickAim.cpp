@@ -75,14 +75,7 @@ AimedClick ClickAimer::aim(const std::string& intent, const std::string& label, 
         req.json_mode = true;
         req.messages.push_back(ctx_.screenMessage(o.image, o, prompt));
         model::CallMeta meta = ModelContext::callMeta(o, "click_check", req.system + "\n" + prompt);
-        meta.validate = [](const model::Response& r) {
-            try {
-                model::parseClickCheck(r.text);
-                return true;
-            } catch (const std::runtime_error&) {
-                return false;
-            }
-        };
+        meta.validate = model::CallMeta::parsesWith([](const std::string& text) { model::parseClickCheck(text); });
         double t0 = monotonicSeconds();
         model::ClickCheckAnswer a;
         try {

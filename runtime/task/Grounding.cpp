@@ -142,14 +142,8 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
             ModelContext::callMeta(o, assertion ? "assert" : "locate", req.system + "\n" + "# Find: " + description);
         meta.cacheable = !assertion;
         meta.elements = list;
-        meta.validate = [&](const model::Response& r) {
-            try {
-                parseGrounding(r.text, actx);  // a "not found" answer stands as it is
-                return true;
-            } catch (const model::ActionParseError&) {
-                return false;
-            }
-        };
+        // A "not found" answer stands as it is.
+        meta.validate = model::CallMeta::parsesWith([&](const std::string& text) { parseGrounding(text, actx); });
         model::Response r = ctx.call(req, meta, provider);
         Grounding g = parseGrounding(r.text, actx);
         g.from_cache = r.from_cache;

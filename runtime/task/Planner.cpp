@@ -329,14 +329,7 @@ PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions
         req.json_mode = true;
         req.messages.push_back(ctx.screenMessage(o.image, o, prompt));
         model::CallMeta meta = ModelContext::callMeta(o, "plan", req.system + "\n" + prompt);
-        meta.validate = [](const model::Response& r) {
-            try {
-                parsePlan(r.text);
-                return true;
-            } catch (const model::ActionParseError&) {
-                return false;
-            }
-        };
+        meta.validate = model::CallMeta::parsesWith([](const std::string& text) { parsePlan(text); });
         Plan plan;
         try {
             model::Response r = ctx.call(req, meta, opts.provider);

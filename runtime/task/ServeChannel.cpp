@@ -79,9 +79,14 @@ void ServeChannel::markBroken(const std::string& why) {
 }
 
 bool ServeChannel::send(const json& line) {
-    std::string data = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     std::lock_guard<std::mutex> lock(write_mu_);
-    if (ended_ || broken_.load()) return false;
+    if (ended_) return false;
+    return writeLine(line);
+}
+
+bool ServeChannel::writeLine(const json& line) {
+    if (broken_.load()) return false;
+    const std::string data = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     const double deadline = monotonicSeconds() + kWriteTimeout;
     size_t off = 0;
     bool socket = true;
@@ -122,18 +127,17 @@ void ServeChannel::intent(const std::string& text) {
 void ServeChannel::step(const StepRecord& s) { send({{"type", "step"}, {"step", stepJson(s)}}); }
 
 void ServeChannel::answer(const std::string& text) {
-    {
-        std::lock_guard<std::mutex> lock(write_mu_);
-        if (answered_) return;
-        answered_ = true;
-    }
-    send({{"type", "answer"}, {"text", text}});
+    std::lock_guard<std::mutex> lock(write_mu_);
+    if (answered_ || ended_) return;
+    answered_ = true;
+    writeLine({{"type", "answer"}, {"text", text}});
 }
 
 void ServeChannel::end(const std::string& status, const std::string& error) {
-    send({{"type", "end"}, {"status", status}, {"error", firstLineOf(error)}});
     std::lock_guard<std::mutex> lock(write_mu_);
+    if (ended_) return;  // the run's thread and its watchdog may both end it: one end line
     ended_ = true;
+    writeLine({{"type", "end"}, {"status", status}, {"error", firstLineOf(error)}});
 }
 
 void ServeChannel::drainStale() {

@@ -38,7 +38,8 @@ public:
     void step(const StepRecord& s);
     /// `{"type":"answer","text":...}`: the task's answer; only the first call sends.
     void answer(const std::string& text);
-    /// `{"type":"end","status":...,"error":first line}`: the last line; nothing is sent after.
+    /// `{"type":"end","status":...,"error":first line}`: the last line; only the first call
+    /// sends, nothing is sent after.
     void end(const std::string& status, const std::string& error);
 
     /// Kind "confirm": "" when the person acknowledged (allowed), else why not (the channel
@@ -61,6 +62,8 @@ private:
     // 50 ms. Throws StepError "blocked" when the peer closed or sent something that is not
     // JSON, Cancelled on a stop.
     std::string awaitAck(const std::string& kind, const std::string& text, const CancelToken& cancel);
+    // Writes one line; write_mu_ must be held. False when disconnected (then marked so).
+    bool writeLine(const nlohmann::json& line);
     // Discards input that arrived while nobody waited (a second ack of an earlier wait).
     void drainStale();
     void markBroken(const std::string& why);

@@ -10,13 +10,18 @@ local M = {
 }
 
 --- Starts Chromium (a fresh profile, app mode, no infobars) on `url` (default: the python3-doc
---- index page) and waits up to `timeout` seconds (default 30) for its Quick search box.
+--- index page) and waits up to `timeout` seconds (default 30) for its Quick search box. The URL
+--- is checked first (check_url: EACU_ALLOW_DOMAINS / EACU_BLOCK_DOMAINS; refused: an error
+--- with code "refused", nothing started).
 function M.open(url, timeout)
+  url = url or M.docs
+  check_url(url)
   local cmd = "d=$(mktemp -d /tmp/eacu-chromium.XXXXXX) && exec chromium --no-sandbox --test-type " ..
     "--disable-gpu --disable-quic --no-first-run --disable-background-networking " ..
     "--disable-component-update --disable-sync --disable-features=Translate " ..
-    "--user-data-dir=\"$d\" --window-position=0,0 --window-size=1280,800 --app=" .. (url or M.docs)
-  local proc = launch { "/bin/sh", "-c", cmd }
+    "--user-data-dir=\"$d\" --window-position=0,0 --window-size=1280,800 --app=\"$1\""
+  -- The URL goes in as $1, never into the shell's text.
+  local proc = launch { "/bin/sh", "-c", cmd, "eacu-chromium", url }
   wait("browser.pydoc_quick_search", timeout or 30)
   return proc
 end

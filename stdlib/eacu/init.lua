@@ -208,12 +208,12 @@ M.ask, M.plan, M.agent, M.som = model.ask, model.plan, model.agent, model.som
 M.model = model
 
 --- Steps that do not flake (eacu.step): step{...}, on_blocker, remove_blocker, wait_change,
---- wait_stable, limits, confirm, ask_user; app modules and templates (eacu.apps): run_template, route.
+--- wait_stable, limits, confirm, ask_user, check_url; app modules and templates (eacu.apps): run_template, route.
 local stepmod = require("eacu.step")
 local apps = require("eacu.apps")
 M.step, M.on_blocker, M.remove_blocker = stepmod.step, stepmod.on_blocker, stepmod.remove_blocker
 M.wait_change, M.wait_stable, M.limits, M.confirm = stepmod.wait_change, stepmod.wait_stable, stepmod.limits, stepmod.confirm
-M.ask_user = stepmod.ask_user
+M.ask_user, M.check_url = stepmod.ask_user, stepmod.check_url
 M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
 M.failure = failure
 
@@ -222,7 +222,7 @@ local globals = {
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
-  "run_template",
+  "check_url", "run_template",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

@@ -151,4 +151,18 @@ function M.ask_user(text)
   return r
 end
 
+--- check_url(url) -> true: whether the run may open `url` (seed 001 §9): EACU_BLOCK_DOMAINS and
+--- EACU_ALLOW_DOMAINS (comma-separated domains, matched with their subdomains; block wins; no
+--- allow list: all allowed). A URL without a host (file:, about:) opens no web site and is
+--- allowed. Refused: a failure value with code "refused" naming the domain and the list,
+--- recorded as a failed "open_url" step. App modules call it before they open a URL.
+function M.check_url(url)
+  if type(url) ~= "string" or url == "" then
+    error("check_url: expected a URL (a non-empty string), got " .. (type(url) == "string" and "\"\"" or type(url)), 2)
+  end
+  local ok, r = pcall(steps.check_url, url)
+  if not ok then failure.raise(r, 2) end
+  return r
+end
+
 return M

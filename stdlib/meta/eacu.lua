@@ -163,6 +163,15 @@ function confirm(what) end
 ---@return string answer the line the person typed ("" is an answer)
 function ask_user(text) end
 
+---Whether the run may open `url` (seed 001 §9; app modules call it before opening one):
+---EACU_BLOCK_DOMAINS and EACU_ALLOW_DOMAINS, comma-separated domains matched with their
+---subdomains; block wins; no allow list = all allowed. A URL without a host (file:, about:)
+---opens no web site and is allowed. Refused: raises an `EacuError` with code "refused" naming
+---the domain and the list (recorded as a failed "open_url" step).
+---@param url string
+---@return true
+function check_url(url) end
+
 ---A short-lived outline on the real screen around a Match, a box or a target (located first,
 ---one look), without blocking (X11; in `eacu run` scripts it needs the host to register
 ---eacu._highlight, which `eacu repl` does).
@@ -273,6 +282,7 @@ eacu.settings = settings
 eacu.limits = limits
 eacu.confirm = confirm
 eacu.ask_user = ask_user
+eacu.check_url = check_url
 eacu.highlight = highlight
 eacu.step = step
 eacu.on_blocker = on_blocker

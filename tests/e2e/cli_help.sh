@@ -81,7 +81,16 @@ expect_eq "$code" "2" "exit status of an unknown option"
 expect_contains "$err" "eacu report: unknown option --bogus (expected --db, --display, -o, --output, --assets, --quiet; see eacu report --help)" "unknown option message"
 call run --task "compute 1+1" --bogus
 expect_eq "$code" "2" "exit status of an unknown option of run --task"
-expect_contains "$err" "unknown option --bogus (expected --db, --display, --task, --max-actions, --max-time, --dry-run" "run --task unknown option"
+expect_contains "$err" "unknown option --bogus (expected --db, --display, --task, --max-actions, --max-time, --serve-fd, --dry-run" "run --task unknown option"
+# --serve-fd must name an open descriptor (eacu serve passes one end of a socketpair as 3).
+call run --task "compute 1+1" --serve-fd 97 --db "$db"
+expect_eq "$code" "2" "exit status of run --task with a closed --serve-fd"
+expect_contains "$err" "--serve-fd 97: descriptor 97 is not open" "closed --serve-fd message"
+echo 'print("never run")' >"$OUT/s.lua"
+call run "$OUT/s.lua" --serve-fd three --db "$db"
+expect_eq "$code" "2" "exit status of run with a malformed --serve-fd"
+expect_contains "$err" '--serve-fd expects a file descriptor number (e.g. 3), got "three"' "malformed --serve-fd message"
+[ ! -e "$db" ] || fail "a bad --serve-fd opened the run log"
 # A malformed value is a usage error too.
 call runs --limit many --db "$db"
 expect_eq "$code" "2" "exit status of a malformed --limit"

@@ -62,4 +62,17 @@ run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND status='ok'")" "3" "taps before the limit"
 expect_eq "$(sqlite3 "$db" "SELECT status FROM steps WHERE run_id=$run AND action='agent'")" "failed" "the agent step at the limit"
 expect_display_gone "$(display_of_run "$db" "$run")"
-echo "computer_agent: $n protocols and the limit passed"
+
+# The click check of seed 001 §4.1 on this path: with EACU_CLICK_CHECK=1 each click first moves
+# the pointer (through the action path) and the model checks it on the marked screenshot; on
+# target, the click goes where the check saw the pointer.
+out=$(EACU_CLICK_CHECK=1 EACU_MODEL_PROVIDER=anthropic EACU_MODEL_BASE_URL=http://127.0.0.1:$port "$EACU" run "$OUT/task.lua" \
+      --display virtual:1600x1000 --db "$db" -- computer_20250124 2>"$OUT/check.err") || { cat "$OUT/check.err" >&2; fail "click check: the run failed"; }
+expect_contains "$out" "computer agent: done after 9 steps" "click check: the loop"
+expect_contains "$out" "display: 408" "click check: xcalc's display"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='click_check' AND status='ok' AND json_extract(params, '\$.on_target') = 1")" "7" "click check: one check per click, on target"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='move' AND method='click_check'")" "7" "click check: the pointer moved through the action path"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM model_calls WHERE run_id=$run AND kind='click_check' AND status='ok'")" "7" "click check: the model calls"
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(t.input_x || ',' || t.input_y = c.input_x || ',' || c.input_y) FROM steps t JOIN steps c ON c.run_id = t.run_id AND c.action = 'click_check' AND c.id = (SELECT MAX(id) FROM steps WHERE run_id = t.run_id AND action = 'click_check' AND id < t.id) WHERE t.run_id=$run AND t.action='tap'")" "1,1,1,1,1,1,1" "click check: each click where its check saw the pointer"
+echo "computer_agent: $n protocols, the limit and the click check passed"

@@ -11,16 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "TempDir.h"
-#include "assets/AssetLibrary.h"
-#include "device/image/ImageDevice.h"
+#include "ImageSession.h"
 #include "model/ClickCheck.h"
-#include "record/RunLog.h"
 #include "task/ClickAim.h"
+#include "task/ComputerAgent.h"
 #include "task/ModelContext.h"
-#include "task/Session.h"
 #include "task/StepError.h"
-#include "vision/Locator.h"
 
 using namespace eacu;
 using json = nlohmann::json;
@@ -99,27 +95,12 @@ public:
     }
 };
 
-struct Fixture {
-    test::TempDir dir;
-    ImageDevice device{EACU_FIXTURES "/xcalc.png"};
-    AssetLibrary assets;
-    Locator locator;
-    std::unique_ptr<RunLog> log;
-    int64_t run_id = 0;
-    std::unique_ptr<Session> session;
+struct Fixture : test::ImageSession {
     std::unique_ptr<ModelContext> ctx;
     ScriptedModel* model = nullptr;
     std::shared_ptr<Person> person = std::make_shared<Person>();
 
-    explicit Fixture(std::vector<std::string> answers) {
-        log = std::make_unique<RunLog>(dir / "runs.db");
-        RunRecord rec;
-        rec.script = "test_click_check";
-        run_id = log->beginRun(rec);
-        SessionOptions o;
-        o.effect_timeout = 0.02;
-        o.settle_timeout = 0.1;
-        session = std::make_unique<Session>(device, assets, locator, log.get(), run_id, o);
+    explicit Fixture(std::vector<std::string> answers) : ImageSession("test_click_check", quick()) {
         session->setUserChannel(person);
         auto m = std::make_unique<ScriptedModel>();
         model = m.get();
@@ -136,12 +117,6 @@ struct Fixture {
         int n = 0;
         for (const auto& e : device.events()) n += e.rfind("click", 0) == 0 || e.rfind("press", 0) == 0;
         return n;
-    }
-    std::vector<StepRecord> steps(const std::string& action) const {
-        std::vector<StepRecord> out;
-        for (const StepRecord& s : log->steps(run_id))
-            if (s.action == action) out.push_back(s);
-        return out;
     }
 };
 
@@ -217,4 +192,34 @@ TEST_CASE("ClickAimer: an answer that is not the check's JSON is a model error",
     REQUIRE(checks.size() == 1);
     CHECK(checks[0].status == "failed");
     CHECK(f.presses() == 0);
+}
+
+TEST_CASE("computer actions with the click check: pressed where aimed, or handed to the person", "[click]") {
+    ModelImageTransform t;  // the 1280x800 screenshot shown as it is
+    t.physical = {1280, 800};
+    t.image = {1280, 800};
+    {
+        Fixture f({R"({"on_target": false, "dx": 5, "dy": 30})", R"({"on_target": true, "dx": 0, "dy": 0})"});
+        ClickAimer aimer(*f.ctx, "compute 12*34");
+        std::optional<Rect> zoom;
+        CHECK(performComputerAction(*f.session, {{"action", "left_click"}, {"coordinate", {100, 40}}}, t, 0, &zoom,
+                                    &aimer, "press AC")
+                  .empty());
+        const auto& e = f.device.events();
+        REQUIRE(e.size() >= 3);
+        CHECK(e.back() == "click 1 x1 at 105,70");
+        CHECK(f.moves() == std::vector<std::string>{"move 100,40", "move 105,70", "move 105,70"});
+    }
+    {
+        Fixture f({R"({"on_target": false, "dx": 40, "dy": 0})"});
+        ClickAimer aimer(*f.ctx, "compute 12*34", ClickCheckOptions{1, 14});
+        std::optional<Rect> zoom;
+        std::string text = performComputerAction(*f.session, {{"action", "double_click"}, {"coordinate", {100, 40}}}, t,
+                                                 0, &zoom, &aimer, "press AC");
+        CHECK_THAT(text, Catch::StartsWith("Not clicked by the tool") && Catch::Contains("they said: 点好了"));
+        CHECK(f.presses() == 0);
+        CHECK(f.moves().size() == 2);  // N = 1: the first look and one correction
+        REQUIRE(f.person->asked.size() == 1);
+        CHECK_THAT(f.person->asked[0], Catch::Contains("（press AC）"));
+    }
 }

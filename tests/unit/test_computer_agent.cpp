@@ -8,38 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "TempDir.h"
-#include "assets/AssetLibrary.h"
-#include "device/image/ImageDevice.h"
-#include "record/RunLog.h"
+#include "ImageSession.h"
 #include "task/ComputerAgent.h"
-#include "task/Session.h"
-#include "vision/Locator.h"
 
 using namespace eacu;
 using json = nlohmann::json;
 
 namespace {
 
-struct Fixture {
-    test::TempDir dir;
-    ImageDevice device{EACU_FIXTURES "/xcalc.png"};
-    AssetLibrary assets;
-    Locator locator;
-    std::unique_ptr<RunLog> log;
-    int64_t run_id = 0;
-    std::unique_ptr<Session> session;
+struct Fixture : test::ImageSession {
     ModelImageTransform t;  // a 1600x1000 screen shown as 1280x800
 
-    Fixture() {
-        log = std::make_unique<RunLog>(dir / "runs.db");
-        RunRecord rec;
-        rec.script = "test_computer_agent";
-        run_id = log->beginRun(rec);
-        SessionOptions o;
-        o.effect_timeout = 0.02;
-        o.settle_timeout = 0.1;
-        session = std::make_unique<Session>(device, assets, locator, log.get(), run_id, o);
+    Fixture() : ImageSession("test_computer_agent", quick()) {
         t.physical = {1600, 1000};
         t.image = {1280, 800};
         t.policy = "xga";

@@ -13,16 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "TempDir.h"
-#include "assets/AssetLibrary.h"
+#include "ImageSession.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "device/image/ImageDevice.h"
-#include "record/RunLog.h"
 #include "task/ServeChannel.h"
-#include "task/Session.h"
 #include "task/StepError.h"
-#include "vision/Locator.h"
 
 using namespace eacu;
 using json = nlohmann::json;
@@ -102,6 +97,8 @@ TEST_CASE("ServeChannel: run, intent, step, answer and end lines; nothing after 
     p.worker->answer("408");
     p.worker->answer("second");  // at most once
     p.worker->end("passed", "");
+    p.worker->end("interrupted", "cancelled");  // the watchdog too: still one end line
+    p.worker->answer("late");
     CHECK_FALSE(p.worker->send({{"type", "intent"}, {"text", "late"}}));
 
     CHECK(p.server.next() == json{{"type", "run"}, {"run_id", 12}});
@@ -233,15 +230,8 @@ TEST_CASE("serveFdFromArg: a number naming an open descriptor", "[serve]") {
 }
 
 TEST_CASE("Session with a serve channel: committed steps and the person's steps go out as lines", "[serve]") {
-    test::TempDir dir;
-    ImageDevice device{EACU_FIXTURES "/xcalc.png"};
-    AssetLibrary assets;
-    Locator locator;
-    RunLog log(dir / "runs.db");
-    RunRecord rec;
-    rec.script = "test_serve_channel";
-    int64_t run_id = log.beginRun(rec);
-    Session session(device, assets, locator, &log, run_id);
+    test::ImageSession run("test_serve_channel");
+    Session& session = *run.session;
     Pair p;
     session.setUserChannel(p.worker);
     auto ch = p.worker;
@@ -265,7 +255,7 @@ TEST_CASE("Session with a serve channel: committed steps and the person's steps 
     server.join();
     json last = p.server.next();  // the person's step, committed after the ack
 
-    std::vector<StepRecord> rows = log.steps(run_id);
+    std::vector<StepRecord> rows = run.steps();
     REQUIRE(rows.size() == 2);
     REQUIRE(seen.size() == 3);
     CHECK(seen[0] == json{{"type", "intent"}, {"text", "截一张图"}});

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "TempDir.h"
+#include "ImageSession.h"
 #include "assets/AssetLibrary.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
@@ -66,24 +66,10 @@ struct PipeStdin {
     }
 };
 
-struct Fixture {
-    test::TempDir dir;
-    ImageDevice device{EACU_FIXTURES "/xcalc.png"};
-    AssetLibrary assets;
-    Locator locator;
-    std::unique_ptr<RunLog> log;
-    int64_t run_id = 0;
-    std::unique_ptr<Session> session;
+struct Fixture : test::ImageSession {
     std::shared_ptr<ScriptedChannel> channel = std::make_shared<ScriptedChannel>();
 
-    Fixture() {
-        log = std::make_unique<RunLog>(dir / "runs.db");
-        RunRecord rec;
-        rec.script = "test_user_channel";
-        run_id = log->beginRun(rec);
-        session = std::make_unique<Session>(device, assets, locator, log.get(), run_id);
-        session->setUserChannel(channel);
-    }
+    Fixture() : ImageSession("test_user_channel") { session->setUserChannel(channel); }
     const StepRecord* step(int64_t id) {
         static std::vector<StepRecord> rows;
         rows = log->steps(run_id);
