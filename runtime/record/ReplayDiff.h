@@ -16,8 +16,9 @@ struct StepDiff {
 };
 
 /// Compares two step lists by index (steps with a parent are compared with their parent):
-/// action, target, status, box and input point (more than `tolerance_px` apart), score (more
-/// than 0.05 lower), and steps present in only one of them. Empty when they agree.
+/// action, target, status (not for an observation the replay skipped: it did not look again),
+/// box and input point (more than `tolerance_px` apart), score (more than 0.05 lower), and
+/// steps present in only one of them. Empty when they agree.
 std::vector<StepDiff> diffSteps(const std::vector<StepRecord>& original,
                                 const std::vector<StepRecord>& replay, int tolerance_px = 2);
 
