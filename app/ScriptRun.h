@@ -20,7 +20,7 @@ namespace eacu {
 class LuaHost;
 
 /// A run opened by a command, with what it uses (the assets and the locator outlive it), and
-/// with --serve-fd the channel to `eacu serve` (notes/serve-spec.md §1; null without it).
+/// with --serve-fd the channel to `eacu serve` (docs/serve-protocol.md §1; null without it).
 struct OpenRun {
     AssetLibrary assets;
     Locator locator;

@@ -6,7 +6,7 @@
 
 namespace eacu::server {
 
-/// A short Chinese line for the step object of the worker protocol (serve-spec §1: action,
+/// A short Chinese line for the step object of the worker protocol (docs/serve-protocol.md §1: action,
 /// target, status, error, params): the model's thought when the step has one, else the verb and
 /// its target ("点击 \"7\""), with "（失败：<error>）" appended to a failed step. Never throws
 /// for missing fields.

@@ -1,4 +1,4 @@
-// The worker side of `eacu serve` (notes/serve-spec.md §1): a run spawned by the server talks
+// The worker side of `eacu serve` (docs/serve-protocol.md §1): a run spawned by the server talks
 // to it over one file descriptor (a socketpair end), one JSON object per '\n'-terminated line.
 // The worker writes run, intent, step, awaiting_user, answer and end lines; while it waits for
 // the person it reads one ack line. It is also the run's UserChannel: confirm, ask_user, the

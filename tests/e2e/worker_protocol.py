@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plays the server's side of the worker protocol (notes/serve-spec.md §1) for
+"""Plays the server's side of the worker protocol (docs/serve-protocol.md §1) for
 tests/e2e/worker_protocol.sh: starts its own Xvfb (-displayfd) and xcalc, spawns `eacu run` with
 one end of a socketpair as fd 3, reads the JSON lines with deadlines and answers awaiting_user
 with an ack. Every scenario checks what it was sent and what the run log holds; it touches only

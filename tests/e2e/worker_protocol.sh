@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The worker side of eacu serve (notes/serve-spec.md §1) end to end: `eacu run --serve-fd 3`
+# The worker side of eacu serve (docs/serve-protocol.md §1) end to end: `eacu run --serve-fd 3`
 # with one end of a socketpair as fd 3, driven by tests/e2e/worker_protocol.py playing the
 # server, on a real xcalc under the driver's own Xvfb (-displayfd), against the suite's local
 # model server. Scenarios: a script's ask_user/confirm answered by acks and its returned string

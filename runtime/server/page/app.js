@@ -1,7 +1,7 @@
 // The chat page of `eacu serve` (issue 12; seed 001 §1.1, §3.2, §6.3). Plain JS, no framework.
 //
 // State is driven only by the server: POST /api/chat/send starts a task, and everything shown
-// about a task comes from the session's SSE stream (GET /api/chat/stream, notes/serve-spec §3).
+// about a task comes from the session's SSE stream (GET /api/chat/stream, docs/serve-protocol.md §3).
 // The one exception is the card shown at once on send, before the server has answered: it is
 // bound to its task when the POST returns (or when task.started arrives first).
 //
