@@ -155,12 +155,21 @@ def side_by_side(api, server):
     a = api.ok("POST", "/api/chat/send", {"text": "work out 12*34"})
     b = api.ok("POST", "/api/chat/send", {"text": "work out 21*3"})
     check(a["session_id"] != b["session_id"], "two sessions")
+    # A third task while both workers are busy waits in the queue.
+    c = api.ok("POST", "/api/chat/send", {"session_id": b["session_id"], "text": "work out 2+3"})
+    health = wait_until(lambda: (lambda h: h if h["running"] == 2 and h["queued"] == 1 else None)(api.ok("GET", "/healthz")),
+                        60, "two running tasks and one queued")
+    check(api.ok("GET", f"/task/{c['task_id']}")["status"] == "queued", f"the third task is queued: {health}")
     sa, sb = Stream(server, a["session_id"]), Stream(server, b["session_id"])
     ea, eb = sa.wait_end(a["task_id"], 180), sb.wait_end(b["task_id"], 180)
     check(ea[1] == "task.completed" and eb[1] == "task.completed", f"both completed: {ea[1]} {eb[1]}")
     ta, tb = api.ok("GET", f"/task/{a['task_id']}"), api.ok("GET", f"/task/{b['task_id']}")
     overlap = ta["started_at"] < tb["ended_at"] and tb["started_at"] < ta["ended_at"]
     check(overlap, f"they ran side by side: {ta['started_at']}-{ta['ended_at']} and {tb['started_at']}-{tb['ended_at']}")
+    ec = sb.wait_end(c["task_id"], 180)
+    tc = api.ok("GET", f"/task/{c['task_id']}")
+    check(ec[1] == "task.completed" and tc["started_at"] >= min(ta["ended_at"], tb["ended_at"]) - 0.5,
+          f"the queued task ran once a worker was free and completed: {ec[1]} started {tc['started_at']}")
     shots = [e[2] for e in sa.of("progress.update") + sa.of("progress.append") if e[2].get("screenshot")]
     last = max(shots, key=lambda i: i["frame_id"])
     check(read_display(api, last["screenshot"], "agent_last.png") == "408", "the agent's last screenshot shows 408")
@@ -244,7 +253,7 @@ def tokens(env):
     out = subprocess.run([EACU, "serve", "--allow-scripts", "--port", "0", "--db", DB], capture_output=True,
                          text=True, timeout=30, env=env)
     check(out.returncode == 2 and "--token" in out.stderr, f"--allow-scripts needs a token: {out.stderr!r}")
-    server = Server(EACU, ["--host", "0.0.0.0", "--token", "s3cret", "--db", DB, "--workers", "1"],
+    server = Server(EACU, ["--host", "0.0.0.0", "--token", "s3cret", "--allow-scripts", "--db", DB, "--workers", "1"],
                     os.path.join(OUT, "serve_token.log"), env)
     server.host = "127.0.0.1"
     st, js, r = Api(server).get("/healthz")
@@ -255,6 +264,13 @@ def tokens(env):
     check(st == 200 and js["ok"], f"the token: 200: {st} {js}")
     st, js, _ = Api(server).get("/healthz?access_token=s3cret")
     check(st == 200, f"?access_token=: 200: {st}")
+    # With --allow-scripts (and the token), Lua source is a task: its returned string is the answer.
+    api = Api(server, token="s3cret")
+    r = api.ok("POST", "/task", {"script": "local x = 6 * 7\nreturn 'the answer is ' .. x"})
+    view = wait_until(lambda: (lambda v: v if v["status"] not in ("queued", "running") else None)(
+        api.ok("GET", f"/task/{r['task_id']}")), 60, "the script task to end")
+    check(view["status"] == "completed" and view["result"] == "the answer is 42",
+          f"a Lua source task runs and answers: {view['status']} {view['result']!r} {view['error']!r}")
     check(server.stop() == 0, "the token server stops on SIGTERM")
 
 
