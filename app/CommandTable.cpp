@@ -170,7 +170,7 @@ const std::vector<Command> kCommands = {
     {"serve",
      "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]\n"
      "           [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N]\n"
-     "           [--max-time S]",
+     "           [--max-time S] [--heartbeat S]",
      "Serve the live agent: a chat page at / where a person sends a task and watches the computer\n"
      "do it (the screen live, the progress timeline, the answer), and its HTTP API.\n"
      "\n"
@@ -202,7 +202,8 @@ const std::vector<Command> kCommands = {
      "  --click-check     model-driven clicks move, check the marked pointer with the model and\n"
      "                    correct up to 4 times before clicking (seed 001 section 4.1)\n"
      "  --max-actions N   each task's action limit (default 80; 0 = none)\n"
-     "  --max-time S      each task's deadline in seconds (default 480; 0 = none)\n",
+     "  --max-time S      each task's deadline in seconds (default 480; 0 = none)\n"
+     "  --heartbeat S     seconds between the comment lines of an idle event stream (default 15)\n",
      cmdServe},
     {"help",
      "eacu help [COMMAND]\n"

@@ -32,14 +32,15 @@ std::string selfPath() {
 }  // namespace
 
 /// `eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]
-/// [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N] [--max-time S]`.
+/// [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N] [--max-time S]
+/// [--heartbeat S]`.
 int cmdServe(int argc, char** argv) {
     CliOptions o;
     server::ServeConfig config;
     server::HttpOptions http;
     try {
         o = parseCli(argc, argv, 2,
-                     {"--host", "--port", "--workers", "--token", "--launch", "--max-actions", "--max-time"},
+                     {"--host", "--port", "--workers", "--token", "--launch", "--max-actions", "--max-time", "--heartbeat"},
                      {"--allow-scripts", "--click-check"});
         if (!o.positional.empty()) throw UsageError("unexpected argument \"" + o.positional[0] + "\" (see eacu serve --help)");
         // --launch may be given several times: every one counts, in order.
@@ -48,6 +49,7 @@ int cmdServe(int argc, char** argv) {
         if (auto v = o.flag("--host")) http.host = *v;
         if (auto v = o.flag("--port")) http.port = integerFlag("--port", *v, 0, 65535);
         if (auto v = o.flag("--token")) http.token = *v;
+        if (auto v = o.flag("--heartbeat")) http.heartbeat = numberFlag("--heartbeat", *v, 0.1, 3600, "[0.1, 3600] (seconds)");
         if (auto v = o.flag("--workers")) config.workers = integerFlag("--workers", *v, 1, 64);
         if (auto v = o.flag("--max-actions")) config.max_actions = integerFlag("--max-actions", *v, 0, 1000000);
         if (auto v = o.flag("--max-time"))

@@ -126,38 +126,49 @@ struct HttpServer::Impl {
             after = idParam(req.get_header_value("Last-Event-ID"), "Last-Event-ID");
         else if (req.has_param("last_event_id"))
             after = idParam(req.get_param_value("last_event_id"), "last_event_id");
-        struct State {
-            int64_t after;
-            std::map<int64_t, int64_t> live_seen;
-            double last_write;
-            bool opened = false;
-        };
-        auto st = std::make_shared<State>(State{after, {}, monotonicSeconds()});
+        auto st = std::make_shared<StreamState>(StreamState{after, {}, monotonicSeconds()});
         res.set_header("Cache-Control", "no-cache");
         res.set_header("X-Accel-Buffering", "no");
         res.set_chunked_content_provider("text/event-stream", [this, st, sid](size_t, httplib::DataSink& sink) {
-            if (stopping) return false;
-            std::string out;
-            if (!st->opened) {
-                out = "retry: 1000\n: stream of session " + std::to_string(sid) + "\n\n";
-                st->opened = true;
-            } else {
-                const double idle = monotonicSeconds() - st->last_write;
-                StreamBatch b = chat.store().waitForSession(sid, st->after, st->live_seen,
-                                                            std::max(0.05, options.heartbeat - idle));
-                if (stopping) return false;
-                for (const auto& e : b.events) {
-                    out += "id: " + std::to_string(e.id) + "\nevent: " + e.type + "\ndata: " + e.data + "\n\n";
-                    st->after = e.id;
-                }
-                for (const auto& f : b.live) out += liveEvent(*f);
-                if (out.empty() && monotonicSeconds() - st->last_write >= options.heartbeat) out = ": heartbeat\n\n";
+            try {
+                return streamChunk(*st, sid, sink);
+            } catch (const std::exception&) {
+                return false;  // the run log failed under the stream: the client reconnects
             }
-            if (out.empty()) return true;
-            if (!sink.write(out.data(), out.size())) return false;
-            st->last_write = monotonicSeconds();
-            return true;
         });
+    }
+
+    struct StreamState {
+        int64_t after;
+        std::map<int64_t, int64_t> live_seen;
+        double last_write;
+        bool opened = false;
+    };
+
+    // One chunk of a session's stream: the opening lines, then whatever is new (waiting up to the
+    // next heartbeat), or a heartbeat. False ends the stream (the server stops, the client left).
+    bool streamChunk(StreamState& st, int64_t sid, httplib::DataSink& sink) {
+        if (stopping) return false;
+        std::string out;
+        if (!st.opened) {
+            out = "retry: 1000\n: stream of session " + std::to_string(sid) + "\n\n";
+            st.opened = true;
+        } else {
+            const double idle = monotonicSeconds() - st.last_write;
+            StreamBatch b =
+                chat.store().waitForSession(sid, st.after, st.live_seen, std::max(0.05, options.heartbeat - idle));
+            if (stopping) return false;
+            for (const auto& e : b.events) {
+                out += "id: " + std::to_string(e.id) + "\nevent: " + e.type + "\ndata: " + e.data + "\n\n";
+                st.after = e.id;
+            }
+            for (const auto& f : b.live) out += liveEvent(*f);
+            if (out.empty() && monotonicSeconds() - st.last_write >= options.heartbeat) out = ": heartbeat\n\n";
+        }
+        if (out.empty()) return true;
+        if (!sink.write(out.data(), out.size())) return false;
+        st.last_write = monotonicSeconds();
+        return true;
     }
 
     void routes() {

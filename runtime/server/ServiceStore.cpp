@@ -1,7 +1,6 @@
 #include "server/ServiceStore.h"
 
 #include <chrono>
-#include <stdexcept>
 
 #include "base/Clock.h"
 
@@ -27,12 +26,6 @@ int64_t ServiceStore::publish(const TaskRecord& task, const std::string& type, n
     }
     cv_.notify_all();
     return id;
-}
-
-int64_t ServiceStore::publish(int64_t task_id, const std::string& type, nlohmann::json data) {
-    auto t = with([&](ServiceLog& log) { return log.task(task_id); });
-    if (!t) throw std::invalid_argument("no task " + std::to_string(task_id));
-    return publish(*t, type, std::move(data));
 }
 
 void ServiceStore::setLive(int64_t session_id, LiveFrame frame) {

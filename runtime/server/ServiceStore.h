@@ -55,8 +55,6 @@ public:
     /// Persists an event of `type` for `task` with `data` (task_id and time are added), wakes
     /// the streams and returns its id.
     int64_t publish(const TaskRecord& task, const std::string& type, nlohmann::json data);
-    /// Same, for a task id (looked up first). Throws std::invalid_argument for an unknown task.
-    int64_t publish(int64_t task_id, const std::string& type, nlohmann::json data);
 
     /// Replaces the task's live frame (its seq is set here) and wakes the streams.
     void setLive(int64_t session_id, LiveFrame frame);

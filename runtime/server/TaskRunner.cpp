@@ -54,12 +54,12 @@ std::string lastLine(const std::string& text) {
 }
 
 // Waits until the programs just launched have drawn something (the screen differs from `before`)
-// and the screen has stopped changing, at most `timeout` seconds.
-void waitForDesktop(Device& device, const cv::Mat& before, double timeout) {
+// and the screen has stopped changing, at most `timeout` seconds, or until the task is stopped.
+void waitForDesktop(Device& device, const cv::Mat& before, double timeout, const std::atomic<bool>& stopped) {
     const double deadline = monotonicSeconds() + timeout;
     cv::Mat last;
     bool changed = false;
-    while (monotonicSeconds() < deadline) {
+    while (monotonicSeconds() < deadline && !stopped) {
         Frame f = device.capture();
         if (!changed) changed = changeRatio(before, f.bgr, 15) > 0.001;
         if (changed && !last.empty() && changeRatio(last, f.bgr, 0) == 0) return;
@@ -234,7 +234,7 @@ void TaskRunner::execute(Exec& x) {
             po.capture_stdout = false;
             x.programs.push_back(Process::spawn({"sh", "-c", "exec " + cmd}, po));
         }
-        waitForDesktop(*h.device, before, 10.0);
+        waitForDesktop(*h.device, before, 10.0, stopped_);
     }
     if (stopped_) return;
 

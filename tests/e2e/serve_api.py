@@ -253,7 +253,8 @@ def tokens(env):
     out = subprocess.run([EACU, "serve", "--allow-scripts", "--port", "0", "--db", DB], capture_output=True,
                          text=True, timeout=30, env=env)
     check(out.returncode == 2 and "--token" in out.stderr, f"--allow-scripts needs a token: {out.stderr!r}")
-    server = Server(EACU, ["--host", "0.0.0.0", "--token", "s3cret", "--allow-scripts", "--db", DB, "--workers", "1"],
+    server = Server(EACU, ["--host", "0.0.0.0", "--token", "s3cret", "--allow-scripts", "--db", DB, "--workers", "1",
+                           "--heartbeat", "0.3"],
                     os.path.join(OUT, "serve_token.log"), env)
     server.host = "127.0.0.1"
     st, js, r = Api(server).get("/healthz")
@@ -271,6 +272,13 @@ def tokens(env):
         api.ok("GET", f"/task/{r['task_id']}")), 60, "the script task to end")
     check(view["status"] == "completed" and view["result"] == "the answer is 42",
           f"a Lua source task runs and answers: {view['status']} {view['result']!r} {view['error']!r}")
+    # An idle stream gets a heartbeat comment every --heartbeat seconds.
+    s = Stream(server, r["session_id"], token="s3cret")
+    beats = wait_until(lambda: [c for c in s.comments if c[0] == ": heartbeat"][:3] if len(
+        [c for c in s.comments if c[0] == ": heartbeat"]) >= 3 else None, 10, "3 heartbeats")
+    gaps = [b[1] - a[1] for a, b in zip(beats, beats[1:])]
+    check(all(0.2 < g < 1.0 for g in gaps), f"heartbeats every 0.3 s on an idle stream: gaps {gaps}")
+    s.close()
     check(server.stop() == 0, "the token server stops on SIGTERM")
 
 
