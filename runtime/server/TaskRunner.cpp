@@ -31,7 +31,7 @@ struct TaskRunner::Exec {
     std::unique_ptr<Process> worker;
     std::unique_ptr<LiveScreen> live;
     std::string script_file;  // a Lua source task, written for the worker
-    std::string answer, end_status, end_error;
+    std::string answer, end_error;  // from the worker's answer and end lines
     int progress_count = 0;
     int pending_intent = 0;   // the progress item an intent opened, completed by the next step
     std::string pending_text;
@@ -208,7 +208,6 @@ void TaskRunner::onWorkerLine(Exec& x, const std::string& line) {
     } else if (type == "answer") {
         x.answer = m.value("text", "");
     } else if (type == "end") {
-        x.end_status = m.value("status", "");
         x.end_error = m.value("error", "");
     }
 }
