@@ -12,7 +12,9 @@ namespace {
 #define EACU_OPT_DISPLAY                                                                          \
     "  --display D       the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800;\n" \
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
-    "                    a static screenshot (input goes nowhere); default $DISPLAY\n"
+    "                    a static screenshot (input goes nowhere); default $DISPLAY\n"    \
+    "  --wm WM           with --display virtual: the window manager started on it (\"openbox\";\n" \
+    "                    minimize and maximize need one); default none\n"
 
 // `eacu run` is one command with two forms: a script, or a task sentence (--task).
 int runEitherForm(int argc, char** argv) {
@@ -21,7 +23,7 @@ int runEitherForm(int argc, char** argv) {
 
 const std::vector<Command> kCommands = {
     {"run",
-     "eacu run SCRIPT [--display D] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
+     "eacu run SCRIPT [--display D] [--wm WM] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
      "         [--max-actions N] [--max-time S] [--serve-fd N] [-- ARGS...]\n"
      "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH] [--max-actions N]\n"
      "         [--max-time S] [--serve-fd N]",
@@ -194,7 +196,8 @@ const std::vector<Command> kCommands = {
      "  --port P          the port (default 8765; 0 = any free port, printed at start)\n"
      "  --workers N       tasks that run at once (default 2; 1 with --display :N)\n"
      "  --display D       virtual (default: a private 1280x800 Xvfb per task), virtual:WxH, or\n"
-     "                    an X display :N that every task shares\n" EACU_OPT_DB
+     "                    an X display :N that every task shares\n"
+     "  --wm WM           the window manager started on each private display (\"openbox\")\n" EACU_OPT_DB
      "  --token T         every request needs \"Authorization: Bearer T\" (or ?access_token=T)\n"
      "  --launch CMD      a shell command started on each task's display before the task (the\n"
      "                    desktop it works on); repeatable\n"
@@ -231,6 +234,7 @@ const char* kOverviewTail =
     "  --display D     the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800) that is\n"
     "                  started and always stopped, \"image:shot.png\" a static screenshot.\n"
     "                  Default: $DISPLAY.\n"
+    "  --wm WM         with --display virtual: a window manager (\"openbox\") started on it.\n"
     "Environment:\n"
     "  EACU_DB, EACU_HOME (folder with assets/ and scripts/), EACU_STDLIB_DIR (load stdlib/*.lua\n"
     "  from disk instead of the embedded copy).\n"

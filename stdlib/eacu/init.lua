@@ -217,12 +217,16 @@ M.ask_user, M.check_url = stepmod.ask_user, stepmod.check_url
 M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
 M.failure = failure
 
+--- Windows of the screen (eacu.windows): windows(), window(query), frontmost().
+local windows = require("eacu.windows")
+M.windows, M.window, M.frontmost = windows.windows, windows.window, windows.frontmost
+
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
-  "check_url", "run_template",
+  "check_url", "run_template", "windows", "window", "frontmost",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).
