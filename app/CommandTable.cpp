@@ -12,7 +12,8 @@ namespace {
 #define EACU_OPT_DISPLAY                                                                          \
     "  --display D       the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800;\n" \
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
-    "                    a static screenshot (input goes nowhere); default $DISPLAY\n"    \
+    "                    a static screenshot (input goes nowhere); default $DISPLAY\n"
+#define EACU_OPT_WM                                                                               \
     "  --wm WM           with --display virtual: the window manager started on it (\"openbox\";\n" \
     "                    minimize and maximize need one); default none\n"
 
@@ -38,7 +39,7 @@ const std::vector<Command> kCommands = {
      "init.lua: patterns, keywords, package) and runs it; a sentence no template matches goes to\n"
      "agent() when a model is configured (EACU_MODEL_PROVIDER, EACU_MODEL).\n"
      "\n"
-     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM EACU_OPT_DB
      "  --verbose         print the whole error with the Lua traceback\n"
      "  --model-cache M   model answers (ask, plan, agent, dynamic targets) are recorded with cache\n"
      "                    keys (record, the default), not keyed (off), or served from earlier\n"
@@ -105,7 +106,7 @@ const std::vector<Command> kCommands = {
      "target matches the recorded frame (a mismatch stops the replay).\n"
      "\n"
      "Options:\n"
-     "  --mode M          script or actions\n" EACU_OPT_DISPLAY
+     "  --mode M          script or actions\n" EACU_OPT_DISPLAY EACU_OPT_WM
      "  --timeout S       actions mode: seconds to wait for the screen around each target to\n"
      "                    match the recorded frame (default 5)\n"
      "  --threshold T     actions mode: the score the recorded crop needs, in [0, 1] (default 0.9)\n"
@@ -124,13 +125,13 @@ const std::vector<Command> kCommands = {
      "  -o DIR            the folder (created when missing; also --output)\n" EACU_OPT_DB,
      cmdFrames},
     {"repl",
-     "eacu repl [--display D] [--db PATH] [--no-color]",
+     "eacu repl [--display D] [--wm WM] [--db PATH] [--no-color]",
      "Interactive Lua with the whole API on a live screen, recorded as one run.\n"
      "\n"
      "History, tab completion of globals, module members and asset names; Ctrl-C cancels a\n"
      "running wait; .help lists the dot commands (.shot, .record, .run, .exit).\n"
      "\n"
-     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM EACU_OPT_DB
      "  --no-color        no colour (also $NO_COLOR)\n",
      cmdRepl},
     {"locate",
@@ -221,6 +222,7 @@ const std::vector<Command> kCommands = {
 
 #undef EACU_OPT_DB
 #undef EACU_OPT_DISPLAY
+#undef EACU_OPT_WM
 
 const char* kOverviewHead =
     "eacu — GUI automation with Lua scripts, image targets and a recorded run log\n"

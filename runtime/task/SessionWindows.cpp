@@ -29,8 +29,15 @@ WindowInfo Session::windowOp(const std::string& op, uint64_t id, int a, int b, d
     if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps))
         throw StepError(failure::kInvalid, "window: expected an operation focus, minimize, maximize, restore, "
                                            "close, move or resize, got \"" + op + "\"");
-    Windows& ws = device_.windows();
-    std::optional<WindowInfo> before = ws.info(id);
+    Windows* wsp = nullptr;
+    std::optional<WindowInfo> before;
+    try {
+        wsp = &device_.windows();
+        before = wsp->info(id);
+    } catch (const DeviceError& e) {
+        throw StepError(failure::kDevice, std::string("window ") + op + ": " + e.what());
+    }
+    Windows& ws = *wsp;
     std::string label = before ? "\"" + before->title + "\" (" + before->cls + ")" : "window " + std::to_string(id);
     try {
         limits_.beforeAction("window " + op + " " + label);

@@ -65,6 +65,7 @@ done
 call run --help
 expect_contains "$out" "--max-actions N" "eacu run --help options"
 expect_contains "$out" "--dry-run" "eacu run --help covers --task"
+expect_contains "$out" "--wm WM           with --display virtual: the window manager started on it" "eacu run --help covers --wm"
 
 # An unknown command: exit 2, the known commands named.
 call frobnicate

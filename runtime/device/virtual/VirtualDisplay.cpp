@@ -155,8 +155,7 @@ void VirtualDisplay::startWindowManager(const std::string& wm, double timeout) {
     if (wm_) throw std::runtime_error("a window manager (" + wm_name_ + ") already runs on " + name_);
     ProcessOptions opts;
     opts.stderr_mode = StderrMode::Capture;
-    opts.capture_stdout = false;
-    opts.env["DISPLAY"] = name_;
+    opts.env["DISPLAY"] = name_;  // stdout captured too: GLib's messages go there
     std::unique_ptr<Process> p;
     try {
         p = Process::spawn({wm}, opts);

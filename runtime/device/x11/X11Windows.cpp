@@ -371,7 +371,16 @@ struct X11Windows::Impl {
     // Requests the client area's position (x, y) and size (w, h); kKeep leaves one as it is.
     void moveResize(const WindowInfo& i, int x, int y, int w, int h) {
         if (wmCheck()) {
-            long flags = 10 /* StaticGravity: x, y are the client's own */ | (2L << 12);
+            // NorthWestGravity places the frame's corner: offset by the frame's extents
+            // (left, right, top, bottom) when the manager publishes them, else StaticGravity
+            // (x, y are the client's own; not every manager honours it, see move()).
+            auto ext = prop32(Window(i.id), "_NET_FRAME_EXTENTS", XA_CARDINAL);
+            long gravity = ext.size() == 4 ? 1 : 10;
+            if (ext.size() == 4) {
+                if (x != kKeep) x -= int(ext[0]);
+                if (y != kKeep) y -= int(ext[2]);
+            }
+            long flags = gravity | (2L << 12);
             if (x != kKeep) flags |= 1L << 8;
             if (y != kKeep) flags |= 1L << 9;
             if (w != kKeep) flags |= 1L << 10;
