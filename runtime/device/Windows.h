@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "base/Frame.h"
+#include "geometry/Rect.h"
+
 namespace eacu {
 
 /// One top-level window as its screen reports it.
@@ -26,6 +29,14 @@ struct WindowInfo {
     bool minimized = false;
     bool maximized = false;
     int desktop = -1;
+};
+
+/// A capture of one window's client area: `frame` holds its own pixels (physical pixels, as
+/// Device::capture), `origin` the screen position of the frame's top-left pixel, so that a
+/// point p in the frame is p + origin on the screen.
+struct WindowCapture {
+    Frame frame;
+    Point origin;
 };
 
 /// Window listing and control. Every operation waits (polling the server, up to `timeout`
@@ -57,6 +68,9 @@ public:
     virtual WindowInfo move(uint64_t id, int x, int y, double timeout = 5) = 0;
     /// Resizes the client area of `id` to w x h pixels.
     virtual WindowInfo resize(uint64_t id, int w, int h, double timeout = 5) = 0;
+    /// Captures the client area of `id` from the window's own contents, also where other
+    /// windows cover it. Throws DeviceError when it is gone or minimized (nothing is drawn).
+    virtual WindowCapture capture(uint64_t id) = 0;
 };
 
 }  // namespace eacu

@@ -37,6 +37,31 @@ assert(c.x == 40 and c.y == 60, "xcalc after move: " .. tostring(c))
 z:move(600, 60)
 assert(z.x == 600 and z.y == 60, "zenity after move: " .. tostring(z))
 
+-- Window-bound locate: xcalc's "1" key covered by the dialog is found in xcalc's own pixels
+-- (XComposite), at the same screen box as when it was uncovered.
+local open = assert(locate("calculator.btn_1", 5), "xcalc's 1 key on the screen")
+z:move(open.cx - 40, open.cy - 40)
+z:focus()
+assert(frontmost().id == z.id, "the dialog is in front")
+local covered, why = locate("calculator.btn_1")
+assert(covered == nil, "the covered key should not be found on the screen: " .. tostring(covered))
+local t0 = now()
+local inside = locate("calculator.btn_1", { window = c })
+local first_ms = (now() - t0) * 1000
+assert(inside, "the covered key should be found in xcalc's own pixels")
+assert(math.abs(inside.x - open.x) <= 1 and math.abs(inside.y - open.y) <= 1,
+  string.format("window-bound box (%d,%d) should be the screen box (%d,%d)", inside.x, inside.y, open.x, open.y))
+assert(frontmost().id == z.id, "locating in a window does not raise it")
+local t1 = now()
+for _ = 1, 10 do assert(locate("calculator.btn_1", { window = "xcalc" })) end
+local window_ms = (now() - t1) * 100
+z:move(600, 60)
+t1 = now()
+for _ = 1, 10 do assert(locate("calculator.btn_1")) end
+local screen_ms = (now() - t1) * 100
+print(string.format("window-bound locate: %.1f ms first (redirect + redraw), %.1f ms after; full-screen locate %.1f ms",
+  first_ms, window_ms, screen_ms))
+
 timed("focus", function() return c:focus() end)
 assert(frontmost().id == c.id, "xcalc should be frontmost, got " .. tostring(frontmost()))
 z:focus()
@@ -66,4 +91,4 @@ local code = zen:wait(10)
 assert(code == 1, "zenity should exit 1 when its window is closed, got " .. tostring(code))
 assert(window({ pid = zen:pid() }) == nil, "the closed dialog is no longer listed")
 assert(calc:running(), "xcalc still runs")
-print("windows: listed, focused, moved, resized, minimized, restored, maximized, closed (zenity exit 1)")
+print("windows: window-bound locate, listed, focused, moved, resized, minimized, restored, maximized, closed (zenity exit 1)")

@@ -10,9 +10,9 @@ db=$OUT/runs.db
 out=$("$EACU" run "$here/windows.lua" --display virtual --wm openbox --db "$db" 2>"$OUT/stderr") || {
   cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run --wm openbox exited $?"; }
 echo "$out"
-expect_contains "$out" "windows: listed, focused, moved, resized, minimized, restored, maximized, closed" "window operations"
+expect_contains "$out" "windows: window-bound locate, listed, focused, moved, resized, minimized, restored, maximized, closed" "window operations"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
-expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='window' AND status='ok'")" "10" "window steps recorded"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='window' AND status='ok'")" "13" "window steps recorded"
 expect_eq "$(sqlite3 "$db" "SELECT target FROM steps WHERE run_id=$run AND action='window' AND params LIKE '%\"op\":\"close\"%'")" '"eacu windows test" (Zenity)' "close step's target"
 expect_display_gone "$(display_of_run "$db" "$run")"
 

@@ -91,7 +91,7 @@ const std::string& X11Device::displayName() const { return impl_->name; }
 
 Windows& X11Device::windows() {
     impl_->checkAlive();
-    if (!impl_->windows) impl_->windows = std::make_unique<X11Windows>(impl_->name);
+    if (!impl_->windows) impl_->windows = std::make_unique<X11Windows>(impl_->name, impl_->scale);
     return *impl_->windows;
 }
 

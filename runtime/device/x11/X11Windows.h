@@ -14,12 +14,14 @@ namespace eacu {
 /// (_NET_ACTIVE_WINDOW, _NET_WM_STATE, _NET_MOVERESIZE_WINDOW); without one, the list is the
 /// root's mapped children that carry WM_CLASS, focus is XSetInputFocus + XRaiseWindow, and
 /// minimize and maximize throw DeviceError (they need a window manager). The pid is
-/// _NET_WM_PID, else the X-Resource extension's client pid (local clients), else 0.
+/// _NET_WM_PID, else the X-Resource extension's client pid (local clients), else 0. Captures
+/// use the Composite extension.
 /// Not thread-safe.
 class X11Windows : public Windows {
 public:
-    /// Opens a connection to `display_name` (":99"). Throws DeviceError when it cannot.
-    explicit X11Windows(const std::string& display_name);
+    /// Opens a connection to `display_name` (":99"); `scale` is the device scale factor that
+    /// captured frames report. Throws DeviceError when it cannot.
+    explicit X11Windows(const std::string& display_name, double scale = 1.0);
     ~X11Windows() override;
     X11Windows(const X11Windows&) = delete;
     X11Windows& operator=(const X11Windows&) = delete;
@@ -34,6 +36,12 @@ public:
     void close(uint64_t id, double timeout = 5) override;
     WindowInfo move(uint64_t id, int x, int y, double timeout = 5) override;
     WindowInfo resize(uint64_t id, int w, int h, double timeout = 5) override;
+    /// XComposite: the window is redirected (automatic mode: the screen still shows it) at its
+    /// first capture and stays so while this object lives, and its pixmap is read. The first
+    /// capture of a window waits (up to 1 s) until its program has redrawn it: three reads
+    /// 30 ms apart that agree. Throws DeviceError also when the server has no Composite
+    /// extension.
+    WindowCapture capture(uint64_t id) override;
 
     /// True when an EWMH window manager runs on the display (_NET_SUPPORTING_WM_CHECK).
     bool hasWindowManager();
