@@ -164,7 +164,9 @@ public:
     /// window's state afterwards (for "close": as it was before). Throws StepError "invalid"
     /// for an unknown op, "device" when the window is gone or does not reach the state in
     /// `timeout` seconds (the message says what was expected and what came).
-    WindowInfo windowOp(const std::string& op, uint64_t id, int a = 0, int b = 0, double timeout = 5);
+    /// `idx`: a step index to record it under (an actions replay keeps the original's).
+    WindowInfo windowOp(const std::string& op, uint64_t id, int a = 0, int b = 0, double timeout = 5,
+                        int idx = 0);
 
     /// Registered blockers (on_blocker): looked for before a locate gives up.
     BlockerSet& blockers() { return blockers_; }

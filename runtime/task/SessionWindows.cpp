@@ -24,7 +24,7 @@ std::optional<WindowInfo> Session::frontmost() { return device_.windows().frontm
 
 std::optional<WindowInfo> Session::window(uint64_t id) { return device_.windows().info(id); }
 
-WindowInfo Session::windowOp(const std::string& op, uint64_t id, int a, int b, double timeout) {
+WindowInfo Session::windowOp(const std::string& op, uint64_t id, int a, int b, double timeout, int idx) {
     static const char* kOps[] = {"focus", "minimize", "maximize", "restore", "close", "move", "resize"};
     if (std::find(std::begin(kOps), std::end(kOps), op) == std::end(kOps))
         throw StepError(failure::kInvalid, "window: expected an operation focus, minimize, maximize, restore, "
@@ -44,9 +44,10 @@ WindowInfo Session::windowOp(const std::string& op, uint64_t id, int a, int b, d
     } catch (const LimitExceeded& e) {
         throw StepError(limits_.timeUsedUp() ? failure::kTimeout : failure::kLimit, e.what());
     }
-    StepRecord s = beginStep("window", label);
+    StepRecord s = beginStep("window", label, idx);
     s.method = "window";
     nlohmann::json params{{"op", op}, {"id", id}};
+    if (before) params.update({{"title", before->title}, {"class", before->cls}});
     if (op == "move") params.update({{"x", a}, {"y", b}});
     if (op == "resize") params.update({{"w", a}, {"h", b}});
     const double t0 = monotonicSeconds();

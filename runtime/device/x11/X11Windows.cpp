@@ -340,9 +340,11 @@ struct X11Windows::Impl {
     }
 
     // The state reached may come in several steps (a manager sets _NET_WM_STATE, then moves
-    // the frame): re-reads until two reads 10 ms apart agree (at most 0.25 s) while `ok` holds.
+    // the frame, or animates it): re-reads every 10 ms until the reads of 40 ms agree (at most
+    // 1 s) while `ok` holds.
     WindowInfo settle(uint64_t id, WindowInfo last, const std::function<bool(const WindowInfo&)>& ok) {
-        const double until = monotonicSeconds() + 0.25;
+        const double until = monotonicSeconds() + 1.0;
+        int same_reads = 0;
         while (monotonicSeconds() < until) {
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
             auto again = describe(Window(id), activeId());
@@ -351,7 +353,8 @@ struct X11Windows::Impl {
                         again->focused == last.focused && again->minimized == last.minimized &&
                         again->maximized == last.maximized;
             last = *again;
-            if (same) break;
+            same_reads = same ? same_reads + 1 : 0;
+            if (same_reads >= 4) break;
         }
         return last;
     }
