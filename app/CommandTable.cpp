@@ -97,7 +97,7 @@ const std::vector<Command> kCommands = {
      "  --quiet           print nothing on success\n" EACU_OPT_DB,
      cmdReport},
     {"replay",
-     "eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] [--threshold T]\n"
+     "eacu replay [RUN] [--mode script|actions] [--display D] [--wm WM] [--timeout S] [--threshold T]\n"
      "            [--max-actions N] [--max-time S] [--verbose] [--quiet] [--db PATH]",
      "Play a recorded run (default: the latest) back as a new run linked to it.\n"
      "\n"
@@ -171,9 +171,9 @@ const std::vector<Command> kCommands = {
      "  --lang L          ocr: Tesseract languages (auto: eng, or eng+chi_sim for CJK)\n",
      cmdBench},
     {"serve",
-     "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]\n"
-     "           [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N]\n"
-     "           [--max-time S] [--heartbeat S]",
+     "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
+     "           [--db PATH] [--token T] [--launch CMD]... [--allow-scripts] [--click-check]\n"
+     "           [--max-actions N] [--max-time S] [--heartbeat S]",
      "Serve the live agent: a chat page at / where a person sends a task and watches the computer\n"
      "do it (the screen live, the progress timeline, the answer), and its HTTP API.\n"
      "\n"
