@@ -23,10 +23,13 @@ struct UsageError : std::invalid_argument {
 /// Options common to subcommands, parsed from argv.
 /// - `db`: run-log path (--db; default RunLog::defaultPath()).
 /// - `display`: --display value: ":N", "virtual", "virtual:WxH" or "image:PATH"; "" = $DISPLAY.
+/// - `wm`: --wm value: the window manager started on a virtual display ("openbox"); "" or
+///   "none": none.
 /// - `positional`: the remaining arguments; `passthrough`: everything after "--".
 struct CliOptions {
     std::string db;
     std::string display;
+    std::string wm;
     std::vector<std::string> positional;
     std::vector<std::string> passthrough;
     std::vector<std::pair<std::string, std::string>> flags;  // other --name value pairs

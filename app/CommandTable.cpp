@@ -13,6 +13,9 @@ namespace {
     "  --display D       the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800;\n" \
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
     "                    a static screenshot (input goes nowhere); default $DISPLAY\n"
+#define EACU_OPT_WM                                                                               \
+    "  --wm WM           with --display virtual: the window manager started on it (\"openbox\";\n" \
+    "                    minimize and maximize need one); default none\n"
 
 // `eacu run` is one command with two forms: a script, or a task sentence (--task).
 int runEitherForm(int argc, char** argv) {
@@ -21,7 +24,7 @@ int runEitherForm(int argc, char** argv) {
 
 const std::vector<Command> kCommands = {
     {"run",
-     "eacu run SCRIPT [--display D] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
+     "eacu run SCRIPT [--display D] [--wm WM] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
      "         [--max-actions N] [--max-time S] [--serve-fd N] [-- ARGS...]\n"
      "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH] [--max-actions N]\n"
      "         [--max-time S] [--serve-fd N]",
@@ -36,7 +39,7 @@ const std::vector<Command> kCommands = {
      "init.lua: patterns, keywords, package) and runs it; a sentence no template matches goes to\n"
      "agent() when a model is configured (EACU_MODEL_PROVIDER, EACU_MODEL).\n"
      "\n"
-     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM EACU_OPT_DB
      "  --verbose         print the whole error with the Lua traceback\n"
      "  --model-cache M   model answers (ask, plan, agent, dynamic targets) are recorded with cache\n"
      "                    keys (record, the default), not keyed (off), or served from earlier\n"
@@ -94,7 +97,7 @@ const std::vector<Command> kCommands = {
      "  --quiet           print nothing on success\n" EACU_OPT_DB,
      cmdReport},
     {"replay",
-     "eacu replay [RUN] [--mode script|actions] [--display D] [--timeout S] [--threshold T]\n"
+     "eacu replay [RUN] [--mode script|actions] [--display D] [--wm WM] [--timeout S] [--threshold T]\n"
      "            [--max-actions N] [--max-time S] [--verbose] [--quiet] [--db PATH]",
      "Play a recorded run (default: the latest) back as a new run linked to it.\n"
      "\n"
@@ -103,7 +106,7 @@ const std::vector<Command> kCommands = {
      "target matches the recorded frame (a mismatch stops the replay).\n"
      "\n"
      "Options:\n"
-     "  --mode M          script or actions\n" EACU_OPT_DISPLAY
+     "  --mode M          script or actions\n" EACU_OPT_DISPLAY EACU_OPT_WM
      "  --timeout S       actions mode: seconds to wait for the screen around each target to\n"
      "                    match the recorded frame (default 5)\n"
      "  --threshold T     actions mode: the score the recorded crop needs, in [0, 1] (default 0.9)\n"
@@ -122,13 +125,13 @@ const std::vector<Command> kCommands = {
      "  -o DIR            the folder (created when missing; also --output)\n" EACU_OPT_DB,
      cmdFrames},
     {"repl",
-     "eacu repl [--display D] [--db PATH] [--no-color]",
+     "eacu repl [--display D] [--wm WM] [--db PATH] [--no-color]",
      "Interactive Lua with the whole API on a live screen, recorded as one run.\n"
      "\n"
      "History, tab completion of globals, module members and asset names; Ctrl-C cancels a\n"
      "running wait; .help lists the dot commands (.shot, .record, .run, .exit).\n"
      "\n"
-     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_DB
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM EACU_OPT_DB
      "  --no-color        no colour (also $NO_COLOR)\n",
      cmdRepl},
     {"locate",
@@ -168,9 +171,9 @@ const std::vector<Command> kCommands = {
      "  --lang L          ocr: Tesseract languages (auto: eng, or eng+chi_sim for CJK)\n",
      cmdBench},
     {"serve",
-     "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]\n"
-     "           [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N]\n"
-     "           [--max-time S] [--heartbeat S]",
+     "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
+     "           [--db PATH] [--token T] [--launch CMD]... [--allow-scripts] [--click-check]\n"
+     "           [--max-actions N] [--max-time S] [--heartbeat S]",
      "Serve the live agent: a chat page at / where a person sends a task and watches the computer\n"
      "do it (the screen live, the progress timeline, the answer), and its HTTP API.\n"
      "\n"
@@ -194,7 +197,8 @@ const std::vector<Command> kCommands = {
      "  --port P          the port (default 8765; 0 = any free port, printed at start)\n"
      "  --workers N       tasks that run at once (default 2; 1 with --display :N)\n"
      "  --display D       virtual (default: a private 1280x800 Xvfb per task), virtual:WxH, or\n"
-     "                    an X display :N that every task shares\n" EACU_OPT_DB
+     "                    an X display :N that every task shares\n"
+     "  --wm WM           the window manager started on each private display (\"openbox\")\n" EACU_OPT_DB
      "  --token T         every request needs \"Authorization: Bearer T\" (or ?access_token=T)\n"
      "  --launch CMD      a shell command started on each task's display before the task (the\n"
      "                    desktop it works on); repeatable\n"
@@ -218,6 +222,7 @@ const std::vector<Command> kCommands = {
 
 #undef EACU_OPT_DB
 #undef EACU_OPT_DISPLAY
+#undef EACU_OPT_WM
 
 const char* kOverviewHead =
     "eacu — GUI automation with Lua scripts, image targets and a recorded run log\n"
@@ -231,6 +236,7 @@ const char* kOverviewTail =
     "  --display D     the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800) that is\n"
     "                  started and always stopped, \"image:shot.png\" a static screenshot.\n"
     "                  Default: $DISPLAY.\n"
+    "  --wm WM         with --display virtual: a window manager (\"openbox\") started on it.\n"
     "Environment:\n"
     "  EACU_DB, EACU_HOME (folder with assets/ and scripts/), EACU_STDLIB_DIR (load stdlib/*.lua\n"
     "  from disk instead of the embedded copy).\n"

@@ -37,7 +37,7 @@ std::unique_ptr<OpenRun> openRun(const CliOptions& o, RunSpec spec) {
     auto r = std::make_unique<OpenRun>();
     r->assets = AssetLibrary::loadFrom(eacuHome());
     if (spec.db.empty()) spec.db = runLogPath(o);
-    r->run = std::make_unique<Run>(openDevice(o.display), r->assets, r->locator, std::move(spec));
+    r->run = std::make_unique<Run>(openDevice(o.display, o.wm), r->assets, r->locator, std::move(spec));
     return r;
 }
 

@@ -4,6 +4,7 @@
 #include "wrap_Model.h"
 #include "wrap_Session.h"
 #include "wrap_Steps.h"
+#include "wrap_Windows.h"
 
 namespace eacu {
 
@@ -13,6 +14,7 @@ std::span<const NativeModule> nativeModules() {
         {"eacu._model", luaopen_eacu_model},          // wrap_Model: ask, grounding, plan, agent, som
         {"eacu._highlight", luaopen_eacu_highlight},  // wrap_Highlight: boxes drawn on the screen
         {"eacu._steps", luaopen_eacu_steps},          // wrap_Steps: step{}, blockers, waits, limits, apps
+        {"eacu._windows", luaopen_eacu_windows},      // wrap_Windows: the device's windows
     };
     return modules;
 }

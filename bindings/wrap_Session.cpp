@@ -19,10 +19,11 @@ MouseButton checkButton(lua_State* L, const char* name) {
     return MouseButton::Left;
 }
 
-// locate(target [, timeout]) -> match table (found may be false)
+// locate(target [, timeout [, window id]]) -> match table (found may be false)
 int w_locate(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     double timeout = luaL_optnumber(L, 2, 0);
+    if (!lua_isnoneornil(L, 3)) t.window = uint64_t(luaL_checknumber(L, 3));
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushmatch(L, s.locate(t, timeout));

@@ -24,6 +24,11 @@ int cmdBench(int argc, char** argv) {
             return benchLocate(o.positional[1], o.flag("--out").value_or(""), !o.flag("--no-learn"),
                                numberFlag("--threshold", o.flag("--threshold").value_or("0"), 0, 1, "[0, 1]"));
         }
+        if (!o.wm.empty()) {
+            std::fprintf(stderr, "eacu bench: expected no --wm (the benchmarks run without a window manager), got --wm %s\n",
+                         o.wm.c_str());
+            return 2;
+        }
         if (what == "settle") return benchSettle(o.display);
         if (what == "tap") return benchTap(o.display, integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000));
         std::fprintf(stderr, "eacu bench: expected a benchmark: tap, settle, locate or ocr, got %s (see eacu bench --help)\n",

@@ -64,7 +64,11 @@ int cmdServe(int argc, char** argv) {
             config.display = "virtual";
             config.screen_w = spec.size.w;
             config.screen_h = spec.size.h;
+            config.wm = o.wm;
         } else if (spec.kind == DeviceSpec::Kind::X11) {
+            if (!o.wm.empty() && o.wm != "none")
+                throw UsageError("--wm " + o.wm + ": expected --display virtual (eacu starts a window manager "
+                                 "only on its own Xvfb), got --display " + display);
             config.display = spec.display;
             if (config.workers != 1 && o.flag("--workers"))
                 std::fprintf(stderr, "eacu serve: every task runs on %s, so one worker (not %d)\n", spec.display.c_str(),

@@ -7,6 +7,7 @@
 #include "base/Frame.h"
 #include "device/Keys.h"
 #include "device/MouseButton.h"
+#include "device/Windows.h"
 #include "geometry/Rect.h"
 
 namespace eacu {
@@ -54,6 +55,10 @@ public:
     virtual void keyUp(const Key& key) = 0;
     /// Blocks until every injected event has been processed by the server.
     virtual void sync() = 0;
+
+    /// The screen's top-level windows (device/Windows.h). Throws DeviceError("this device has
+    /// no windows: ...") on devices without any (an image).
+    virtual Windows& windows() { throw DeviceError("this device has no windows: " + describe()); }
 };
 
 }  // namespace eacu

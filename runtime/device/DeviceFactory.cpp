@@ -74,8 +74,12 @@ DeviceSpec parseDeviceSpec(const std::string& spec) {
     throw std::invalid_argument(std::string("device: ") + kExpected + ", got \"" + spec + "\"");
 }
 
-DeviceHandle openDevice(const std::string& spec) {
+DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
     DeviceSpec s = parseDeviceSpec(spec);
+    if (!wm.empty() && wm != "none" && s.kind != DeviceSpec::Kind::Virtual)
+        throw std::invalid_argument("window manager \"" + wm + "\": expected a virtual display (eacu "
+                                    "starts it only on its own Xvfb, --display virtual), got device \"" +
+                                    spec + "\"");
     DeviceHandle h;
     switch (s.kind) {
     case DeviceSpec::Kind::Image:
@@ -84,6 +88,7 @@ DeviceHandle openDevice(const std::string& spec) {
     case DeviceSpec::Kind::Virtual:
         h.virtual_display = VirtualDisplay::start(s.size.w, s.size.h);
         s.display = h.virtual_display->name();
+        h.virtual_display->startWindowManager(wm);
         break;
     case DeviceSpec::Kind::X11:
         if (s.display.empty()) {

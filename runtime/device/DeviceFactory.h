@@ -38,9 +38,12 @@ struct DeviceHandle {
     std::string display;
 };
 
-/// Opens the device named by `spec` (see parseDeviceSpec). Throws std::invalid_argument for a
-/// bad spec, std::runtime_error when spec is "" and $DISPLAY is unset or when Xvfb cannot be
-/// started (VirtualDisplay::start), DeviceError when the display or the image cannot be opened.
-DeviceHandle openDevice(const std::string& spec);
+/// Opens the device named by `spec` (see parseDeviceSpec). For "virtual", `wm` names the
+/// window manager started on the private display ("openbox"; "" or "none": none, see
+/// VirtualDisplay::startWindowManager). Throws std::invalid_argument for a bad spec or for a
+/// window manager with a display that is not virtual, std::runtime_error when spec is "" and
+/// $DISPLAY is unset or when Xvfb or the window manager cannot be started, DeviceError when
+/// the display or the image cannot be opened.
+DeviceHandle openDevice(const std::string& spec, const std::string& wm = "");
 
 }  // namespace eacu

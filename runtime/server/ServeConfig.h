@@ -11,6 +11,7 @@ namespace eacu::server {
 /// - `db`: the run log (sessions, tasks, events, and every task's run).
 /// - `display`: "virtual" (a private Xvfb of `screen_w` x `screen_h` per task) or ":N" (every
 ///   task on that display; then one worker).
+/// - `wm`: the window manager started on each private display ("openbox"; "" or "none": none).
 /// - `launch`: shell commands started on each task's display before the task begins (the
 ///   desktop the task works on); stopped when it ends.
 /// - `max_actions`, `max_seconds`: each task's limits (seed 001 §9: 80 actions, 8 minutes).
@@ -21,6 +22,7 @@ struct ServeConfig {
     std::string db;
     std::string display = "virtual";
     int screen_w = 1280, screen_h = 800;
+    std::string wm;
     std::vector<std::string> launch;
     int workers = 2;
     int max_actions = 80;

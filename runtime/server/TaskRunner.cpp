@@ -216,6 +216,7 @@ void TaskRunner::execute(Exec& x) {
     std::string disp = config_.display;
     if (config_.display == "virtual") {
         x.xvfb = VirtualDisplay::start(config_.screen_w, config_.screen_h);
+        x.xvfb->startWindowManager(config_.wm);
         disp = x.xvfb->name();
     }
     {

@@ -227,6 +227,7 @@ private:
             report(s.idx, a, s.target, "ok", "process", std::nullopt);
             return true;
         }
+        if (a == "window") return replayWindow(r, s, params);
         if (a == "wait" || a == "verify") {
             if (!gated) return skip(r, "no recorded frame to compare with");
             r.method = g.relocated ? "relocate" : "replay";
@@ -242,6 +243,49 @@ private:
         }
         ++result_.replayed;
         save(r);
+        return true;
+    }
+
+    // A window operation on the window with the recorded class and title (class alone when
+    // no title agrees; the frontmost of several), waited for up to the replay's timeout.
+    bool replayWindow(StepRecord& r, const StepRecord& s, const nlohmann::json& params) {
+        const std::string op = params.value("op", "");
+        const std::string cls = params.value("class", "");
+        const std::string title = params.value("title", "");
+        if (op.empty() || cls.empty()) return skip(r, "no window recorded");
+        const double deadline = monotonicSeconds() + o_.timeout;
+        std::optional<WindowInfo> pick;
+        std::vector<WindowInfo> seen;
+        while (true) {
+            seen = session_.windows();
+            const WindowInfo* by_class = nullptr;
+            for (const WindowInfo& w : seen) {  // bottom first: the last one is the frontmost
+                if (w.cls != cls) continue;
+                if (w.title == title) pick = w;
+                by_class = &w;
+            }
+            if (!pick && by_class) pick = *by_class;
+            if (pick || monotonicSeconds() >= deadline) break;
+            session_.cancel().sleep(0.05);
+        }
+        if (!pick) {
+            std::string names;
+            for (const WindowInfo& w : seen) names += (names.empty() ? "\"" : ", \"") + w.title + "\" (" + w.cls + ")";
+            r.status = "failed";
+            r.error = "step " + std::to_string(s.idx) + " (window " + op + "): expected a window of class " + cls +
+                      " (\"" + title + "\") within " + fixed(o_.timeout, 1) + " s, got " +
+                      (names.empty() ? "no windows" : "only " + names);
+            save(r);
+            result_.ok = false;
+            result_.failed_idx = s.idx;
+            result_.error = r.error;
+            return false;
+        }
+        int x = params.value("x", params.value("w", 0));
+        int y = params.value("y", params.value("h", 0));
+        session_.windowOp(op, pick->id, x, y, 5, s.idx);
+        ++result_.replayed;
+        report(s.idx, "window", s.target, "ok", "window", std::nullopt);
         return true;
     }
 

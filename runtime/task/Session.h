@@ -150,6 +150,24 @@ public:
     /// throws StepError when it kept changing.
     Settle waitStable(double timeout);
 
+    /// The device's top-level windows (Device::windows; not recorded). Throws DeviceError on a
+    /// device without windows.
+    std::vector<WindowInfo> windows();
+    /// The frontmost window, nullopt when none has the focus (not recorded).
+    std::optional<WindowInfo> frontmost();
+    /// The window `id` now, nullopt when it is gone (not recorded).
+    std::optional<WindowInfo> window(uint64_t id);
+    /// Runs the window operation `op` on window `id` and records it as a step (action
+    /// "window", target the window's title and class, params {op, id, a, b, the result}):
+    /// "focus", "minimize", "maximize", "restore", "close", "move" (a, b: x, y screen pixels),
+    /// "resize" (a, b: w, h pixels). Counts as an action for the run's limits. Returns the
+    /// window's state afterwards (for "close": as it was before). Throws StepError "invalid"
+    /// for an unknown op, "device" when the window is gone or does not reach the state in
+    /// `timeout` seconds (the message says what was expected and what came).
+    /// `idx`: a step index to record it under (an actions replay keeps the original's).
+    WindowInfo windowOp(const std::string& op, uint64_t id, int a = 0, int b = 0, double timeout = 5,
+                        int idx = 0);
+
     /// Registered blockers (on_blocker): looked for before a locate gives up.
     BlockerSet& blockers() { return blockers_; }
     /// Looks once for each registered blocker and handles the first one found (tap its

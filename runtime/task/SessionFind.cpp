@@ -41,6 +41,7 @@ Point Session::pointFor(const TargetSpec& t) const {
 // The key under which a target's last-seen place is kept: its image and search region.
 static std::string seenKey(const TargetSpec& t) {
     std::string k = t.image ? *t.image : "";
+    if (t.window) k += "|window " + std::to_string(*t.window);
     if (t.region)
         for (double v : *t.region) k += "|" + std::to_string(v);
     return k;
@@ -103,8 +104,22 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
     bool have_best = false;
     for (;;) {
         cancel().check();
-        Frame f = device_.capture();
+        Frame f;
+        Point origin{0, 0};
+        if (t.window) {
+            WindowCapture wc = device_.windows().capture(*t.window);
+            f = std::move(wc.frame);
+            origin = wc.origin;
+        } else {
+            f = device_.capture();
+        }
         Located l = t.text ? lookForText(t, std::move(f)) : lookForImage(t, variants, std::move(f));
+        if (t.window) {  // window pixels -> screen
+            l.match.box.x += origin.x;
+            l.match.box.y += origin.y;
+            l.match.target.x += origin.x;
+            l.match.target.y += origin.y;
+        }
         if (!have_best || l.match.found == want_present || l.match.score > best.match.score) {
             best = std::move(l);
             have_best = true;

@@ -1,6 +1,7 @@
 // What a step acts on, as the script described it.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,9 @@ namespace eacu {
 /// - `threshold`: overrides the asset's similarity threshold (0..1).
 /// - `region`: x, y, w, h to search in: pixels, or fractions when all four lie in 0..1.
 /// - `offset`: input point offset from the match centre (pixels), overriding the asset's.
+/// - `window`: search only this window's own pixels (Windows::capture, also where other
+///   windows cover it); `region` is then in the window's pixels, and the match is mapped
+///   back to the screen. Only for locate.
 /// - `label`: how the script wrote the target, for messages and the run log.
 struct TargetSpec {
     std::string label;
@@ -28,6 +32,7 @@ struct TargetSpec {
     std::optional<double> threshold;
     std::optional<std::array<double, 4>> region;
     std::optional<Point> offset;
+    std::optional<uint64_t> window;
 
     /// True for targets that are searched for on screen (an image or a text), not points.
     bool searched() const { return image.has_value() || text.has_value(); }

@@ -7,6 +7,7 @@ local match = require("eacu.match")
 local target = require("eacu.target")
 local model = require("eacu.model")
 local failure = require("eacu.failure")
+local windows = require("eacu.windows")
 
 local M = {}
 
@@ -86,10 +87,22 @@ function M.swipe(opts)
 end
 
 --- locate(target [, timeout=0]) -> Match, or nil and the reason (with the best candidate).
+--- locate(target, {timeout=, window=}): `window` (a window, or a query as window() takes)
+--- searches only that window's own pixels, also where other windows cover it; the Match is
+--- in screen pixels.
 function M.locate(t, timeout)
-  if model.is_dynamic(t) then local m, why, best = model.locate(t, timeout); return m, why, best end
+  local win
+  if type(timeout) == "table" then
+    local opts = timeout
+    timeout = opts.timeout
+    if opts.window ~= nil then win = windows.id_of(opts.window, "locate") end
+  end
+  if model.is_dynamic(t) then
+    if win then error("locate: a dynamic (model) target searches the whole screen, not {window=}", 2) end
+    local m, why, best = model.locate(t, timeout); return m, why, best
+  end
   check_timeout("locate", timeout)
-  local m = match.wrap(call(native.locate, target.normalize(t, "locate"), timeout or 0))
+  local m = match.wrap(call(native.locate, target.normalize(t, "locate"), timeout or 0, win))
   if m.found then return m end
   return nil, string.format("%s not found: best score %.3f at (%d,%d %dx%d), threshold %.2f",
     type(t) == "string" and ('"' .. t .. '"') or "target", m.score, m.x, m.y, m.w, m.h, m.threshold), m
@@ -217,12 +230,15 @@ M.ask_user, M.check_url = stepmod.ask_user, stepmod.check_url
 M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
 M.failure = failure
 
+--- Windows of the screen (eacu.windows): windows(), window(query), frontmost().
+M.windows, M.window, M.frontmost = windows.windows, windows.window, windows.frontmost
+
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
-  "check_url", "run_template",
+  "check_url", "run_template", "windows", "window", "frontmost",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

@@ -68,9 +68,11 @@ function swipe(opts) end
 -- Looking
 ------------------------------------------------------------------------------------------------
 
----The best match of the target; one look unless a timeout is given.
+---The best match of the target; one look unless a timeout is given. With `{window = w}` only
+---that window's own pixels are searched (XComposite: also where other windows cover it); the
+---Match is in screen pixels.
 ---@param target Target
----@param timeout? number seconds to keep looking (default 0)
+---@param timeout? number|{timeout?: number, window?: Window|string|WindowQuery} seconds to keep looking (default 0), or options
 ---@return Match? match nil when not found
 ---@return string? reason when not found: the best score and where, the threshold
 ---@return Match? best when not found: the best candidate (`found == false`)

@@ -1,5 +1,6 @@
 #include "device/virtual/VirtualDisplay.h"
 
+#include <X11/Xatom.h>
 #include <X11/Xlib.h>
 #include <sys/stat.h>
 
@@ -119,7 +120,82 @@ std::unique_ptr<VirtualDisplay> VirtualDisplay::start(int width, int height, int
                              std::to_string(kFirstDisplay + kMaxDisplays - 1));
 }
 
+namespace {
+
+// The window of the root's _NET_SUPPORTING_WM_CHECK when it points at itself too (the EWMH
+// sign that a window manager runs), else 0.
+bool wmReady(Display* d) {
+    Atom check = XInternAtom(d, "_NET_SUPPORTING_WM_CHECK", False);
+    auto read = [&](Window w) -> Window {
+        Atom type = 0;
+        int format = 0;
+        unsigned long n = 0, after = 0;
+        unsigned char* data = nullptr;
+        Window out = 0;
+        if (XGetWindowProperty(d, w, check, 0, 1, False, XA_WINDOW, &type, &format, &n, &after,
+                               &data) == Success &&
+            data && format == 32 && n == 1)
+            out = Window(*reinterpret_cast<unsigned long*>(data));
+        if (data) XFree(data);
+        return out;
+    };
+    // A check window that is gone raises BadWindow: ignore errors while reading it.
+    auto old = XSetErrorHandler([](Display*, XErrorEvent*) { return 0; });
+    Window w = read(DefaultRootWindow(d));
+    bool ok = w && read(w) == w;
+    XSync(d, False);
+    XSetErrorHandler(old);
+    return ok;
+}
+
+}  // namespace
+
+void VirtualDisplay::startWindowManager(const std::string& wm, double timeout) {
+    if (wm.empty() || wm == "none") return;
+    if (wm_) throw std::runtime_error("a window manager (" + wm_name_ + ") already runs on " + name_);
+    ProcessOptions opts;
+    opts.stderr_mode = StderrMode::Capture;
+    opts.env["DISPLAY"] = name_;  // stdout captured too: GLib's messages go there
+    std::unique_ptr<Process> p;
+    try {
+        p = Process::spawn({wm}, opts);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error("window manager \"" + wm + "\" cannot start on " + name_ + ": " +
+                                 e.what() + " (is it installed? e.g. apt-get install openbox)");
+    }
+    Display* d = XOpenDisplay(name_.c_str());
+    if (!d) {
+        p->stop(0.5);
+        throw std::runtime_error("cannot connect to " + name_ + " to wait for its window manager");
+    }
+    const double deadline = monotonicSeconds() + timeout;
+    double step = 0.002;
+    while (!wmReady(d)) {
+        if (!p->running()) {
+            XCloseDisplay(d);
+            p->waitOutputClosed(1.0);
+            throw std::runtime_error("window manager \"" + wm + "\" exited on " + name_ + " (status " +
+                                     std::to_string(p->exitStatus().value_or(-1)) +
+                                     ") before taking the screen; its stderr: " + tail(p->stderrText()));
+        }
+        if (monotonicSeconds() >= deadline) {
+            XCloseDisplay(d);
+            std::string err = p->stderrText();
+            p->stop(0.5);
+            throw std::runtime_error("window manager \"" + wm + "\" did not take the screen of " + name_ +
+                                     " (no _NET_SUPPORTING_WM_CHECK) within " +
+                                     std::to_string(timeout).substr(0, 4) + " s; its stderr: " + tail(err));
+        }
+        std::this_thread::sleep_for(std::chrono::duration<double>(step));
+        step = std::min(step * 2, 0.05);
+    }
+    XCloseDisplay(d);
+    wm_ = std::move(p);
+    wm_name_ = wm;
+}
+
 VirtualDisplay::~VirtualDisplay() {
+    if (wm_) wm_->stop(2.0);
     if (xvfb_) xvfb_->stop(2.0);
 }
 

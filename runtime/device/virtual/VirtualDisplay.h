@@ -19,7 +19,14 @@ public:
     static std::unique_ptr<VirtualDisplay> start(int width = 1280, int height = 800,
                                                  int depth = 24, double timeout = 10);
 
-    /// Stops Xvfb (SIGTERM, then SIGKILL after 2 s).
+    /// Starts the window manager `wm` (a program in PATH, e.g. "openbox") on this display and
+    /// waits, at most `timeout` seconds, until it has taken the root window (set a valid
+    /// _NET_SUPPORTING_WM_CHECK). "" or "none" starts nothing. Throws std::runtime_error when
+    /// the program is not installed, exits (with its status and stderr) or is not ready in
+    /// time, or when a window manager was already started.
+    void startWindowManager(const std::string& wm, double timeout = 10);
+
+    /// Stops the window manager (if any), then Xvfb (SIGTERM, then SIGKILL after 2 s).
     ~VirtualDisplay();
     VirtualDisplay(const VirtualDisplay&) = delete;
     VirtualDisplay& operator=(const VirtualDisplay&) = delete;
@@ -35,10 +42,14 @@ public:
     bool running() { return xvfb_ && xvfb_->running(); }
     /// The Xvfb process (pid, stderr text).
     Process& process() { return *xvfb_; }
+    /// The window manager's name as started ("" when none).
+    const std::string& windowManager() const { return wm_name_; }
 
 private:
     VirtualDisplay() = default;
     std::unique_ptr<Process> xvfb_;
+    std::unique_ptr<Process> wm_;
+    std::string wm_name_;
     std::string name_;
     int number_ = -1;
     Size size_;

@@ -89,6 +89,12 @@ Size X11Device::screenSize() const { return impl_->size; }
 double X11Device::scaleFactor() const { return impl_->scale; }
 const std::string& X11Device::displayName() const { return impl_->name; }
 
+Windows& X11Device::windows() {
+    impl_->checkAlive();
+    if (!impl_->windows) impl_->windows = std::make_unique<X11Windows>(impl_->name, impl_->scale);
+    return *impl_->windows;
+}
+
 void X11Device::sync() {
     Impl& d = *impl_;
     d.checkAlive();

@@ -60,6 +60,9 @@ public:
     void keyUp(const Key& key) override;
     /// XSync: returns once the server has processed every request sent so far.
     void sync() override;
+    /// The display's top-level windows (X11Windows, on a connection of its own, opened at the
+    /// first call).
+    Windows& windows() override;
 
     /// The display name as Xlib resolved it, e.g. ":99".
     const std::string& displayName() const;

@@ -3,6 +3,7 @@
 #pragma once
 // X11Device.h (OpenCV) before Xlib, whose macros (Complex, None, ...) break OpenCV's headers.
 #include "device/x11/X11Device.h"
+#include "device/x11/X11Windows.h"
 
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
@@ -24,6 +25,7 @@ struct X11Device::Impl {
     Visual* visual = nullptr;
     int depth = 0;
     bool dead = false;
+    std::unique_ptr<X11Windows> windows;  // opened by X11Device::windows()
 
     // MIT-SHM capture buffer, allocated once for the root window size.
     bool shm = false;
