@@ -1,4 +1,4 @@
----@meta eacu.windows
+---@meta _
 -- Windows of the screen (stdlib/eacu/windows.lua; also `eacu.windows`), in LuaCATS
 -- annotations for lua-language-server. Editor stubs only: never loaded by eacu.
 -- Each operation waits (up to 5 s) until the window reports the new state, is recorded as a
@@ -76,3 +76,7 @@ function window(query, timeout) end
 ---The window with the focus, or nil.
 ---@return Window|nil
 function frontmost() end
+
+eacu.windows = windows
+eacu.window = window
+eacu.frontmost = frontmost

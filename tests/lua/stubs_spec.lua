@@ -29,6 +29,7 @@ local internal_modules = {
   ["eacu.target"] = { normalize = "target normalization for the native module" },
   ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)" },
   ["eacu.highlight"] = {},  -- the module is the highlight function itself
+  ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for locate{window=}" },
 }
 
 ------------------------------------------------------------------------------------------------
