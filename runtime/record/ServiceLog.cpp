@@ -43,6 +43,17 @@ const char* kEventColumns = "id, session_id, task_id, type, data, created_at";
 
 }  // namespace
 
+MessageRecord taskMessage(const TaskRecord& task, const std::string& role, const std::string& kind,
+                          const std::string& text) {
+    MessageRecord m;
+    m.session_id = task.session_id;
+    m.task_id = task.id;
+    m.role = role;
+    m.kind = kind;
+    m.text = text;
+    return m;
+}
+
 ServiceLog::ServiceLog(const std::string& path) : RunReader(path) {}
 
 int64_t ServiceLog::createSession(const std::string& title) {

@@ -41,6 +41,10 @@ struct MessageRecord {
     double created_at = 0;
 };
 
+/// A message of `task`'s session about it (created now).
+MessageRecord taskMessage(const TaskRecord& task, const std::string& role, const std::string& kind,
+                          const std::string& text);
+
 /// One row of `task_events`: an event a session's stream sent (`data` is its JSON).
 struct EventRecord {
     int64_t id = 0;

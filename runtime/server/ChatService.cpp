@@ -47,13 +47,7 @@ void ChatService::recover() {
     for (const auto& t : left) {
         store_.with([&](ServiceLog& log) {
             log.endTask(t.id, "interrupted", "", why);
-            MessageRecord m;
-            m.session_id = t.session_id;
-            m.task_id = t.id;
-            m.role = "assistant";
-            m.kind = "assistant_error";
-            m.text = why;
-            return log.addMessage(m);
+            return log.addMessage(taskMessage(t, "assistant", "assistant_error", why));
         });
         store_.publish(t, "task.failed", {{"error", why}});
     }
@@ -85,15 +79,9 @@ json ChatService::send(std::optional<int64_t> session_id, const std::string& tex
         sid = store_.with([&](ServiceLog& log) { return log.createSession(titleOf(text)); });
     }
     TaskRecord task = store_.with([&](ServiceLog& log) {
-        int64_t id = log.createTask(sid, kind, text);
-        MessageRecord m;
-        m.session_id = sid;
-        m.task_id = id;
-        m.role = "user";
-        m.kind = "user_text";
-        m.text = text;
-        log.addMessage(m);
-        return *log.task(id);
+        TaskRecord t = *log.task(log.createTask(sid, kind, text));
+        log.addMessage(taskMessage(t, "user", "user_text", text));
+        return t;
     });
     store_.publish(task, "task.started", {{"session_id", sid}, {"text", text}, {"status", "queued"}});
     queue_.push(task.id);

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "base/Base64.h"
 #include "base/Clock.h"
 #include "server/PageFiles.h"
 
@@ -34,15 +33,19 @@ json bodyObject(const httplib::Request& req) {
     return j;
 }
 
-// An id field: an integer or a string of digits. Throws ApiError 400.
+// A path or query id: a string of digits. Throws ApiError 400 naming `what`.
+int64_t idParam(const std::string& s, const char* what) {
+    if (s.empty() || s.size() >= 19 || s.find_first_not_of("0123456789") != std::string::npos)
+        throw ApiError(400, std::string("expected ") + what + " to be an integer id, got \"" + s + "\"");
+    return std::stoll(s);
+}
+
+// An id field of a body: an integer or a string of digits. Throws ApiError 400.
 int64_t idField(const json& body, const char* key) {
     auto it = body.find(key);
     if (it == body.end() || it->is_null()) throw ApiError(400, std::string("expected \"") + key + "\" (an integer id)");
     if (it->is_number_integer()) return it->get<int64_t>();
-    if (it->is_string()) {
-        const std::string& s = it->get_ref<const std::string&>();
-        if (!s.empty() && s.size() < 19 && s.find_first_not_of("0123456789") == std::string::npos) return std::stoll(s);
-    }
+    if (it->is_string()) return idParam(it->get<std::string>(), (std::string("\"") + key + "\"").c_str());
     throw ApiError(400, std::string("expected \"") + key + "\" to be an integer id, got " + it->dump());
 }
 
@@ -51,12 +54,6 @@ std::string stringField(const json& body, const char* key) {
     if (it == body.end()) throw ApiError(400, std::string("expected \"") + key + "\" (a string)");
     if (!it->is_string()) throw ApiError(400, std::string("expected \"") + key + "\" to be a string, got " + it->dump());
     return it->get<std::string>();
-}
-
-int64_t idParam(const std::string& s, const char* what) {
-    if (s.empty() || s.size() >= 19 || s.find_first_not_of("0123456789") != std::string::npos)
-        throw ApiError(400, std::string("expected ") + what + " to be an integer id, got \"" + s + "\"");
-    return std::stoll(s);
 }
 
 const char* contentTypeOf(const std::string& name) {
@@ -76,8 +73,7 @@ std::string liveEvent(const LiveFrame& f) {
     json d{{"task_id", f.task_id},
            {"time", f.time},
            {"seq", f.seq},
-           {"image", "data:image/jpeg;base64," +
-                         base64Encode(std::string_view(reinterpret_cast<const char*>(f.jpeg.data()), f.jpeg.size()))},
+           {"image", "data:image/jpeg;base64," + f.jpeg_base64},
            {"width", f.width},
            {"height", f.height},
            {"cursor_x", f.cursor_x},

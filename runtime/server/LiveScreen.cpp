@@ -5,6 +5,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "base/Base64.h"
 #include "base/Clock.h"
 #include "device/DeviceFactory.h"
 #include "vision/CursorMark.h"
@@ -60,6 +61,8 @@ void LiveScreen::loop() {
                 lf.cursor_y = cursor.y;
                 lf.time = wallSeconds();
                 cv::imencode(".jpg", f.bgr, lf.jpeg, params);
+                lf.jpeg_base64 =
+                    base64Encode(std::string_view(reinterpret_cast<const char*>(lf.jpeg.data()), lf.jpeg.size()));
                 store_.setLive(session_id_, std::move(lf));
                 ++published_;
             }

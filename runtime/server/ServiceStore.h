@@ -17,13 +17,15 @@
 
 namespace eacu::server {
 
-/// The newest screen.live frame of a task: a JPEG of the screen with the pointer marked.
+/// The newest screen.live frame of a task: a JPEG of the screen with the pointer marked, and the
+/// same bytes in base64 (encoded once, for every stream that sends it).
 /// `width`, `height`: physical pixels; cursor: physical pixels (-1 when unknown); `time`:
 /// Unix seconds; `seq` counts the task's frames from 1.
 struct LiveFrame {
     int64_t task_id = 0;
     int64_t seq = 0;
     std::vector<unsigned char> jpeg;
+    std::string jpeg_base64;
     int width = 0, height = 0;
     int cursor_x = -1, cursor_y = -1;
     double time = 0;

@@ -110,13 +110,7 @@ bool TaskRunner::ack(const std::string& text) {
     send(json{{"type", "ack"}, {"text", text}});
     store_.with([&](ServiceLog& log) {
         log.setTaskStatus(task_.id, "running");
-        MessageRecord m;
-        m.session_id = task_.session_id;
-        m.task_id = task_.id;
-        m.role = "user";
-        m.kind = "user_text";
-        m.text = text;
-        return log.addMessage(m);
+        return log.addMessage(taskMessage(task_, "user", "user_text", text));
     });
     store_.publish(task_, "task.started",
                    {{"session_id", task_.session_id},
@@ -194,13 +188,7 @@ void TaskRunner::onWorkerLine(Exec& x, const std::string& line) {
         const std::string text = m.value("text", "");
         store_.with([&](ServiceLog& log) {
             log.setTaskStatus(task_.id, "awaiting_user");
-            MessageRecord msg;
-            msg.session_id = task_.session_id;
-            msg.task_id = task_.id;
-            msg.role = "assistant";
-            msg.kind = "assistant_answer";
-            msg.text = text;
-            return log.addMessage(msg);
+            return log.addMessage(taskMessage(task_, "assistant", "assistant_answer", text));
         });
         awaiting_ = true;
         store_.publish(task_, "task.awaiting_user",
@@ -301,13 +289,10 @@ void TaskRunner::execute(Exec& x) {
 void TaskRunner::finish(const std::string& status, const std::string& answer, const std::string& error) {
     store_.with([&](ServiceLog& log) {
         log.endTask(task_.id, status, answer, error);
-        MessageRecord m;
-        m.session_id = task_.session_id;
-        m.task_id = task_.id;
-        m.role = "assistant";
-        m.kind = status == "completed" ? "assistant_answer" : "assistant_error";  // stopped, failed, interrupted
-        m.text = status == "completed" ? answer : status == "stopped" ? "已停止" : error;
-        return log.addMessage(m);
+        // stopped, failed and interrupted tasks end with an assistant_error message
+        return log.addMessage(taskMessage(task_, "assistant",
+                                          status == "completed" ? "assistant_answer" : "assistant_error",
+                                          status == "completed" ? answer : status == "stopped" ? "已停止" : error));
     });
     store_.dropLive(task_.id);
     if (status == "completed")

@@ -36,4 +36,13 @@ function M.raise(err, level)
   error(err, level > 0 and level + 1 or 0)
 end
 
+--- call(level, fn, ...) -> fn's results. Calls the native function `fn`; a failure it raises is
+--- re-raised `level` frames up (1 = the caller of call, 2 = its caller: the script's line when
+--- a public function calls it). A failed step is a failure value, other errors are strings.
+function M.call(level, fn, ...)
+  local results = { pcall(fn, ...) }
+  if not results[1] then M.raise(results[2], level + 1) end
+  return unpack(results, 2, table.maxn(results))
+end
+
 return M

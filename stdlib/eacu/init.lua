@@ -11,15 +11,6 @@ local windows = require("eacu.windows")
 
 local M = {}
 
--- Calls a native function; a failure is re-raised at the script's line (level 3: the caller
--- of the public function). A failed step is a failure value (eacu.failure), other errors
--- are strings.
-local function call(fn, ...)
-  local results = { pcall(fn, ...) }
-  if not results[1] then failure.raise(results[2], 3) end
-  return unpack(results, 2, table.maxn(results))
-end
-
 local function check_timeout(fname, t)
   if t ~= nil and (type(t) ~= "number" or t < 0) then
     error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(t)), 3)
@@ -32,14 +23,14 @@ end
 function M.tap(t, opts)
   if model.is_dynamic(t) then local m = model.tap(t, opts); return m end
   opts = opts or {}
-  return match.wrap(call(native.tap, target.normalize(t, "tap"), opts))
+  return match.wrap(failure.call(2, native.tap, target.normalize(t, "tap"), opts))
 end
 
 --- double_tap(target [, opts]) -> Match.
 function M.double_tap(t, opts)
   if model.is_dynamic(t) then local m = model.double_tap(t, opts); return m end
   opts = opts or {}
-  return match.wrap(call(native.tap, target.normalize(t, "double_tap"),
+  return match.wrap(failure.call(2, native.tap, target.normalize(t, "double_tap"),
     { button = opts.button, timeout = opts.timeout, count = 2, action = "double_tap" }))
 end
 
@@ -49,7 +40,7 @@ function M.long_press(t, seconds, opts)
   opts = opts or {}
   seconds = seconds or 1
   check_timeout("long_press", seconds)
-  return match.wrap(call(native.tap, target.normalize(t, "long_press"),
+  return match.wrap(failure.call(2, native.tap, target.normalize(t, "long_press"),
     { button = opts.button, timeout = opts.timeout, hold = seconds, action = "long_press" }))
 end
 
@@ -58,13 +49,13 @@ function M.input(text)
   if type(text) ~= "string" and type(text) ~= "number" then
     error("input: expected text (a string), got " .. type(text), 2)
   end
-  call(native.input, tostring(text))
+  failure.call(2, native.input, tostring(text))
 end
 
 --- key(combo): presses a key combo such as "ctrl+s", "alt+F4", "Return".
 function M.key(combo)
   if type(combo) ~= "string" then error("key: expected a key combo string, got " .. type(combo), 2) end
-  call(native.key, combo)
+  failure.call(2, native.key, combo)
 end
 
 --- scroll{dy=, dx=, at=target} or scroll(dy): wheel clicks; dy > 0 scrolls down, dx > 0 right.
@@ -72,18 +63,18 @@ function M.scroll(opts)
   if type(opts) == "number" then opts = { dy = opts } end
   if type(opts) ~= "table" then error("scroll: expected {dy=, dx=, at=} or a number, got " .. type(opts), 2) end
   local at = opts.at and target.normalize(opts.at, "scroll") or nil
-  call(native.scroll, opts.dx or 0, opts.dy or 0, at)
+  failure.call(2, native.scroll, opts.dx or 0, opts.dy or 0, at)
 end
 
 --- drag(from, to [, seconds=0.3]): presses at `from`, moves to `to`, releases.
 function M.drag(from, to, seconds)
-  call(native.drag, target.normalize(from, "drag"), target.normalize(to, "drag"), seconds or 0.3)
+  failure.call(2, native.drag, target.normalize(from, "drag"), target.normalize(to, "drag"), seconds or 0.3)
 end
 
 --- swipe{from=, to=, duration=}: drag with named arguments.
 function M.swipe(opts)
   if type(opts) ~= "table" then error("swipe: expected {from=, to=, duration=}", 2) end
-  call(native.drag, target.normalize(opts.from, "swipe"), target.normalize(opts.to, "swipe"), opts.duration or 0.3)
+  failure.call(2, native.drag, target.normalize(opts.from, "swipe"), target.normalize(opts.to, "swipe"), opts.duration or 0.3)
 end
 
 --- locate(target [, timeout=0]) -> Match, or nil and the reason (with the best candidate).
@@ -102,7 +93,7 @@ function M.locate(t, timeout)
     local m, why, best = model.locate(t, timeout); return m, why, best
   end
   check_timeout("locate", timeout)
-  local m = match.wrap(call(native.locate, target.normalize(t, "locate"), timeout or 0, win))
+  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "locate"), timeout or 0, win))
   if m.found then return m end
   return nil, string.format("%s not found: best score %.3f at (%d,%d %dx%d), threshold %.2f",
     type(t) == "string" and ('"' .. t .. '"') or "target", m.score, m.x, m.y, m.w, m.h, m.threshold), m
@@ -110,7 +101,7 @@ end
 
 --- find_all(target [, max=100]) -> list of Matches, best first (non-maximum suppressed).
 function M.find_all(t, max)
-  local all = call(native.find_all, target.normalize(t, "find_all"), max or 100)
+  local all = failure.call(2, native.find_all, target.normalize(t, "find_all"), max or 100)
   for _, m in ipairs(all) do match.wrap(m) end
   return all
 end
@@ -119,7 +110,7 @@ end
 function M.exists(t, timeout)
   if model.is_dynamic(t) then local ok, m = model.exists(t, timeout); return ok, m end
   check_timeout("exists", timeout)
-  local m = match.wrap(call(native.locate, target.normalize(t, "exists"), timeout or 0))
+  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "exists"), timeout or 0))
   if m.found then return true, m end
   return false
 end
@@ -128,13 +119,13 @@ end
 function M.wait(t, timeout)
   if model.is_dynamic(t) then local m = model.wait(t, timeout, "wait"); return m end
   check_timeout("wait", timeout)
-  return match.wrap(call(native.wait, target.normalize(t, "wait"), timeout or -1, "wait"))
+  return match.wrap(failure.call(2, native.wait, target.normalize(t, "wait"), timeout or -1, "wait"))
 end
 
 --- wait_vanish(target [, timeout=5]): error if it is still there after `timeout`.
 function M.wait_vanish(t, timeout)
   check_timeout("wait_vanish", timeout)
-  call(native.wait_vanish, target.normalize(t, "wait_vanish"), timeout or -1)
+  failure.call(2, native.wait_vanish, target.normalize(t, "wait_vanish"), timeout or -1)
 end
 
 --- verify(target [, timeout=5]) -> Match: the target must be on screen (waits for it to
@@ -150,25 +141,25 @@ function M.verify(t, a, b)
       ok, res = pcall(t)
       if ok and res then return res end
       if native.now() >= deadline then break end
-      call(native.sleep, 0.05)
+      failure.call(2, native.sleep, 0.05)
     until false
     failure.raise(failure.new { code = "verify_failed", message = "verify: " .. (message or "condition") ..
       " is not true after " .. timeout .. " s" .. (ok and "" or (": " .. tostring(res))) }, 2)
   end
   check_timeout("verify", a)
   if model.is_dynamic(t) then local m = model.wait(t, a, "verify"); return m end
-  return match.wrap(call(native.wait, target.normalize(t, "verify"), a or -1, "verify"))
+  return match.wrap(failure.call(2, native.wait, target.normalize(t, "verify"), a or -1, "verify"))
 end
 
 --- sleep(seconds): waits (a script-requested pause; actions already wait for the screen).
 function M.sleep(seconds)
   if type(seconds) ~= "number" then error("sleep: expected seconds, got " .. type(seconds), 2) end
-  call(native.sleep, seconds)
+  failure.call(2, native.sleep, seconds)
 end
 
 --- screenshot([path]) -> frame id in the run log; also writes a PNG when a path is given.
 function M.screenshot(path)
-  return call(native.screenshot, path)
+  return failure.call(2, native.screenshot, path)
 end
 
 --- launch(cmd) -> Process. cmd: an argv table {"zenity", "--entry"} or a command line run by
@@ -183,7 +174,7 @@ function M.launch(cmd)
   else
     error("launch: expected a command string or an argv table, got " .. type(cmd), 2)
   end
-  return call(native.launch, argv)
+  return failure.call(2, native.launch, argv)
 end
 
 --- ocr([region [, langs="eng+chi_sim"]]) -> {text, lines = {{text, x, y, w, h, confidence,
@@ -193,23 +184,23 @@ function M.ocr(region, langs)
   if region ~= nil and type(region) ~= "table" then
     error("ocr: expected a region {x, y, w, h} or nothing, got " .. type(region), 2)
   end
-  return call(native.ocr, region, langs)
+  return failure.call(2, native.ocr, region, langs)
 end
 
 --- screen_size() -> width, height (physical pixels), device scale factor.
-function M.screen_size() return call(native.screen_size) end
+function M.screen_size() return failure.call(2, native.screen_size) end
 
 --- settings{find_timeout=, poll_interval=, effect_timeout=, settle_interval=, settle_timeout=}
-function M.settings(opts) call(native.set_options, opts) end
+function M.settings(opts) failure.call(2, native.set_options, opts) end
 
 --- resolve(target) -> what a target string names: {name, path, threshold, offset, scale, w, h}.
-function M.resolve(t) return call(native.resolve, target.normalize(t, "resolve")) end
+function M.resolve(t) return failure.call(2, native.resolve, target.normalize(t, "resolve")) end
 
 --- assets() -> every asset name known (qualified: "calculator.btn_1").
-function M.assets() return call(native.assets) end
+function M.assets() return failure.call(2, native.assets) end
 
 --- run_info() -> {run_id, db, device, script_dir}
-function M.run_info() return call(native.run_info) end
+function M.run_info() return failure.call(2, native.run_info) end
 
 --- highlight(match [, seconds=1.5 [, colour]]): a short-lived outline on the real screen around
 --- a Match, a box or a target (X11; see eacu.highlight).

@@ -9,13 +9,6 @@ local failure = require("eacu.failure")
 
 local M = {}
 
--- Calls a native function; a failure is re-raised `level` frames up (the script's line).
-local function call(level, fn, ...)
-  local results = { pcall(fn, ...) }
-  if not results[1] then failure.raise(results[2], level + 1) end
-  return unpack(results, 2, table.maxn(results))
-end
-
 -- Raises a not_found failure for the dynamic target `t` (m: the not-found Match) `level` up.
 local function not_found(t, m, message, level)
   failure.raise(failure.new { code = "not_found", message = message, target = string.format("{dynamic=%q}", t.dynamic),
@@ -47,7 +40,7 @@ local function ground(t, fname, action, timeout, level)
     error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(timeout)), level + 1)
   end
   -- verify is an assertion: always asked of the model, never served from the cache.
-  return match.wrap(call(level + 1, native.ground, desc,
+  return match.wrap(failure.call(level + 1, native.ground, desc,
     { action = action, timeout = timeout or t.timeout or 0, provider = t.provider, assertion = fname == "verify" }))
 end
 
@@ -76,7 +69,7 @@ function M.long_press(t, seconds, opts)
       (m.reason ~= "" and (": " .. m.reason) or ""), 3)
   end
   local native_dsl = require("eacu._native")
-  call(3, native_dsl.tap, { x = m.cx, y = m.cy, label = string.format("{dynamic=%q}", t.dynamic) },
+  failure.call(3, native_dsl.tap, { x = m.cx, y = m.cy, label = string.format("{dynamic=%q}", t.dynamic) },
     { hold = seconds or 1, action = "long_press" })
   return m
 end
@@ -114,7 +107,7 @@ function M.ask(question, opts)
     error("ask: expected a question (a non-empty string), got " .. (question == "" and "an empty string" or type(question)), 2)
   end
   opts = check_opts("ask", opts, 2)
-  local text, value = call(2, native.ask, question, opts.json and true or false, opts.provider)
+  local text, value = failure.call(2, native.ask, question, opts.json and true or false, opts.provider)
   if opts.json then return value, text end
   return text
 end
@@ -125,7 +118,7 @@ end
 function M.plan(task, opts)
   if type(task) ~= "string" or task == "" then error("plan: expected a task (a non-empty string), got " .. type(task), 2) end
   opts = check_opts("plan", opts, 2)
-  local r = call(2, native.plan, task, opts)
+  local r = failure.call(2, native.plan, task, opts)
   if not r.ok and opts.raise ~= false then
     error("plan: " .. r.error .. "\n  executed:\n    " .. table.concat(r.executed, "\n    "), 2)
   end
@@ -146,7 +139,7 @@ end
 function M.agent(task, opts)
   if type(task) ~= "string" or task == "" then error("agent: expected a task (a non-empty string), got " .. type(task), 2) end
   opts = check_opts("agent", opts, 2)
-  local r = call(2, native.agent, task, opts)
+  local r = failure.call(2, native.agent, task, opts)
   if r.status ~= "done" and opts.raise ~= false then
     error("agent " .. r.status .. ": " .. r.message .. "\n  history:\n    " .. table.concat(r.history, "\n    "), 2)
   end
@@ -156,7 +149,7 @@ end
 --- som() -> {elements = {{id, type, kind, x, y, w, h, interactivity, content, source}...},
 --- text, frame_id, ms}: the Set-of-Marks elements of the current screen; printed as text.
 function M.som()
-  local r = call(2, native.som)
+  local r = failure.call(2, native.som)
   return setmetatable(r, { __tostring = function(s) return s.text end })
 end
 
@@ -168,10 +161,10 @@ function M.config(cfg)
   if cfg ~= false and type(cfg) ~= "table" then
     error("model.config: expected {provider=, model=, base_url=, api_key_env=} or false, got " .. type(cfg), 2)
   end
-  return call(2, native.config, cfg)
+  return failure.call(2, native.config, cfg)
 end
 
 --- model.info() -> {provider, model, cache, calls, description}.
-function M.info() return call(2, native.info) end
+function M.info() return failure.call(2, native.info) end
 
 return M

@@ -7,12 +7,6 @@ local failure = require("eacu.failure")
 
 local M = {}
 
-local function call(fn, ...)
-  local results = { pcall(fn, ...) }
-  if not results[1] then failure.raise(results[2], 3) end
-  return unpack(results, 2, table.maxn(results))
-end
-
 local Window = {}
 Window.__index = Window
 
@@ -48,43 +42,43 @@ local function check_int(fname, what, v)
 end
 
 --- Brings the window to the front with the keyboard focus (un-minimizing it); returns it.
-function Window:focus() check_self(self, "focus"); return update(self, call(native.op, "focus", self.id)) end
+function Window:focus() check_self(self, "focus"); return update(self, failure.call(2, native.op, "focus", self.id)) end
 --- Minimizes the window (needs a window manager); returns it.
-function Window:minimize() check_self(self, "minimize"); return update(self, call(native.op, "minimize", self.id)) end
+function Window:minimize() check_self(self, "minimize"); return update(self, failure.call(2, native.op, "minimize", self.id)) end
 --- Maximizes the window both ways (needs a window manager); returns it.
-function Window:maximize() check_self(self, "maximize"); return update(self, call(native.op, "maximize", self.id)) end
+function Window:maximize() check_self(self, "maximize"); return update(self, failure.call(2, native.op, "maximize", self.id)) end
 --- Un-minimizes and un-maximizes the window; returns it.
-function Window:restore() check_self(self, "restore"); return update(self, call(native.op, "restore", self.id)) end
+function Window:restore() check_self(self, "restore"); return update(self, failure.call(2, native.op, "restore", self.id)) end
 --- Asks the window's program to close it (WM_DELETE_WINDOW, as its title bar's button does)
 --- and waits until it is gone. Errors when the window does not take that request.
-function Window:close() check_self(self, "close"); call(native.op, "close", self.id) end
+function Window:close() check_self(self, "close"); failure.call(2, native.op, "close", self.id) end
 --- Moves the window's client area (no frame) so its top-left corner is at (x, y), screen pixels.
 function Window:move(x, y)
   check_self(self, "move"); check_int("move", "x", x); check_int("move", "y", y)
-  return update(self, call(native.op, "move", self.id, x, y))
+  return update(self, failure.call(2, native.op, "move", self.id, x, y))
 end
 --- Resizes the window's client area to w x h pixels.
 function Window:resize(w, h)
   check_self(self, "resize"); check_int("resize", "w", w); check_int("resize", "h", h)
-  return update(self, call(native.op, "resize", self.id, w, h))
+  return update(self, failure.call(2, native.op, "resize", self.id, w, h))
 end
 --- Reads the window's state again; returns it, or nil, "gone" when it no longer exists.
 function Window:refresh()
   check_self(self, "refresh")
-  local t = call(native.info, self.id)
+  local t = failure.call(2, native.info, self.id)
   if t == nil then return nil, "gone" end
   return update(self, t)
 end
 
 --- windows() -> array of windows, in stacking order (bottom first, the frontmost last).
 function M.windows()
-  local list = call(native.list)
+  local list = failure.call(2, native.list)
   for i, t in ipairs(list) do list[i] = wrap(t) end
   return list
 end
 
 --- frontmost() -> the focused window, or nil when none has the focus.
-function M.frontmost() return wrap(call(native.frontmost)) end
+function M.frontmost() return wrap(failure.call(2, native.frontmost)) end
 
 local function contains(hay, needle)
   return hay ~= nil and string.find(string.lower(hay), string.lower(needle), 1, true) ~= nil

@@ -21,4 +21,11 @@ function M.new(t) end
 ---@param level? integer default 1
 function M.raise(err, level) end
 
+---Calls `fn(...)` and returns its results; an error it raises is re-raised `level` frames up
+---(1 = the caller of call, 2 = its caller) through raise, so a failure points at the script's line.
+---@param level integer
+---@param fn function
+---@return any ...
+function M.call(level, fn, ...) end
+
 return M

@@ -11,22 +11,14 @@ fake_model.py), its own eacu serve with a private Xvfb per task, and Chromium; s
 import argparse
 import os
 import re
-import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
 sys.path.insert(0, os.path.join(root, "tests", "e2e"))
-from serve_client import Api, Server, Stream  # noqa: E402
-
-
-def pct(values, p):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+from serve_client import Api, Server, Stream, latency_line, live_fps, sse_latencies_ms  # noqa: E402
 
 
 def main():
@@ -51,23 +43,9 @@ def main():
         s = Stream(server, r["session_id"])
         end = s.wait_end(r["task_id"], 300)
         print(f"task {end[1]} ({a.task!r})")
-        live = s.of("screen.live", r["task_id"])
-        if len(live) > 1:
-            dur = live[-1][3] - live[0][3]
-            print(f"live_fps {(len(live) - 1) / dur:.1f} ({len(live)} frames in {dur:.1f} s)")
-        wall_minus_mono = time.time() - time.monotonic()
-        con = sqlite3.connect(db)
-        lat = []
-        for e in s.events:
-            if e[1] in ("progress.append", "progress.update") and e[2].get("frame_id"):
-                row = con.execute("SELECT ended_at FROM steps WHERE frame_after=? OR frame_before=? ORDER BY id LIMIT 1",
-                                  (e[2]["frame_id"], e[2]["frame_id"])).fetchone()
-                if row:
-                    lat.append((e[3] + wall_minus_mono - row[0]) * 1000)
-        con.close()
-        if lat:
-            print(f"sse_latency_ms median {statistics.median(lat):.1f} p90 {pct(lat, 90):.1f} max {max(lat):.1f} "
-                  f"(n {len(lat)})")
+        fps, n = live_fps(s, r["task_id"])
+        print(f"live_fps {fps:.1f} ({n} frames)")
+        print(latency_line(sse_latencies_ms(s, db, r["task_id"])))
         s.close()
         try:
             import cdp  # tests/e2e/cdp.py

@@ -82,3 +82,11 @@ start_model_server() {
   done
   fail "the model server did not print its port within 10 s"
 }
+
+# start_model_server ARGS, then points eacu at it as an OpenAI-compatible provider (model
+# fake-qwen-vl, key $MODEL_KEY or "sk-e2e", no retries, 20 s per call) through EACU_MODEL_*.
+use_model_server() {
+  start_model_server "$@"
+  export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
+  export EACU_MODEL_API_KEY=${MODEL_KEY:-sk-e2e} EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+}

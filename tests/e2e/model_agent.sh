@@ -17,10 +17,7 @@ start_test
 db=$OUT/runs.db
 key=sk-e2e-SECRET-0123456789
 
-start_model_server --key "$key"
-
-export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
-export EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+MODEL_KEY=$key use_model_server --key "$key"
 
 cat > "$OUT/task.lua" <<'LUA'
 local calc = require "calculator"

@@ -10,8 +10,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 start_test
-start_model_server
-export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
-export EACU_MODEL_API_KEY=sk-e2e EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+use_model_server
 export XVFB_LOG
 python3 "$here/serve_api.py" "$EACU" "$OUT" "$root"

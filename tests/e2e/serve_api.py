@@ -7,14 +7,12 @@ and XVFB_LOG (lib.bash's record of the Xvfb servers started). Prints measurement
 "name value" lines."""
 import json
 import os
-import sqlite3
-import statistics
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_client import Api, Fail, Server, Stream, wait_until  # noqa: E402
+from serve_client import Api, Fail, Server, Stream, latency_line, live_fps, sse_latencies_ms, wait_until  # noqa: E402
 
 EACU, OUT, ROOT = sys.argv[1], sys.argv[2], sys.argv[3]
 DB = os.path.join(OUT, "serve.db")
@@ -124,21 +122,9 @@ def template_task(api, server):
     check(view["status"] == "completed" and "408" in view["result"] and len(view["steps"]) >= 3,
           f"GET /task/{tid}: status, result, steps: {view['status']} {view['result']!r} {len(view['steps'])}")
     # SSE latency: from the step's commit (its ended_at in the run log) to its event's arrival.
-    db = sqlite3.connect(DB)
-    lat = []
-    wall_minus_mono = time.time() - time.monotonic()
-    for e in s.events:
-        if e[1] in ("progress.append", "progress.update") and e[2].get("frame_id") and e[2]["task_id"] == tid:
-            row = db.execute("SELECT ended_at FROM steps WHERE frame_after=? OR frame_before=? ORDER BY id LIMIT 1",
-                             (e[2]["frame_id"], e[2]["frame_id"])).fetchone()
-            if row:
-                lat.append((e[3] + wall_minus_mono - row[0]) * 1000)
-    db.close()
-    if lat:
-        print(f"sse_latency_ms median {statistics.median(lat):.1f} max {max(lat):.1f} n {len(lat)}")
-    dur = live[-1][3] - live[0][3] if len(live) > 1 else 0
-    if dur > 0:
-        print(f"live_fps_template_task {(len(live) - 1) / dur:.1f} ({len(live)} frames)")
+    print(latency_line(sse_latencies_ms(s, DB, tid)))
+    fps, n = live_fps(s, tid)
+    print(f"live_fps_template_task {fps:.1f} ({n} frames)")
     # Resume: only the events after Last-Event-ID come.
     ids = [int(e[0]) for e in s.events if e[0]]
     s.close()
@@ -173,9 +159,8 @@ def side_by_side(api, server):
     shots = [e[2] for e in sa.of("progress.update") + sa.of("progress.append") if e[2].get("screenshot")]
     last = max(shots, key=lambda i: i["frame_id"])
     check(read_display(api, last["screenshot"], "agent_last.png") == "408", "the agent's last screenshot shows 408")
-    live = sa.of("screen.live", a["task_id"])
-    if len(live) > 1:
-        print(f"live_fps_agent_task {(len(live) - 1) / (live[-1][3] - live[0][3]):.1f} ({len(live)} frames)")
+    fps, n = live_fps(sa, a["task_id"])
+    print(f"live_fps_agent_task {fps:.1f} ({n} frames)")
     sa.close()
     sb.close()
 

@@ -5,6 +5,8 @@ import json
 import os
 import re
 import signal
+import sqlite3
+import statistics
 import subprocess
 import threading
 import time
@@ -165,3 +167,39 @@ class Stream:
                         return e
             return None
         return wait_until(end, timeout, f"task {task_id} to end")
+
+
+def sse_latencies_ms(stream, db_path, task_id):
+    """For each progress event of `task_id` that names a frame: the time from its step's commit
+    (steps.ended_at in the run log at `db_path`, written by the worker) to the event's arrival
+    at `stream`, in ms."""
+    wall_minus_mono = time.time() - time.monotonic()
+    out = []
+    con = sqlite3.connect(db_path)
+    try:
+        for _, type_, data, arrived in list(stream.events):
+            if type_ in ("progress.append", "progress.update") and data.get("frame_id") and data["task_id"] == task_id:
+                row = con.execute("SELECT ended_at FROM steps WHERE frame_after=? OR frame_before=? ORDER BY id LIMIT 1",
+                                  (data["frame_id"], data["frame_id"])).fetchone()
+                if row:
+                    out.append((arrived + wall_minus_mono - row[0]) * 1000)
+    finally:
+        con.close()
+    return out
+
+
+def latency_line(lat):
+    """'sse_latency_ms median M p90 P max X (n N)', or a line saying there were none."""
+    if not lat:
+        return "sse_latency_ms (no progress event named a frame)"
+    v = sorted(lat)
+    p90 = v[min(len(v) - 1, int(round(0.9 * (len(v) - 1))))]
+    return f"sse_latency_ms median {statistics.median(v):.1f} p90 {p90:.1f} max {v[-1]:.1f} (n {len(v)})"
+
+
+def live_fps(stream, task_id):
+    """(frames per second, frames) of the screen.live events `stream` got for `task_id`."""
+    live = stream.of("screen.live", task_id)
+    if len(live) < 2 or live[-1][3] <= live[0][3]:
+        return 0.0, len(live)
+    return (len(live) - 1) / (live[-1][3] - live[0][3]), len(live)

@@ -10,9 +10,7 @@ EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
-start_model_server
-export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
-export EACU_MODEL_API_KEY=sk-e2e EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+use_model_server
 db=$OUT/serve.db
 "$EACU" serve --port 0 --workers 2 --launch xcalc --db "$db" >"$OUT/serve.out" 2>"$OUT/serve.err" &
 serve_pid=$!

@@ -17,9 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 start_test
-start_model_server
-export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
-export EACU_MODEL_API_KEY=unused EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+use_model_server
 unset EACU_CLICK_CHECK EACU_CONFIRM EACU_ALLOW_DOMAINS EACU_BLOCK_DOMAINS
 python3 "$here/worker_protocol.py" "$EACU" "$OUT" "$root"
 python3 - "$OUT/server.jsonl" <<'PY' || fail "the model server saw a bad request"
