@@ -67,7 +67,8 @@ const A11yElement* best(const std::vector<const A11yElement*>& cands) {
 
 // The editable element beside the label `l`: on its row to its right (vertical centre within
 // the label's height), else below it, nearest first.
-const A11yElement* besideLabel(const A11yElement& l, const std::vector<const A11yElement*>& all) {
+const A11yElement* besideLabel(const A11yElement& l, const std::vector<const A11yElement*>& all,
+                               long* distance = nullptr) {
     if (l.bounds.empty()) return nullptr;
     const A11yElement* pick = nullptr;
     long pick_d = 0;
@@ -87,6 +88,7 @@ const A11yElement* besideLabel(const A11yElement& l, const std::vector<const A11
             pick_d = std::abs(d);
         }
     }
+    if (distance) *distance = pick_d;
     return pick;
 }
 
@@ -99,6 +101,22 @@ bool isInteractive(const A11yElement& e) {
         "link", "page tab", "list item", "tree item", "table cell", "menu", "toggle switch", "button"};
     if (e.role == "application" || e.role == "frame" || e.role == "desktop frame") return false;
     return roles.count(e.role) || !e.actions.empty() || e.editable_text;
+}
+
+std::string labelOf(const A11yElement& e, const std::vector<const A11yElement*>& all) {
+    // The nearest of the labels that point at it (one on its row before one above it).
+    std::string name;
+    long best = 0;
+    for (const A11yElement* l : all) {
+        if (l->role != "label" || l->name.empty() || !onScreen(*l)) continue;
+        long d = 0;
+        const A11yElement* b = besideLabel(*l, all, &d);
+        if (b && b->path == e.path && b->bounds == e.bounds && (name.empty() || d < best)) {
+            name = l->name;
+            best = d;
+        }
+    }
+    return name;
 }
 
 std::vector<const A11yElement*> flatten(const A11yElement& root) {

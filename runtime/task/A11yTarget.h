@@ -45,6 +45,10 @@ std::string chooseAction(const A11yElement& e, const A11yQuery& q);
 /// any element with actions or editable text.
 bool isInteractive(const A11yElement& e);
 
+/// The name of the label an unnamed editable element `e` sits beside (the label whose editable
+/// element, as findElement finds it by that label, is `e`), or "" when none. `all`: flatten().
+std::string labelOf(const A11yElement& e, const std::vector<const A11yElement*>& all);
+
 /// Every element of the tree in order (depth first), without the root.
 std::vector<const A11yElement*> flatten(const A11yElement& root);
 

@@ -144,10 +144,13 @@ std::vector<SomA11yNode> ModelContext::a11yNodes(const Frame& frame) {
     }
     std::vector<SomA11yNode> out;
     Rect screen{0, 0, frame.bgr.cols, frame.bgr.rows};
-    for (const A11yElement* e : flatten(root)) {
+    std::vector<const A11yElement*> all = flatten(root);
+    for (const A11yElement* e : all) {
         if (!isInteractive(*e) || e->bounds.empty() || !e->has("showing")) continue;
         if (e->bounds.intersect(screen).empty()) continue;
-        out.push_back({e->role, e->name, e->bounds});
+        // An entry without a name of its own is known by the label beside it.
+        std::string name = e->name.empty() && e->editable_text ? labelOf(*e, all) : e->name;
+        out.push_back({e->role, name, e->bounds});
     }
     return out;
 }

@@ -65,6 +65,19 @@ assert(err:find("nearby names", 1, true) and err:find('"Cancel" (push button)', 
   "the miss lists the names nearby: " .. err)
 assert(err:find("not found", 1, true), "the miss says not found: " .. err)
 
+-- The model sees the tree: the OK button is a Set-of-Marks element named by the tree, and a
+-- screen message without marks lists the tree's elements (checked in the run log by a11y.sh).
+local marks = som()
+local mark
+for _, e in ipairs(marks.elements) do
+  if e.source == "box_a11y_content_a11y" and e.kind == "button" and e.content == "OK" then mark = e end
+end
+assert(mark, "Set-of-Marks holds the OK button from the tree:\n" .. marks.text)
+assert(mark.x == ok.x and mark.y == ok.y and mark.w == ok.w, "the mark's box is the button's bounds")
+assert(marks.text:find('button | "OK"', 1, true), "the element list names it: " .. marks.text)
+print(string.format("set-of-marks: [%d] button \"OK\" from the tree, %d elements", mark.id, #marks.elements))
+if os.getenv("EACU_MODEL_PROVIDER") then print("ask: " .. ask("What is on the screen?")) end
+
 set_text { name = "Name", text = "张三" }
 set_text { name = "City", role = "text", text = "Beijing" }
 tap { role = "push button", name = "OK" }

@@ -14,11 +14,12 @@ command -v hexchat >/dev/null || fail "hexchat is not installed (make deps insta
 bus_processes() {
   local p
   for p in /proc/[0-9]*; do
-    tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -q "^XDG_RUNTIME_DIR=$OUT/tmp/eacu-bus-\|^DBUS_SESSION_BUS_ADDRESS=unix:path=$OUT/tmp/eacu-bus-" &&
-      echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
+    { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -q "^XDG_RUNTIME_DIR=$OUT/tmp/eacu-bus-\|^DBUS_SESSION_BUS_ADDRESS=unix:path=$OUT/tmp/eacu-bus-" &&
+      echo "${p#/proc/} $({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null)"
   done
   return 0
 }
+use_model_server
 out=$("$EACU" run "$here/a11y.lua" --display virtual --db "$db" -- "$OUT/hexchat" 2>"$OUT/stderr") || {
   cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run a11y.lua exited $?"; }
 echo "$out"
@@ -28,6 +29,10 @@ run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='set_text' AND method='a11y' AND status='ok'")" "3" "set_text steps"
 expect_eq "$(sqlite3 "$db" "SELECT target || ' ' || json_extract(params, '$.a11y.name') FROM steps WHERE run_id=$run AND action='tap' AND method='a11y' AND box_w > 0 LIMIT 1")" '{role="push button", name="OK"} OK' "the OK tap's step"
 expect_eq "$(sqlite3 "$db" "SELECT json_extract(params, '$.a11y.action') FROM steps WHERE run_id=$run AND action='tap' AND target LIKE '%check box%'")" "click" "the check box pressed by its action"
+expect_contains "$(sqlite3 "$db" "SELECT request_json FROM model_calls WHERE run_id=$run AND kind='ask'")" \
+  'Accessibility tree (interactive elements; boxes in the screenshot' "the ask's screen message lists the tree"
+expect_contains "$(sqlite3 "$db" "SELECT request_json FROM model_calls WHERE run_id=$run AND kind='ask'")" \
+  'push button \"OK\" at (' "the ask's screen message names the OK button"
 expect_display_gone "$(display_of_run "$db" "$run")"
 left=""
 for i in $(seq 50); do left=$(bus_processes); [ -z "$left" ] && break; sleep 0.1; done
@@ -43,4 +48,4 @@ LUA
 out=$("$EACU" run "$OUT/image.lua" --display image:"$here/images/update_dialog.png" --db "$db" 2>&1) || fail "image.lua exited $?: $out"
 expect_contains "$out" "a11y(): $OUT/image.lua:1: this device has no accessibility tree" "a11y() on an image"
 expect_contains "$out" 'tap: "a11y:OK": this device has no accessibility tree' "an a11y target on an image"
-echo "a11y: 8 passed, 0 failed"
+echo "a11y: 10 passed, 0 failed"

@@ -69,6 +69,8 @@ TEST_CASE("an editable target is found through the label beside it") {
     REQUIRE(f.element);
     CHECK(f.how == "label");
     CHECK(f.element->bounds == Rect{180, 186, 200, 28});
+    std::vector<const A11yElement*> all = flatten(root);
+    CHECK(labelOf(*f.element, all) == "City");
     q.name = "Name:";  // a trailing colon is a label's decoration
     f = findElement(root, q);
     REQUIRE(f.element);

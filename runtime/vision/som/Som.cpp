@@ -236,12 +236,6 @@ SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr, const
             }
         }
     }
-    {
-        std::vector<SomElement> rest;
-        for (size_t i = 0; i < texts.size(); ++i)
-            if (!read_by_tree[i]) rest.push_back(texts[i]);
-        texts = std::move(rest);
-    }
     // Proposals from the pixels that a tree element covers are that element.
     found.erase(std::remove_if(found.begin(), found.end(),
                                [&](const SomElement& c) {
@@ -265,13 +259,14 @@ SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr, const
         });
         if (inside.size() > 3) continue;  // a panel of text, not a control
         for (size_t i : inside) {
+            if (read_by_tree[i]) continue;  // a tree element's label (counted above: a panel stays a panel)
             c.content += (c.content.empty() ? "" : " ") + texts[i].content;
             text_used[i] = true;
         }
-        c.source = "box_contour_content_ocr";
+        if (!c.content.empty()) c.source = "box_contour_content_ocr";
     }
     for (size_t i = 0; i < texts.size(); ++i)
-        if (!text_used[i]) all.push_back(texts[i]);
+        if (!text_used[i] && !read_by_tree[i]) all.push_back(texts[i]);
 
     // A control stands for the few glyph blobs inside it (its label).
     std::vector<bool> blob_used(found.size(), false);
