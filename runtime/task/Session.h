@@ -291,4 +291,9 @@ private:
 /// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.
 std::string describeTarget(const TargetSpec& t);
 
+/// An a11y query as the run log keeps it in a step's params ("query": {role, name, press}), and
+/// back (for an actions replay).
+nlohmann::json queryJson(const A11yQuery& q);
+A11yQuery queryFromJson(const nlohmann::json& j);
+
 }  // namespace eacu

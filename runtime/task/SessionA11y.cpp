@@ -5,6 +5,22 @@
 
 namespace eacu {
 
+nlohmann::json queryJson(const A11yQuery& q) {
+    nlohmann::json j = nlohmann::json::object();
+    if (q.role) j["role"] = *q.role;
+    if (q.name) j["name"] = *q.name;
+    if (!q.press.empty()) j["press"] = q.press;
+    return j;
+}
+
+A11yQuery queryFromJson(const nlohmann::json& j) {
+    A11yQuery q;
+    if (j.contains("role") && j["role"].is_string()) q.role = j["role"].get<std::string>();
+    if (j.contains("name") && j["name"].is_string()) q.name = j["name"].get<std::string>();
+    if (j.contains("press") && j["press"].is_string()) q.press = j["press"].get<std::string>();
+    return q;
+}
+
 A11yElement Session::a11ySnapshot(std::optional<uint64_t> window) {
     A11yScope scope;
     if (window) {
@@ -79,6 +95,7 @@ Match Session::setText(const TargetSpec& t0, const std::string& text, double tim
     if (!l.match.box.empty()) a.box = l.match.box;
     a.locate_ms = l.match.ms;
     a.retry_without_effect = false;
+    a.params = {{"query", queryJson(*t0.a11y)}, {"text", text}};
     executor_.perform(std::move(a));
     return l.match;
 }

@@ -58,9 +58,11 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     a.hold = o.hold;
     a.params = params;
     a.before = std::move(l.frame);
-    if (l.element)
+    if (l.element) {
         a.params["a11y"] = {{"role", l.element->role}, {"name", l.element->name}, {"path", l.element->path},
                             {"pid", l.element->pid}};
+        a.params["query"] = queryJson(*t.a11y);
+    }
     if (t.a11y && !t.a11y->press.empty()) {  // the element's own action, not the pointer
         try {
             a.element_action = chooseAction(*l.element, *t.a11y);

@@ -38,6 +38,24 @@ left=""
 for i in $(seq 50); do left=$(bus_processes); [ -z "$left" ] && break; sleep 0.1; done
 [ -z "$left" ] || fail "processes of the run's buses are still running: $left"
 
+# An actions replay finds the elements again in the tree: set_text and a pressed button.
+cat >"$OUT/form.lua" <<'LUA'
+local zen = launch { "zenity", "--forms", "--title=eacu a11y replay", "--add-entry=Name", "--add-entry=City" }
+set_text { name = "Name", text = "李四", timeout = 20 }
+set_text { name = "City", text = "上海" }
+tap { role = "push button", name = "OK", press = true }
+assert(zen:wait(10) == 0)
+print("form: " .. zen:read(1))
+LUA
+out=$("$EACU" run "$OUT/form.lua" --display virtual --db "$db" 2>&1) || fail "form.lua exited $?: $out"
+expect_contains "$out" "form: 李四|上海" "the form pressed by its action"
+form=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+out=$("$EACU" replay "$form" --mode actions --display virtual --db "$db" 2>&1) || fail "the actions replay exited $?: $out"
+replay=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(action || ':' || method || ':' || status, ' ') FROM steps WHERE run_id=$replay AND action IN ('set_text', 'tap')")" \
+  "set_text:a11y:ok set_text:a11y:ok tap:a11y:ok" "the replayed a11y steps"
+expect_eq "$(sqlite3 "$db" "SELECT json_extract(params, '$.text') FROM steps WHERE run_id=$replay AND action='set_text' ORDER BY idx LIMIT 1")" "李四" "the replayed text"
+
 # A device without a tree (a screenshot): a clear error from a11y() and from an a11y target.
 cat >"$OUT/image.lua" <<'LUA'
 local ok, err = pcall(a11y)
@@ -48,4 +66,4 @@ LUA
 out=$("$EACU" run "$OUT/image.lua" --display image:"$here/images/update_dialog.png" --db "$db" 2>&1) || fail "image.lua exited $?: $out"
 expect_contains "$out" "a11y(): $OUT/image.lua:1: this device has no accessibility tree" "a11y() on an image"
 expect_contains "$out" 'tap: "a11y:OK": this device has no accessibility tree' "an a11y target on an image"
-echo "a11y: 10 passed, 0 failed"
+echo "a11y: 13 passed, 0 failed"
