@@ -1,5 +1,6 @@
 #include "Modules.h"
 
+#include "wrap_A11y.h"
 #include "wrap_Highlight.h"
 #include "wrap_Model.h"
 #include "wrap_Session.h"
@@ -15,6 +16,7 @@ std::span<const NativeModule> nativeModules() {
         {"eacu._highlight", luaopen_eacu_highlight},  // wrap_Highlight: boxes drawn on the screen
         {"eacu._steps", luaopen_eacu_steps},          // wrap_Steps: step{}, blockers, waits, limits, apps
         {"eacu._windows", luaopen_eacu_windows},      // wrap_Windows: the device's windows
+        {"eacu._a11y", luaopen_eacu_a11y},            // wrap_A11y: the accessibility tree, set_text
     };
     return modules;
 }

@@ -415,7 +415,7 @@ StepSpec readSpec(Conv& c, int t) {
     return s;
 }
 
-void setString(lua_State* L, const char* k, const std::string& v) {
+void setStepString(lua_State* L, const char* k, const std::string& v) {
     lua_pushstring(L, v.c_str());
     lua_setfield(L, -2, k);
 }
@@ -442,8 +442,8 @@ int w_run_step(lua_State* L) {
         lua_setfield(L, -2, "attempts");
         lua_pushinteger(L, r.fallbacks);
         lua_setfield(L, -2, "fallbacks");
-        setString(L, "reason", r.reason);
-        setString(L, "suggestion", r.suggestion);
+        setStepString(L, "reason", r.reason);
+        setStepString(L, "suggestion", r.suggestion);
         if (r.step_id) {
             lua_pushnumber(L, double(r.step_id));
             lua_setfield(L, -2, "step_id");
@@ -455,7 +455,7 @@ int w_run_step(lua_State* L) {
         lua_pushvalue(L, c.value_slot);
         lua_setfield(L, -2, "value");
         if (!r.ok) {
-            setString(L, "code", r.code);
+            setStepString(L, "code", r.code);
             luax_pushfailure(L, *r.error);
             lua_setfield(L, -2, "error");
         }

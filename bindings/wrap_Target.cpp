@@ -46,6 +46,10 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
         if (s.rfind("text:", 0) == 0) {
             t.text = s.substr(5);
             if (t.text->empty()) luaL_error(L, "empty text target: expected \"text:<phrase>\"");
+        } else if (s.rfind("a11y:", 0) == 0) {
+            t.a11y = A11yQuery{};
+            t.a11y->name = s.substr(5);
+            if (t.a11y->name->empty()) luaL_error(L, "empty a11y target: expected \"a11y:<accessible name>\"");
         } else {
             t.image = s;
         }
@@ -68,10 +72,23 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     auto y = luax_optnumberfield(L, idx, "y");
     if (x.has_value() != y.has_value()) luaL_error(L, "a point target needs both x and y");
     if (x) t.point = std::array<double, 2>{*x, *y};
-    if (int(t.image.has_value()) + int(t.text.has_value()) + int(t.point.has_value()) > 1)
-        luaL_error(L, "a target has one of image=, text= or x/y, not several");
-    if (!t.image && !t.point && !t.text)
-        luaL_error(L, "expected a target table with image=..., text=... or x=, y= (got none)");
+    auto role = luax_optstringfield(L, idx, "role");
+    auto name = luax_optstringfield(L, idx, "name");
+    if (role || name) {
+        t.a11y = A11yQuery{role, name};
+        lua_getfield(L, idx, "press");
+        if (lua_type(L, -1) == LUA_TSTRING) t.a11y->press = lua_tostring(L, -1);
+        else if (lua_toboolean(L, -1)) t.a11y->press = "*";
+        else if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TBOOLEAN)
+            luaL_error(L, "a11y target: press must be true or an action name, got %s", luaL_typename(L, -1));
+        lua_pop(L, 1);
+        if ((role && role->empty()) || (name && name->empty()))
+            luaL_error(L, "a11y target: role= and name= must not be empty strings");
+    }
+    if (int(t.image.has_value()) + int(t.text.has_value()) + int(t.point.has_value()) + int(t.a11y.has_value()) > 1)
+        luaL_error(L, "a target has one of image=, text=, role=/name= or x/y, not several");
+    if (!t.image && !t.point && !t.text && !t.a11y)
+        luaL_error(L, "expected a target table with image=..., text=..., role=/name= (accessibility tree) or x=, y= (got none)");
     t.threshold = luax_optnumberfield(L, idx, "threshold");
     if (t.threshold && (*t.threshold < 0 || *t.threshold > 1))
         luaL_error(L, "threshold must be in 0..1, got %f", *t.threshold);
@@ -90,6 +107,7 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     if (auto label = luax_optstringfield(L, idx, "label")) t.label = *label;
     else if (t.image) t.label = "\"" + *t.image + "\"";
     else if (t.text) t.label = "{text=\"" + *t.text + "\"}";
+    else if (t.a11y) t.label = describeQuery(*t.a11y);
     return t;
 }
 

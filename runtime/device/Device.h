@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/Frame.h"
+#include "device/Accessibility.h"
 #include "device/Keys.h"
 #include "device/MouseButton.h"
 #include "device/Windows.h"
@@ -59,6 +60,12 @@ public:
     /// The screen's top-level windows (device/Windows.h). Throws DeviceError("this device has
     /// no windows: ...") on devices without any (an image).
     virtual Windows& windows() { throw DeviceError("this device has no windows: " + describe()); }
+
+    /// The screen's accessibility tree (device/Accessibility.h). Throws DeviceError("this
+    /// device has no accessibility tree: ...") on devices without one (an image).
+    virtual Accessibility& accessibility() {
+        throw DeviceError("this device has no accessibility tree: " + describe());
+    }
 };
 
 }  // namespace eacu

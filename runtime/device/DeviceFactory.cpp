@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "device/atspi/AtspiAccessibility.h"
 #include "device/image/ImageDevice.h"
 #include "device/x11/X11Device.h"
 
@@ -89,6 +90,7 @@ DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
         h.virtual_display = VirtualDisplay::start(s.size.w, s.size.h);
         s.display = h.virtual_display->name();
         h.virtual_display->startWindowManager(wm);
+        h.virtual_display->startSessionBus();
         break;
     case DeviceSpec::Kind::X11:
         if (s.display.empty()) {
@@ -102,6 +104,12 @@ DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
     }
     auto x11 = std::make_unique<X11Device>(s.display);
     h.display = x11->displayName();
+    h.env["DISPLAY"] = h.display;
+    if (h.virtual_display) {
+        const SessionBus& bus = *h.virtual_display->sessionBus();
+        x11->setAccessibility(std::make_unique<AtspiAccessibility>(bus.a11yAddress(), h.display));
+        for (const auto& [k, v] : bus.environment()) h.env[k] = v;
+    }
     h.device = std::move(x11);
     return h;
 }

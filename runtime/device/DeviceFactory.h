@@ -1,6 +1,7 @@
 // Opening a device from a spec: ":N" (an X display), "virtual[:WxH]" (a private Xvfb),
 // "image:PATH" (a static screenshot), "" ($DISPLAY).
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 
@@ -32,13 +33,18 @@ DeviceSpec parseDeviceSpec(const std::string& spec);
 /// it is destroyed last: the X connection closes before its Xvfb stops. `display` is the X
 /// display name that programs the run launches must be given (e.g. ":99"; "" for an image
 /// device); the process's own $DISPLAY is left unchanged.
+/// `env`: the environment programs the run launches get on top of this process's own: DISPLAY,
+/// and for a virtual display its private session and accessibility buses (SessionBus::environment).
 struct DeviceHandle {
     std::unique_ptr<VirtualDisplay> virtual_display;
     std::unique_ptr<Device> device;
     std::string display;
+    std::map<std::string, std::string> env;
 };
 
-/// Opens the device named by `spec` (see parseDeviceSpec). For "virtual", `wm` names the
+/// Opens the device named by `spec` (see parseDeviceSpec). For "virtual", a private session
+/// bus with the AT-SPI2 accessibility bus is started too (VirtualDisplay::startSessionBus) and
+/// the device reads its accessibility tree there. For "virtual", `wm` names the
 /// window manager started on the private display ("openbox"; "" or "none": none, see
 /// VirtualDisplay::startWindowManager). Throws std::invalid_argument for a bad spec or for a
 /// window manager with a display that is not virtual, std::runtime_error when spec is "" and

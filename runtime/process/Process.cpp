@@ -110,7 +110,10 @@ std::unique_ptr<Process> Process::spawn(const std::vector<std::string>& argv,
     for (char** e = environ; e && *e; ++e) {
         std::string_view kv(*e);
         std::string key(kv.substr(0, kv.find('=')));
-        if (!options.env.count(key)) envStrings.emplace_back(kv);
+        if (options.env.count(key)) continue;
+        bool unset = false;
+        for (const auto& u : options.unset_env) unset = unset || u == key;
+        if (!unset) envStrings.emplace_back(kv);
     }
     for (const auto& [k, v] : options.env) envStrings.push_back(k + "=" + v);
     std::vector<char*> cenv;

@@ -24,6 +24,8 @@ enum class StderrMode {
 struct ProcessOptions {
     /// Environment overrides applied on top of the parent's environment, e.g. {"DISPLAY", ":99"}.
     std::map<std::string, std::string> env;
+    /// Variables removed from the child's environment (e.g. NO_AT_BRIDGE).
+    std::vector<std::string> unset_env;
     /// Capture stdout in a pipe (read with readStdout/readLine); false: inherit the parent's.
     bool capture_stdout = true;
     StderrMode stderr_mode = StderrMode::Null;

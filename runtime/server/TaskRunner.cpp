@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "base/Cancel.h"
@@ -205,8 +206,12 @@ void TaskRunner::execute(Exec& x) {
     if (config_.display == "virtual") {
         x.xvfb = VirtualDisplay::start(config_.screen_w, config_.screen_h);
         x.xvfb->startWindowManager(config_.wm);
+        x.xvfb->startSessionBus();  // the accessibility tree of the task's programs
         disp = x.xvfb->name();
     }
+    // The task's programs and its worker (which reads the tree) get the display's buses.
+    std::map<std::string, std::string> bus_env;
+    if (x.xvfb && x.xvfb->sessionBus()) bus_env = x.xvfb->sessionBus()->environment();
     {
         std::lock_guard<std::mutex> lock(mu_);
         display_ = disp;
@@ -218,6 +223,7 @@ void TaskRunner::execute(Exec& x) {
         cv::Mat before = h.device->capture().bgr;
         for (const auto& cmd : config_.launch) {
             ProcessOptions po;
+            po.env = bus_env;
             po.env["DISPLAY"] = disp;
             po.capture_stdout = false;
             x.programs.push_back(Process::spawn({"sh", "-c", "exec " + cmd}, po));
@@ -243,6 +249,7 @@ void TaskRunner::execute(Exec& x) {
         throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
     ProcessOptions po;
     po.env = config_.worker_env;
+    for (const auto& [k, v] : bus_env) po.env.emplace(k, v);
     po.capture_stdout = true;
     po.stderr_mode = StderrMode::Capture;
     po.pass_fd = sv[1];

@@ -56,6 +56,12 @@ Point ActionExecutor::moveExactly(Point p) {
 void ActionExecutor::send(const InputAction& a, Point p) {
     Device& d = session_.device();
     const CancelToken& cancel = session_.cancel();
+    if (a.element) {
+        if (a.action == "set_text") d.accessibility().setText(*a.element, a.text);
+        else d.accessibility().doAction(*a.element, a.element_action);
+        d.sync();
+        return;
+    }
     if (a.action == "input") {
         d.typeText(a.text);
     } else if (a.action == "key") {
@@ -158,7 +164,18 @@ InputResult ActionExecutor::perform(InputAction a) {
     }
     InputResult r;
     double a0 = monotonicSeconds();
-    send(a, p);
+    if (a.element) {
+        params["a11y"] = {{"role", a.element->role}, {"name", a.element->name}, {"path", a.element->path},
+                          {"pid", a.element->pid}};
+        if (a.action != "set_text") params["a11y"]["action"] = a.element_action;
+        try {
+            send(a, p);
+        } catch (const DeviceError& e) {
+            throw fail(failure::kDevice, a.action + " " + a.target + ": " + e.what());
+        }
+    } else {
+        send(a, p);
+    }
     st.action_ms = (monotonicSeconds() - a0) * 1000;
     st.frame_before = a.before_id ? std::optional<int64_t>(a.before_id) : std::nullopt;
     if (!a.before_id)

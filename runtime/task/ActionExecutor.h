@@ -37,6 +37,9 @@ class Session;
 /// - `params`: extra fields for the step's params (merged over the executor's own).
 /// - `before`: the screen the target was found on (empty: captured just before the input);
 ///   `before_id`: that frame's id when it is already in the run log.
+/// - `element`: an accessibility-tree element acted on through the tree, not the pointer:
+///   action "set_text" sets its text to `text`, any other calls its action `element_action`
+///   (device/Accessibility.h); `at` is then unset.
 /// - `parent_id`: the enclosing step (agent, plan), if any; `idx`: the step index reserved when
 ///   the target was looked for (0: the next index).
 struct InputAction {
@@ -62,6 +65,8 @@ struct InputAction {
     int64_t before_id = 0;
     std::optional<int64_t> parent_id;
     int idx = 0;
+    std::optional<A11yElement> element;
+    std::string element_action;
 };
 
 /// What an input did: the step row written (`step_id`, 0 when nothing is recorded), the settle

@@ -135,6 +135,26 @@ std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
     return kept;
 }
 
+std::vector<SomA11yNode> ModelContext::a11yNodes(const Frame& frame) {
+    A11yElement root;
+    try {
+        root = session_.device().accessibility().snapshot();
+    } catch (const DeviceError&) {
+        return {};  // no tree here: the marks come from the pixels alone
+    }
+    std::vector<SomA11yNode> out;
+    Rect screen{0, 0, frame.bgr.cols, frame.bgr.rows};
+    std::vector<const A11yElement*> all = flatten(root);
+    for (const A11yElement* e : all) {
+        if (!isInteractive(*e) || e->bounds.empty() || !e->has("showing")) continue;
+        if (e->bounds.intersect(screen).empty()) continue;
+        // An entry without a name of its own is known by the label beside it.
+        std::string name = e->name.empty() && e->editable_text ? labelOf(*e, all) : e->name;
+        out.push_back({e->role, name, e->bounds});
+    }
+    return out;
+}
+
 Observation ModelContext::observe(bool with_som) {
     double t0 = monotonicSeconds();
     Observation o;
@@ -143,6 +163,16 @@ Observation ModelContext::observe(bool with_som) {
     o.frame_id = session_.recordFrame(o.frame);
     o.image = makeModelImage(o.frame.bgr, options_.image, o.frame.scale);
     o.fingerprint = model::screenFingerprint(o.frame.bgr);
+    if (options_.a11y) {
+        o.a11y = a11yNodes(o.frame);
+        for (const SomA11yNode& n : o.a11y) {
+            Point p0 = o.image.transform.physicalToImage({n.box.x, n.box.y});
+            Point p1 = o.image.transform.physicalToImage({n.box.x + n.box.w, n.box.y + n.box.h});
+            o.a11y_text += "  " + n.role + " \"" + n.name + "\" at (" + std::to_string(p0.x) + "," +
+                           std::to_string(p0.y) + " " + std::to_string(p1.x - p0.x) + "x" + std::to_string(p1.y - p0.y) +
+                           ")\n";
+        }
+    }
     if (with_som) {
         std::vector<SomAssetHit> hits;
         if (options_.som_assets) hits = findAssets(o.frame);
@@ -150,7 +180,7 @@ Observation ModelContext::observe(bool with_som) {
         if (!options_.som_ocr.empty())
             for (const OcrLine& l : OcrCache::shared().get(o.frame.bgr, std::nullopt, options_.som_ocr)->lines)
                 lines.push_back({l.text, l.box, l.confidence});
-        o.som = buildSom(o.frame.bgr, lines, hits, options_.som);
+        o.som = buildSom(o.frame.bgr, lines, hits, options_.som, o.a11y);
         o.som_text = somText(o.som);
     }
     o.ms = (monotonicSeconds() - t0) * 1000;
@@ -163,8 +193,13 @@ model::Message ModelContext::screenMessage(const ModelImage& image, const Observ
     drawCursorMark(marked.image, at);
     std::string pointer = "Mouse pointer (marked 鼠标指针 on the screenshot): x=" + std::to_string(at.x) +
                           ", y=" + std::to_string(at.y) + " in the screenshot's pixels";
-    return model::Message::user({model::Part::textPart(pointer), model::imagePart(marked, o.frame_id, options_.image_format),
-                                 model::Part::textPart(text)});
+    std::vector<model::Part> parts{model::Part::textPart(pointer),
+                                   model::imagePart(marked, o.frame_id, options_.image_format)};
+    if (o.som.elements.empty() && !o.a11y_text.empty())
+        parts.push_back(model::Part::textPart("Accessibility tree (interactive elements; boxes in the screenshot's pixels):\n" +
+                                              o.a11y_text));
+    parts.push_back(model::Part::textPart(text));
+    return model::Message::user(std::move(parts));
 }
 
 model::CallMeta ModelContext::callMeta(const Observation& o, const std::string& kind, const std::string& prompt) {

@@ -31,6 +31,8 @@ class Session;
 ///   `asset_apps`: only assets of these apps ("" = the shared index); empty = every asset.
 /// - `som_ocr`: the Tesseract language set whose OCR lines become text elements (cached per
 ///   frame); empty = no OCR.
+/// - `a11y`: read the device's accessibility tree with each observation (when it has one) and
+///   give its interactive elements to Set-of-Marks and the screen message (seed 004).
 struct ModelStepOptions {
     ModelImagePolicy image = ModelImagePolicy::anthropic();
     std::string image_format = "png";
@@ -39,12 +41,14 @@ struct ModelStepOptions {
     bool som_assets = true;
     std::vector<std::string> asset_apps;
     std::string som_ocr = "eng+chi_sim";
+    bool a11y = true;
 };
 
 /// The screen as a model is shown it: the frame (recorded as `frame_id`), where the mouse
 /// pointer was (`cursor`, physical pixels), the scaled model image with its transform, the
 /// Set-of-Marks elements and their text list, and the frame's fingerprint for the response
-/// cache. `ms`: time to build it.
+/// cache. `a11y`: the interactive elements of the accessibility tree on the screen (empty when
+/// the device has no tree), `a11y_text` their list as the model reads it. `ms`: time to build it.
 struct Observation {
     Frame frame;
     int64_t frame_id = 0;
@@ -53,6 +57,8 @@ struct Observation {
     SomResult som;
     std::string som_text;
     std::string fingerprint;
+    std::vector<SomA11yNode> a11y;
+    std::string a11y_text;
     double ms = 0;
 };
 
@@ -87,14 +93,19 @@ public:
     /// "openai qwen-test, cache record" / "no model, cache replay".
     std::string describe() const;
 
-    /// Captures the screen, records the frame, scales it for the model and, when `with_som`,
-    /// builds the Set-of-Marks (control proposals + asset matches).
+    /// Captures the screen, records the frame, scales it for the model, reads the interactive
+    /// elements of the accessibility tree (ModelStepOptions::a11y; none when the device has no
+    /// tree) and, when `with_som`, builds the Set-of-Marks (tree elements + control proposals +
+    /// OCR lines + asset matches).
     Observation observe(bool with_som = true);
     /// A user message showing `image` (observation `o`'s screen as the model sees it, recorded
     /// as its frame) followed by `text`, in the configured image format. The mouse pointer is
     /// marked on the image (vision/CursorMark: a circle, an arrow and "鼠标指针") and its
     /// position given as a field before it: "Mouse pointer (marked 鼠标指针): x=.., y=.. in the
-    /// screenshot's pixels" (seed 001 §4.2).
+    /// screenshot's pixels" (seed 001 §4.2). An observation without Set-of-Marks (whose marks
+    /// would carry them) that has accessibility-tree elements lists them after the image:
+    /// "Accessibility tree (interactive elements; boxes in the screenshot's pixels):" then one
+    /// line each, `push button "OK" at (x,y wxh)`.
     model::Message screenMessage(const ModelImage& image, const Observation& o, const std::string& text);
     /// The cache/log facts of a call about observation `o`: `kind`, the `prompt` text the
     /// cache key is made from, the screen's fingerprint and frame id.
@@ -108,6 +119,9 @@ public:
     /// The asset library's images found on `frame` (one best match each; screened at half
     /// resolution, confirmed by the template matcher), minus those inside a larger one.
     std::vector<SomAssetHit> findAssets(const Frame& frame);
+    /// The interactive elements of the device's accessibility tree that are on `frame`'s screen
+    /// (empty when the device has no tree or no bus).
+    std::vector<SomA11yNode> a11yNodes(const Frame& frame);
 
 private:
     Session& session_;

@@ -173,6 +173,9 @@ private:
         }
         auto moved = [&](Point p) { return Point{p.x + g.shift.x, p.y + g.shift.y}; };
 
+        // Elements of the accessibility tree acted on through it are found in the tree again.
+        if (a == "set_text" || (a == "tap" && params.contains("a11y") && params["a11y"].contains("action")))
+            return replayA11y(r, s, params);
         if (a == "tap" || a == "double_tap" || a == "long_press" || a == "drag" || a == "scroll" || a == "input" ||
             a == "key") {
             InputAction in;
@@ -286,6 +289,55 @@ private:
         session_.windowOp(op, pick->id, x, y, 5, s.idx);
         ++result_.replayed;
         report(s.idx, "window", s.target, "ok", "window", std::nullopt);
+        return true;
+    }
+
+    // A set_text, or a tap that called an element's action: the element the recorded query
+    // finds in the tree now gets the same text or action.
+    bool replayA11y(StepRecord& r, const StepRecord& s, const nlohmann::json& params) {
+        if (!params.contains("query") || !params["query"].is_object()) return skip(r, "no a11y query recorded");
+        A11yQuery q = queryFromJson(params["query"]);
+        if (!q.role && !q.name) return skip(r, "no a11y query recorded");
+        q.editable = s.action == "set_text";
+        // Looked for as long as a live find would (the program may still be starting).
+        const double deadline = monotonicSeconds() + session_.options().find_timeout;
+        A11yFound f;
+        std::string why;
+        while (true) {
+            try {
+                f = findElement(session_.a11ySnapshot(), q);
+                why = f.why;
+            } catch (const DeviceError& e) {
+                why = e.what();
+            }
+            if (f.element || monotonicSeconds() >= deadline) break;
+            session_.cancel().sleep(session_.options().poll_interval);
+        }
+        if (!f.element) {
+            r.status = "failed";
+            r.method = "a11y";
+            r.error = "replay stopped at step " + std::to_string(s.idx) + " (" + s.action + " " + s.target + "): " + why;
+            save(r);
+            result_.ok = false;
+            result_.failed_idx = s.idx;
+            result_.error = r.error;
+            return false;
+        }
+        InputAction in;
+        in.idx = s.idx;
+        in.action = s.action;
+        in.target = s.target;
+        in.method = "a11y";
+        in.element = f.element;
+        in.retry_without_effect = false;
+        if (!f.element->bounds.empty()) in.box = f.element->bounds;
+        if (s.action == "set_text") in.text = params.value("text", "");
+        else in.element_action = params["a11y"].value("action", "");
+        in.params = {{"query", params["query"]}};
+        if (s.action == "set_text") in.params["text"] = in.text;
+        session_.executor().perform(std::move(in));
+        ++result_.replayed;
+        report(s.idx, s.action, s.target, "ok", "a11y", std::nullopt);
         return true;
     }
 

@@ -33,6 +33,7 @@ Run::Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator
     so.limits = spec.limits;
     so.cancel = token_;
     if (so.display.empty()) so.display = displayName();
+    if (so.env.empty()) so.env = device_.env;
     session_ = std::make_unique<Session>(*device_.device, assets, locator, log_.get(), id_, std::move(so));
 }
 

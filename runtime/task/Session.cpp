@@ -15,6 +15,7 @@ std::string describeTarget(const TargetSpec& t) {
     if (!t.label.empty()) return t.label;
     if (t.image) return "\"" + *t.image + "\"";
     if (t.text) return "{text=\"" + *t.text + "\"}";
+    if (t.a11y) return describeQuery(*t.a11y);
     if (t.point)
         return "{x=" + fixed((*t.point)[0], 3) + ", y=" + fixed((*t.point)[1], 3) + "}";
     return "(no target)";
@@ -82,7 +83,10 @@ std::shared_ptr<Process> Session::launch(const std::vector<std::string>& argv, i
     nlohmann::json args = argv;
     s.target = args.dump();
     ProcessOptions po;
+    po.env = options_.env;
     if (!options_.display.empty()) po.env["DISPLAY"] = options_.display;
+    // A program told not to load its accessibility bridge would hide its tree from the bus.
+    if (po.env.count("AT_SPI_BUS_ADDRESS")) po.unset_env.push_back("NO_AT_BRIDGE");
     std::shared_ptr<Process> p = Process::spawn(argv, po);
     s.params_json = nlohmann::json{{"pid", p->pid()}}.dump();
     s.method = "process";

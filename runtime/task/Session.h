@@ -60,6 +60,10 @@ struct SessionOptions {
     RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     bool record_frames = true;
     std::string display;
+    /// The environment launch() gives its programs on top of this process's own (DeviceHandle::env:
+    /// DISPLAY and a virtual display's session and accessibility buses); `display`, when set,
+    /// overrides its DISPLAY.
+    std::map<std::string, std::string> env;
     /// The run's cancel token and deadline. Fixed when the Session is made (its limits hold a
     /// pointer to it): replace it through a new Session, never through options().
     std::shared_ptr<CancelToken> cancel = std::make_shared<CancelToken>();
@@ -115,6 +119,14 @@ public:
     /// Finds the target (image) or resolves the point, then clicks it. Returns the match
     /// (method "point" for points).
     Match tap(const TargetSpec& target, const TapOptions& options = {});
+    /// Sets the whole text of the editable element `t` (an a11y target, with a11y->editable
+    /// set) to `text` through the accessibility tree (no keys typed). Recorded as a
+    /// "set_text" step (method "a11y"). Throws StepError "not_found" when there is no such
+    /// element within `timeout` seconds (negative: find_timeout), "device" when it refuses.
+    Match setText(const TargetSpec& t, const std::string& text, double timeout = -1);
+    /// The accessibility tree now: of the program owning window `window`, or of the whole
+    /// screen (Device::accessibility; not recorded). Throws DeviceError on a device without one.
+    A11yElement a11ySnapshot(std::optional<uint64_t> window = std::nullopt);
     /// Types UTF-8 text into the focused window.
     void input(const std::string& text);
     /// Presses a key combo ("ctrl+s", "Return"). Throws std::invalid_argument for unknown keys.
@@ -228,7 +240,10 @@ private:
         Match match;
         Frame frame;
         std::vector<StageResult> stages;
+        std::optional<A11yElement> element;  // an a11y target's element
+        std::string note;                     // an a11y target's miss: what the tree holds
     };
+    Located lookForA11y(const TargetSpec& t);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
@@ -275,5 +290,10 @@ private:
 
 /// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.
 std::string describeTarget(const TargetSpec& t);
+
+/// An a11y query as the run log keeps it in a step's params ("query": {role, name, press}), and
+/// back (for an actions replay).
+nlohmann::json queryJson(const A11yQuery& q);
+A11yQuery queryFromJson(const nlohmann::json& j);
 
 }  // namespace eacu

@@ -96,7 +96,8 @@ Session::Located Session::lookForImage(const TargetSpec& t, const std::vector<Te
 }
 
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
-    if (!t.text && !t.image) throw std::invalid_argument("expected an image or text target, got " + describeTarget(t));
+    if (!t.text && !t.image && !t.a11y)
+        throw std::invalid_argument("expected an image, text or a11y target, got " + describeTarget(t));
     std::vector<Template> variants;
     if (t.image) variants = templatesFor(t);
     double deadline = monotonicSeconds() + std::max(0.0, timeout);
@@ -104,6 +105,22 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
     bool have_best = false;
     for (;;) {
         cancel().check();
+        if (t.a11y) {  // the tree, not pixels; its bounds are on the screen already
+            Located l;
+            try {
+                l = lookForA11y(t);
+            } catch (const DeviceError& e) {
+                throw StepError(failure::kDevice, describeTarget(t) + ": " + e.what(), 0, 0, describeTarget(t));
+            }
+            if (!have_best || l.match.found == want_present) {
+                best = std::move(l);
+                have_best = true;
+            }
+            if (best.match.found == want_present) return best;
+            if (monotonicSeconds() + options_.poll_interval > deadline) return best;
+            cancel().sleep(options_.poll_interval);
+            continue;
+        }
         Frame f;
         Point origin{0, 0};
         if (t.window) {
@@ -192,12 +209,14 @@ static nlohmann::json stagesJson(const std::vector<StageResult>& stages) {
 
 void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, double timeout,
                          const char* verb) {
-    int64_t frame = saveFrame(l.frame);
+    // An a11y target is looked for in the tree: the screen is captured for the log here.
+    int64_t frame = saveFrame(l.frame.empty() && t.a11y ? device_.capture() : l.frame);
     s.frame_before = frame ? std::optional<int64_t>(frame) : std::nullopt;
     const Match& m = l.match;
     std::string msg = s.action + " " + describeTarget(t) + ": " + verb;
     if (timeout > 0) msg += " within " + fixed(timeout, 1) + " s";
-    msg += ": best score " + fixed(m.score) + " (colour " + fixed(m.color_score) + ") at " +
+    if (t.a11y) msg += ": " + l.note;
+    else msg += ": best score " + fixed(m.score) + " (colour " + fixed(m.color_score) + ") at " +
            m.box.str() + ", threshold " + fixed(m.threshold);
     if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";
     if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";

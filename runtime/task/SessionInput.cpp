@@ -58,6 +58,25 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     a.hold = o.hold;
     a.params = params;
     a.before = std::move(l.frame);
+    if (l.element) {
+        a.params["a11y"] = {{"role", l.element->role}, {"name", l.element->name}, {"path", l.element->path},
+                            {"pid", l.element->pid}};
+        a.params["query"] = queryJson(*t.a11y);
+    }
+    if (t.a11y && !t.a11y->press.empty()) {  // the element's own action, not the pointer
+        try {
+            a.element_action = chooseAction(*l.element, *t.a11y);
+        } catch (const std::invalid_argument& e) {
+            s.status = "failed";
+            s.error = o.action + " " + s.target + ": " + e.what();
+            s.method = "a11y";
+            int64_t id = commit(s);
+            throw StepError(failure::kInvalid, s.error, id, 0, s.target, l.match);
+        }
+        a.element = l.element;
+        a.at.reset();
+        a.retry_without_effect = false;
+    }
     executor_.perform(std::move(a));
     return l.match;
 }

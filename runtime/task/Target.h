@@ -6,6 +6,7 @@
 #include <string>
 
 #include "geometry/Rect.h"
+#include "task/A11yTarget.h"
 
 namespace eacu {
 
@@ -22,6 +23,9 @@ namespace eacu {
 /// - `window`: search only this window's own pixels (Windows::capture, also where other
 ///   windows cover it); `region` is then in the window's pixels, and the match is mapped
 ///   back to the screen. Only for locate.
+/// - `a11y`: an element of the accessibility tree, by role and/or name (task/A11yTarget.h): found
+///   in the tree of the whole screen, or of `window`'s program; tapped at its bounds' centre,
+///   or by its action when `a11y->press` is set.
 /// - `label`: how the script wrote the target, for messages and the run log.
 struct TargetSpec {
     std::string label;
@@ -33,9 +37,10 @@ struct TargetSpec {
     std::optional<std::array<double, 4>> region;
     std::optional<Point> offset;
     std::optional<uint64_t> window;
+    std::optional<A11yQuery> a11y;
 
-    /// True for targets that are searched for on screen (an image or a text), not points.
-    bool searched() const { return image.has_value() || text.has_value(); }
+    /// True for targets that are searched for (an image, a text or an a11y element), not points.
+    bool searched() const { return image.has_value() || text.has_value() || a11y.has_value(); }
 };
 
 }  // namespace eacu

@@ -8,6 +8,7 @@ local target = require("eacu.target")
 local model = require("eacu.model")
 local failure = require("eacu.failure")
 local windows = require("eacu.windows")
+local a11y = require("eacu.a11y")
 
 local M = {}
 
@@ -224,12 +225,15 @@ M.failure = failure
 --- Windows of the screen (eacu.windows): windows(), window(query), frontmost().
 M.windows, M.window, M.frontmost = windows.windows, windows.window, windows.frontmost
 
+--- The accessibility tree (eacu.a11y): a11y([window]), set_text{name=, text=}.
+M.a11y, M.set_text = a11y.a11y, a11y.set_text
+
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
-  "check_url", "run_template", "windows", "window", "frontmost",
+  "check_url", "run_template", "windows", "window", "frontmost", "a11y", "set_text",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

@@ -14,13 +14,15 @@
 ---  alias from an asset index; then `"images/ok.png"` / `"images/ok"`: an image file relative
 ---  to the script's folder, then to the working directory;
 ---- `"text:Library Reference"`: a phrase read on screen by OCR;
+---- `"a11y:OK"` or an `A11yTarget` (`{role="push button", name="OK", press=}`): an element of
+---  the accessibility tree (stdlib/meta/a11y.lua);
 ---- an `ImageTarget` (`{image=..., threshold=, region=, offset=}` or `{"name", ...}`);
 ---- a `TextTarget` (`{text=..., threshold=, region=, lang=}`);
 ---- a `PointTarget` (`{x=, y=}`: pixels, or fractions of the screen in 0..1);
 ---- a `Match`: the point it found (`cx`, `cy`);
 ---- a `DynamicTarget` (`{dynamic="the blue Send button"}`): found by the vision model; only
 ---  tap, double_tap, long_press, locate, exists, wait and verify take it.
----@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget
+---@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget|A11yTarget
 
 ---A region to search or read: `{x, y, w, h}` or `{x=, y=, w=, h=}`: physical pixels, or
 ---fractions of the screen when all four lie in 0..1 and one is fractional. Clipped to the

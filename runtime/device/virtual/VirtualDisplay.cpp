@@ -194,7 +194,13 @@ void VirtualDisplay::startWindowManager(const std::string& wm, double timeout) {
     wm_name_ = wm;
 }
 
+void VirtualDisplay::startSessionBus(double timeout) {
+    if (bus_) throw std::runtime_error("a session bus already runs for " + name_);
+    bus_ = SessionBus::start(name_, timeout);
+}
+
 VirtualDisplay::~VirtualDisplay() {
+    bus_.reset();
     if (wm_) wm_->stop(2.0);
     if (xvfb_) xvfb_->stop(2.0);
 }

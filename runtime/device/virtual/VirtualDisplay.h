@@ -4,6 +4,7 @@
 #include <string>
 
 #include "geometry/Rect.h"
+#include "device/virtual/SessionBus.h"
 #include "process/Process.h"
 
 namespace eacu {
@@ -26,7 +27,16 @@ public:
     /// time, or when a window manager was already started.
     void startWindowManager(const std::string& wm, double timeout = 10);
 
-    /// Stops the window manager (if any), then Xvfb (SIGTERM, then SIGKILL after 2 s).
+    /// Starts a private D-Bus session bus and the AT-SPI2 accessibility bus for this display
+    /// (SessionBus::start), so that programs launched with its environment export their
+    /// accessibility trees. Throws std::runtime_error like SessionBus::start, or when one was
+    /// already started.
+    void startSessionBus(double timeout = 10);
+    /// The session bus started by startSessionBus, or null.
+    const SessionBus* sessionBus() const { return bus_.get(); }
+
+    /// Stops the session bus (if any), the window manager (if any), then Xvfb (SIGTERM, then
+    /// SIGKILL after 2 s).
     ~VirtualDisplay();
     VirtualDisplay(const VirtualDisplay&) = delete;
     VirtualDisplay& operator=(const VirtualDisplay&) = delete;
@@ -49,6 +59,7 @@ private:
     VirtualDisplay() = default;
     std::unique_ptr<Process> xvfb_;
     std::unique_ptr<Process> wm_;
+    std::unique_ptr<SessionBus> bus_;
     std::string wm_name_;
     std::string name_;
     int number_ = -1;

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "device/atspi/AtspiAccessibility.h"
 #include "device/x11/X11DeviceImpl.h"
 #include "device/x11/X11Errors.h"
 
@@ -94,6 +95,14 @@ Windows& X11Device::windows() {
     if (!impl_->windows) impl_->windows = std::make_unique<X11Windows>(impl_->name, impl_->scale);
     return *impl_->windows;
 }
+
+Accessibility& X11Device::accessibility() {
+    impl_->checkAlive();
+    if (!a11y_) a11y_ = std::make_unique<AtspiAccessibility>("", impl_->name);
+    return *a11y_;
+}
+
+void X11Device::setAccessibility(std::unique_ptr<Accessibility> a11y) { a11y_ = std::move(a11y); }
 
 void X11Device::sync() {
     Impl& d = *impl_;

@@ -63,6 +63,12 @@ public:
     /// The display's top-level windows (X11Windows, on a connection of its own, opened at the
     /// first call).
     Windows& windows() override;
+    /// The display's accessibility tree: the one given to setAccessibility, else AT-SPI2 on the
+    /// bus libatspi finds for this display (AtspiAccessibility with no address).
+    Accessibility& accessibility() override;
+    /// Sets the accessibility tree accessibility() returns (e.g. AT-SPI2 on a virtual
+    /// display's private bus).
+    void setAccessibility(std::unique_ptr<Accessibility> a11y);
 
     /// The display name as Xlib resolved it, e.g. ":99".
     const std::string& displayName() const;
@@ -76,6 +82,7 @@ public:
 
 private:
     std::unique_ptr<Impl> impl_;
+    std::unique_ptr<Accessibility> a11y_;
 };
 
 }  // namespace eacu

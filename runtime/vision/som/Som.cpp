@@ -10,9 +10,10 @@ namespace eacu {
 
 namespace {
 
-enum Priority { kAsset = 5, kControlText = 4, kOcr = 3, kControl = 2, kBlob = 1 };
+enum Priority { kA11y = 6, kAsset = 5, kControlText = 4, kOcr = 3, kControl = 2, kBlob = 1 };
 
 int priorityOf(const SomElement& e) {
+    if (e.source.rfind("box_a11y", 0) == 0) return kA11y;
     if (e.source == "box_asset_content_asset") return kAsset;
     if (e.source == "box_contour_content_ocr") return kControlText;
     if (e.source == "box_ocr_content_ocr") return kOcr;
@@ -192,11 +193,24 @@ std::vector<SomElement> proposeControls(const cv::Mat& img, const SomOptions& o)
     return out;
 }
 
+// The Set-of-Marks kind of an accessibility role.
+static std::string kindOfRole(const std::string& role) {
+    if (role == "push button" || role == "toggle button" || role == "button") return "button";
+    if (role == "text" || role == "entry" || role == "password text" || role == "spin button") return "text_field";
+    return role;
+}
+
 SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr, const std::vector<SomAssetHit>& assets,
-                   const SomOptions& o) {
+                   const SomOptions& o, const std::vector<SomA11yNode>& a11y) {
     SomResult res;
     res.size = {bgr.cols, bgr.rows};
     std::vector<SomElement> all;
+    std::vector<SomElement> nodes;
+    for (const auto& n : a11y) {
+        Rect r = bgr.empty() ? n.box : n.box.intersect({0, 0, bgr.cols, bgr.rows});
+        if (r.empty()) continue;
+        nodes.push_back({0, "icon", kindOfRole(n.role), r, true, n.name, "box_a11y_content_a11y", 1.0});
+    }
     for (const auto& a : assets) {
         if (a.box.empty()) continue;
         all.push_back({0, "icon", "asset", a.box, true, a.name, "box_asset_content_asset", a.score});
@@ -207,7 +221,30 @@ SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr, const
         texts.push_back({0, "text", "label", l.box, false, l.text, "box_ocr_content_ocr", l.confidence});
     }
     std::vector<SomElement> found = bgr.empty() ? std::vector<SomElement>{} : proposeControls(bgr, o);
-    res.candidates = int(all.size() + texts.size() + found.size());
+    res.candidates = int(nodes.size() + all.size() + texts.size() + found.size());
+
+    // Elements of the accessibility tree stand for the OCR lines inside them (their labels); one
+    // without a name is named by them.
+    std::vector<bool> read_by_tree(texts.size(), false);
+    for (auto& n : nodes) {
+        for (size_t i = 0; i < texts.size(); ++i) {
+            if (read_by_tree[i] || coverage(texts[i].box, n.box) <= 0.8) continue;
+            read_by_tree[i] = true;
+            if (n.content.empty()) {
+                n.content = texts[i].content;
+                n.source = "box_a11y_content_ocr";
+            }
+        }
+    }
+    // Proposals from the pixels that a tree element covers are that element.
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const SomElement& c) {
+                                   for (const auto& n : nodes)
+                                       if (c.box.iou(n.box) > 0.3 || coverage(c.box, n.box) > 0.7) return true;
+                                   return false;
+                               }),
+                found.end());
+    for (auto& n : nodes) all.push_back(std::move(n));
 
     // Controls absorb the OCR lines they contain (OmniParser: box_yolo_content_ocr).
     std::vector<bool> text_used(texts.size(), false);
@@ -222,13 +259,14 @@ SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr, const
         });
         if (inside.size() > 3) continue;  // a panel of text, not a control
         for (size_t i : inside) {
+            if (read_by_tree[i]) continue;  // a tree element's label (counted above: a panel stays a panel)
             c.content += (c.content.empty() ? "" : " ") + texts[i].content;
             text_used[i] = true;
         }
-        c.source = "box_contour_content_ocr";
+        if (!c.content.empty()) c.source = "box_contour_content_ocr";
     }
     for (size_t i = 0; i < texts.size(); ++i)
-        if (!text_used[i]) all.push_back(texts[i]);
+        if (!text_used[i] && !read_by_tree[i]) all.push_back(texts[i]);
 
     // A control stands for the few glyph blobs inside it (its label).
     std::vector<bool> blob_used(found.size(), false);
@@ -262,7 +300,7 @@ SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr, const
     // Containers (panels, toolbars) hold several elements; they are not one control.
     std::vector<SomElement> kept;
     for (size_t i = 0; i < all.size(); ++i) {
-        if (priorityOf(all[i]) == kAsset || priorityOf(all[i]) == kOcr) {
+        if (priorityOf(all[i]) == kA11y || priorityOf(all[i]) == kAsset || priorityOf(all[i]) == kOcr) {
             kept.push_back(all[i]);
             continue;
         }

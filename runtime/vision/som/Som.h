@@ -27,15 +27,28 @@ struct SomAssetHit {
     double score = 0;
 };
 
+/// An interactive element of the accessibility tree (device/Accessibility.h) as Set-of-Marks
+/// takes it: its role ("push button", "text", "check box"), accessible name and box on the
+/// frame (physical pixels).
+struct SomA11yNode {
+    std::string role;
+    std::string name;
+    Rect box;
+};
+
 /// One element.
 /// - `id`: 0-based, assigned in reading order (top to bottom, then left to right, rows grouped by
 ///   vertical overlap), so the same screen gives the same IDs.
 /// - `type`: OmniParser's "text" | "icon"; `kind`: finer, for the text list: button |
 ///   text_field | icon | control | label | asset.
 /// - `box`: physical pixels of the frame; `interactivity` as OmniParser (text false, icon true).
-/// - `content`: OCR text or the asset name ("" when unknown).
+///   Elements from the accessibility tree take their kind from its role (button,
+///   text_field, or the role itself: "check box", "menu item").
+/// - `content`: OCR text, the asset name or the accessible name ("" when unknown).
 /// - `source`: box_ocr_content_ocr | box_contour | box_contour_content_ocr | box_blob |
-///   box_asset_content_asset (OmniParser's "box_<detector>_content_<captioner>" pattern).
+///   box_asset_content_asset | box_a11y_content_a11y | box_a11y_content_ocr (an element of the
+///   accessibility tree without a name, named by the OCR text inside it) (OmniParser's
+///   "box_<detector>_content_<captioner>" pattern).
 /// - `score`: OCR confidence, asset score, or the detector's rectangularity (0..1).
 struct SomElement {
     int id = 0;
@@ -83,12 +96,16 @@ struct SomResult {
 /// each with source "box_contour" or "box_blob". `bgr`: BGR or grey, physical pixels.
 std::vector<SomElement> proposeControls(const cv::Mat& bgr, const SomOptions& opt = {});
 
-/// Merges proposals from the image, OCR lines and asset hits: a control that contains OCR lines
+/// Merges proposals from the accessibility tree, the image, OCR lines and asset hits. Elements of
+/// the tree (`a11y`) come first: they are exact, their accessible names are their content (or
+/// the OCR lines inside them when they have none), and proposals they cover are dropped. A
+/// control that contains OCR lines
 /// takes their text (and they are dropped), blobs covered by an OCR line or asset are dropped,
 /// containers (holding 3+ other elements) are dropped, overlaps above `iou_dedup` are
 /// de-duplicated, the rest capped at `max_elements` and numbered in reading order.
 SomResult buildSom(const cv::Mat& bgr, const std::vector<SomOcrLine>& ocr = {},
-                   const std::vector<SomAssetHit>& assets = {}, const SomOptions& opt = {});
+                   const std::vector<SomAssetHit>& assets = {}, const SomOptions& opt = {},
+                   const std::vector<SomA11yNode>& a11y = {});
 
 /// OmniParser's schema plus the ID: [{"id","type","bbox":[x1,y1,x2,y2] (fractions of the frame),
 /// "interactivity","content","source"}, ...].

@@ -1,0 +1,76 @@
+// The accessibility tree of a device's screen (the element trees toolkits export for screen
+// readers), without any platform type: AT-SPI2 implements it in device/atspi/; Windows UI
+// Automation or Android's uiautomator could follow.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "geometry/Rect.h"
+
+namespace eacu {
+
+/// One element of an accessibility tree.
+/// - `role`: the toolkit-neutral role name, lower case as AT-SPI spells it ("push button",
+///   "text", "check box", "menu item", "frame", "application").
+/// - `name`, `description`: the accessible name and description (UTF-8; may be empty).
+/// - `states`: state names ("enabled", "focusable", "focused", "showing", "visible",
+///   "editable", "checked", "sensitive", ...).
+/// - `bounds`: the element on the screen, physical pixels; empty (w = h = 0) when it has no
+///   extent or is not on the screen.
+/// - `actions`: the names of the actions it can do ("click", "press", "activate", "toggle").
+/// - `editable_text`: it accepts its whole text being set (AT-SPI EditableText).
+/// - `path`: where it is in the tree: the application's index on the desktop, then the child
+///   index at each level (what Accessibility::doAction and setText take back).
+/// - `pid`: the process of its application (0 when unknown); `app`: that application's name.
+struct A11yElement {
+    std::string role;
+    std::string name;
+    std::string description;
+    std::vector<std::string> states;
+    Rect bounds;
+    std::vector<std::string> actions;
+    bool editable_text = false;
+    std::vector<int> path;
+    int pid = 0;
+    std::string app;
+    std::vector<A11yElement> children;
+
+    /// True when `states` holds `state`.
+    bool has(const std::string& state) const {
+        for (const auto& s : states)
+            if (s == state) return true;
+        return false;
+    }
+};
+
+/// Which part of the tree a snapshot reads: every application (`pid` 0) or the one of
+/// process `pid`; at most `max_elements` elements (the rest is cut, `truncated` is set on
+/// the root) and `max_depth` levels.
+struct A11yScope {
+    int pid = 0;
+    int max_elements = 5000;
+    int max_depth = 40;
+};
+
+/// Reading and acting on a device's accessibility tree. Every method throws DeviceError when
+/// the accessibility bus cannot be reached (the message says which bus and how to get one,
+/// e.g. --display virtual), or when an element is gone.
+class Accessibility {
+public:
+    virtual ~Accessibility() = default;
+
+    /// The tree now: a root of role "desktop frame" whose children are the applications (role
+    /// "application", with `pid` and `app`), each with its windows and their elements. A
+    /// `scope.pid` with no application in the tree gives a root with no children.
+    virtual A11yElement snapshot(const A11yScope& scope = {}) = 0;
+    /// Does the action `action` (one of the element's `actions`) of the element at
+    /// `element.path`. Throws DeviceError when the element at that path is no longer the same
+    /// (role and name differ) or is gone, or when it has no such action (the message lists
+    /// the ones it has), or when the toolkit refuses.
+    virtual void doAction(const A11yElement& element, const std::string& action) = 0;
+    /// Replaces the whole text of the editable element at `element.path` by `utf8`. Throws
+    /// DeviceError like doAction, and when the element's text is not editable.
+    virtual void setText(const A11yElement& element, const std::string& utf8) = 0;
+};
+
+}  // namespace eacu

@@ -1,0 +1,268 @@
+#include "device/atspi/AtspiAccessibility.h"
+
+#include <atspi/atspi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "device/Device.h"
+#include "device/atspi/A11yBus.h"
+
+namespace eacu {
+
+namespace {
+
+// libatspi's one connection per process: the address it was made with.
+std::mutex g_mu;
+bool g_connected = false;
+std::string g_address;
+
+struct GObjectUnref {
+    void operator()(void* p) const {
+        if (p) g_object_unref(p);
+    }
+};
+template <class T>
+using GPtr = std::unique_ptr<T, GObjectUnref>;
+
+std::string take(gchar* s) {
+    std::string out = s ? s : "";
+    g_free(s);
+    return out;
+}
+
+// A GError's message (and frees it), or "" when there was none.
+std::string errorText(GError*& err) {
+    if (!err) return "";
+    std::string m = err->message ? err->message : "unknown error";
+    g_error_free(err);
+    err = nullptr;
+    return m;
+}
+
+// Processes what libatspi has received (cache updates, events) without blocking.
+void pump() {
+    while (g_main_context_iteration(nullptr, FALSE)) {
+    }
+}
+
+std::string stateName(AtspiStateType s) {
+    static GEnumClass* cls = static_cast<GEnumClass*>(g_type_class_ref(atspi_state_type_get_type()));
+    GEnumValue* v = g_enum_get_value(cls, s);
+    return v && v->value_nick ? v->value_nick : "state " + std::to_string(int(s));
+}
+
+struct Walker {
+    int max_elements;
+    int max_depth;
+    int count = 0;
+    bool truncated = false;
+
+    // Reads `acc` (whose path and application are set in `el`) and its children.
+    void read(AtspiAccessible* acc, A11yElement& el, int depth) {
+        ++count;
+        GError* err = nullptr;
+        el.role = take(atspi_role_get_name(atspi_accessible_get_role(acc, &err)));
+        errorText(err);
+        el.name = take(atspi_accessible_get_name(acc, &err));
+        errorText(err);
+        el.description = take(atspi_accessible_get_description(acc, &err));
+        errorText(err);
+        if (GPtr<AtspiStateSet> ss{atspi_accessible_get_state_set(acc)}) {
+            if (GArray* states = atspi_state_set_get_states(ss.get())) {
+                for (guint i = 0; i < states->len; ++i)
+                    el.states.push_back(stateName(g_array_index(states, AtspiStateType, i)));
+                g_array_free(states, TRUE);
+            }
+        }
+        if (GPtr<AtspiComponent> c{atspi_accessible_get_component_iface(acc)}) {
+            AtspiRect* r = atspi_component_get_extents(c.get(), ATSPI_COORD_TYPE_SCREEN, &err);
+            errorText(err);
+            if (r && r->width > 0 && r->height > 0 && r->x > -100000 && r->y > -100000)
+                el.bounds = {r->x, r->y, r->width, r->height};
+            g_free(r);
+        }
+        if (GPtr<AtspiAction> a{atspi_accessible_get_action_iface(acc)}) {
+            int n = atspi_action_get_n_actions(a.get(), &err);
+            errorText(err);
+            for (int i = 0; i < n; ++i) {
+                std::string name = take(atspi_action_get_action_name(a.get(), i, &err));
+                errorText(err);
+                if (!name.empty()) el.actions.push_back(name);
+            }
+        }
+        if (GPtr<AtspiEditableText> e{atspi_accessible_get_editable_text_iface(acc)}) el.editable_text = true;
+        // Children of what is not on screen (a closed menu, a hidden page) are left out; the
+        // levels above windows (desktop, application) always have theirs.
+        if (depth >= 2 && !el.has("showing")) return;
+        if (depth >= max_depth) {
+            truncated = true;
+            return;
+        }
+        int n = atspi_accessible_get_child_count(acc, &err);
+        if (errorText(err).size()) return;
+        for (int i = 0; i < n; ++i) {
+            if (count >= max_elements) {
+                truncated = true;
+                return;
+            }
+            GPtr<AtspiAccessible> child{atspi_accessible_get_child_at_index(acc, i, &err)};
+            errorText(err);
+            if (!child) continue;
+            A11yElement c;
+            c.path = el.path;
+            c.path.push_back(i);
+            c.pid = el.pid;
+            c.app = el.app;
+            read(child.get(), c, depth + 1);
+            el.children.push_back(std::move(c));
+        }
+    }
+};
+
+}  // namespace
+
+AtspiAccessibility::AtspiAccessibility(std::string bus_address, std::string display)
+    : bus_address_(std::move(bus_address)), display_(std::move(display)) {}
+
+AtspiAccessibility::~AtspiAccessibility() = default;
+
+void AtspiAccessibility::connect() {
+    if (!unavailable_.empty()) throw DeviceError(unavailable_);
+    if (bus_address_.empty()) {
+        // Found here rather than by libatspi, which would autolaunch a session bus (a process
+        // outliving the run) when there is none.
+        const char* env = std::getenv("AT_SPI_BUS_ADDRESS");
+        const char* session = std::getenv("DBUS_SESSION_BUS_ADDRESS");
+        if (env && *env) bus_address_ = env;
+        else if (session && *session) bus_address_ = a11yBusAddress(session, true);
+        if (bus_address_.empty()) {
+            unavailable_ = "no accessibility bus for display " + display_ + " (AT-SPI2: " +
+                           (session && *session ? std::string("org.a11y.Bus does not answer on the session bus")
+                                                : std::string("neither $AT_SPI_BUS_ADDRESS nor $DBUS_SESSION_BUS_ADDRESS is set")) +
+                           "); --display virtual starts one for its programs";
+            throw DeviceError(unavailable_);
+        }
+    }
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_connected && g_address == bus_address_) return;
+    if (g_connected) {
+        atspi_exit();
+        g_connected = false;
+    }
+    // libatspi reads the bus address from the environment when it connects.
+    ::setenv("AT_SPI_BUS_ADDRESS", bus_address_.c_str(), 1);
+    int rc = atspi_init();
+    if (rc != 0 && rc != 1 /* already */) {
+        unavailable_ = "no accessibility bus for display " + display_ + " (AT-SPI2: cannot connect to " +
+                       bus_address_ + "); --display virtual starts one for its programs";
+        throw DeviceError(unavailable_);
+    }
+    atspi_set_timeout(2000, 15000);
+    g_connected = true;
+    g_address = bus_address_;
+}
+
+A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
+    connect();
+    pump();
+    GPtr<AtspiAccessible> desktop{atspi_get_desktop(0)};
+    if (!desktop) throw DeviceError("the accessibility bus of display " + display_ + " has no desktop");
+    A11yElement root;
+    root.role = "desktop frame";
+    root.name = "main";
+    Walker w{scope.max_elements, scope.max_depth};
+    GError* err = nullptr;
+    int n = atspi_accessible_get_child_count(desktop.get(), &err);
+    std::string e = errorText(err);
+    if (!e.empty()) throw DeviceError("accessibility bus of display " + display_ + ": cannot list applications: " + e);
+    for (int i = 0; i < n; ++i) {
+        GPtr<AtspiAccessible> app{atspi_accessible_get_child_at_index(desktop.get(), i, &err)};
+        errorText(err);
+        if (!app) continue;
+        int pid = int(atspi_accessible_get_process_id(app.get(), &err));
+        if (!errorText(err).empty()) pid = 0;
+        if (scope.pid && pid != scope.pid) continue;
+        atspi_accessible_clear_cache(app.get());
+        A11yElement a;
+        a.path = {i};
+        a.pid = pid;
+        a.app = take(atspi_accessible_get_name(app.get(), &err));
+        errorText(err);
+        w.read(app.get(), a, 1);
+        root.children.push_back(std::move(a));
+        if (w.count >= w.max_elements) break;
+    }
+    if (w.truncated) root.states.push_back("truncated");
+    return root;
+}
+
+namespace {
+
+// The element at `el.path`, checked to be the same (role and name) as when it was read.
+GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display) {
+    if (el.path.empty()) throw DeviceError("accessible element \"" + el.name + "\": it has no path in the tree");
+    pump();
+    GPtr<AtspiAccessible> cur{atspi_get_desktop(0)};
+    GError* err = nullptr;
+    for (size_t k = 0; k < el.path.size(); ++k) {
+        GPtr<AtspiAccessible> next{atspi_accessible_get_child_at_index(cur.get(), el.path[k], &err)};
+        std::string e = errorText(err);
+        if (!next)
+            throw DeviceError("accessible " + el.role + " \"" + el.name + "\" on " + display + " is gone" +
+                              (e.empty() ? "" : " (" + e + ")"));
+        cur = std::move(next);
+    }
+    std::string role = take(atspi_role_get_name(atspi_accessible_get_role(cur.get(), &err)));
+    errorText(err);
+    std::string name = take(atspi_accessible_get_name(cur.get(), &err));
+    errorText(err);
+    if (role != el.role || name != el.name)
+        throw DeviceError("accessible " + el.role + " \"" + el.name + "\" on " + display +
+                          " is gone: its place in the tree now holds " + role + " \"" + name + "\"");
+    return cur;
+}
+
+}  // namespace
+
+void AtspiAccessibility::doAction(const A11yElement& el, const std::string& action) {
+    connect();
+    GPtr<AtspiAccessible> acc = resolve(el, display_);
+    GPtr<AtspiAction> a{atspi_accessible_get_action_iface(acc.get())};
+    if (!a) throw DeviceError("accessible " + el.role + " \"" + el.name + "\" has no actions");
+    GError* err = nullptr;
+    int n = atspi_action_get_n_actions(a.get(), &err);
+    errorText(err);
+    std::string have;
+    for (int i = 0; i < n; ++i) {
+        std::string name = take(atspi_action_get_action_name(a.get(), i, &err));
+        errorText(err);
+        if (name == action) {
+            gboolean ok = atspi_action_do_action(a.get(), i, &err);
+            std::string e = errorText(err);
+            if (!ok || !e.empty())
+                throw DeviceError("accessible " + el.role + " \"" + el.name + "\": action \"" + action +
+                                  "\" refused" + (e.empty() ? "" : ": " + e));
+            return;
+        }
+        have += (have.empty() ? "" : ", ") + name;
+    }
+    throw DeviceError("accessible " + el.role + " \"" + el.name + "\": expected one of its actions (" +
+                      (have.empty() ? "none" : have) + "), got \"" + action + "\"");
+}
+
+void AtspiAccessibility::setText(const A11yElement& el, const std::string& utf8) {
+    connect();
+    GPtr<AtspiAccessible> acc = resolve(el, display_);
+    GPtr<AtspiEditableText> e{atspi_accessible_get_editable_text_iface(acc.get())};
+    if (!e) throw DeviceError("accessible " + el.role + " \"" + el.name + "\": its text is not editable");
+    GError* err = nullptr;
+    gboolean ok = atspi_editable_text_set_text_contents(e.get(), utf8.c_str(), &err);
+    std::string m = errorText(err);
+    if (!ok || !m.empty())
+        throw DeviceError("accessible " + el.role + " \"" + el.name + "\": setting its text was refused" +
+                          (m.empty() ? "" : ": " + m));
+}
+
+}  // namespace eacu

@@ -1,0 +1,38 @@
+// The accessibility tree through AT-SPI2 (libatspi): the trees GTK, Qt, Firefox and others
+// export on the accessibility bus of an X display.
+#pragma once
+#include <string>
+
+#include "device/Accessibility.h"
+
+namespace eacu {
+
+/// Accessibility (device/Accessibility.h) over AT-SPI2. libatspi keeps one connection per
+/// process: the first use connects to the accessibility bus at `bus_address` (the address
+/// org.a11y.Bus.GetAddress gives on the display's session bus, see SessionBus), or, when it
+/// is "", $AT_SPI_BUS_ADDRESS, else the one org.a11y.Bus names on the session bus of
+/// $DBUS_SESSION_BUS_ADDRESS (a desktop session's); with neither, every call throws
+/// DeviceError (no session bus is autolaunched). An instance with another address reconnects
+/// libatspi. Not thread-safe: one run's thread uses it.
+///
+/// Snapshots read the tree with the cache cleared, so they show the state of now; an element
+/// that is not "showing" is listed without its children (a closed menu's items are left out).
+class AtspiAccessibility : public Accessibility {
+public:
+    /// `bus_address`: a D-Bus address ("unix:path=..."), or "" (see the class comment).
+    /// `display`: the X display the tree belongs to, for messages (":99"). Does not connect.
+    AtspiAccessibility(std::string bus_address, std::string display);
+    ~AtspiAccessibility() override;
+
+    A11yElement snapshot(const A11yScope& scope = {}) override;
+    void doAction(const A11yElement& element, const std::string& action) override;
+    void setText(const A11yElement& element, const std::string& utf8) override;
+
+private:
+    void connect();
+    std::string bus_address_;
+    std::string display_;
+    std::string unavailable_;  // why there is no bus (found once; every later call throws it)
+};
+
+}  // namespace eacu
