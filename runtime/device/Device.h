@@ -7,6 +7,7 @@
 #include "base/Frame.h"
 #include "device/Keys.h"
 #include "device/MouseButton.h"
+#include "device/Navigator.h"
 #include "device/Windows.h"
 #include "geometry/Rect.h"
 
@@ -18,7 +19,8 @@ struct DeviceError : std::runtime_error {
 };
 
 /// A screen and its input devices. All coordinates are physical pixels of captured frames.
-/// Implementations: X11Device (a real X server or an owned Xvfb), ImageDevice (static images).
+/// Implementations: X11Device (a real X server or an owned Xvfb), ImageDevice (static images),
+/// ChromiumDevice (one page of a headless Chromium over the DevTools protocol).
 /// Methods throw DeviceError when the display cannot be reached.
 class Device {
 public:
@@ -59,6 +61,9 @@ public:
     /// The screen's top-level windows (device/Windows.h). Throws DeviceError("this device has
     /// no windows: ...") on devices without any (an image).
     virtual Windows& windows() { throw DeviceError("this device has no windows: " + describe()); }
+    /// The web page this device shows (device/Navigator.h); nullptr on a device that is not a
+    /// browser page (a screen, an image).
+    virtual Navigator* navigator() { return nullptr; }
 };
 
 }  // namespace eacu
