@@ -65,8 +65,9 @@ std::unique_ptr<ChromiumDevice> ChromiumDevice::launch(const PageMetrics& metric
     }
     std::unique_ptr<ChromiumDevice> d(new ChromiumDevice());
     d->metrics_ = metrics;
-    char tmpl[] = "/tmp/eacu-chromium.XXXXXX";
-    if (!mkdtemp(tmpl)) throw DeviceError("chromium: cannot make a profile directory in /tmp");
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "eacu-chromium-device.XXXXXX").string();  // $TMPDIR
+    if (!mkdtemp(tmpl.data())) throw DeviceError("chromium: cannot make a profile directory " + tmpl);
     d->profile_ = tmpl;
     ProcessOptions po;
     po.capture_stdout = false;

@@ -1,0 +1,39 @@
+-- The chromium device (issue 13 part 4): one script, several parts chosen by arg[1]. Run with
+-- --device chromium or --device cdp:http://HOST:PORT and no X display.
+--   search [MODULE]   the python3-doc search through the page's own box, by text (scripts/browser)
+--   blocked           open_url of a blocked domain (EACU_BLOCK_DOMAINS)
+--   link PAGE         a page whose link leads to a blocked domain: the tap on it is refused
+--   chinese PAGE      Chinese typed into an <input> (Input.insertText), read back from the URL
+local browser = require "browser"
+local part = arg[1]
+
+if part == "search" then
+  local module = arg[2] or "json"
+  browser.open()
+  browser.search_module(module)
+  print("url " .. current_url())
+  print("heading verified: " .. module)
+elseif part == "blocked" then
+  local ok, err = pcall(open_url, "http://example.com/")
+  print("refused: " .. tostring(not ok) .. " code " .. tostring(err and err.code) .. " " .. tostring(err))
+  error(err)
+elseif part == "link" then
+  open_url("file://" .. arg[2])
+  tap("text:Visit the example site")
+  -- The refusal fails the tap's step or the next one.
+  wait("text:Visit the example site", 5)
+  print("not refused")
+elseif part == "chinese" then
+  open_url("file://" .. arg[2])
+  tap("text:Type here")
+  local text = "张三说：你好，世界"
+  input(text)
+  -- The page mirrors the input's value into its URL's fragment (percent-encoded UTF-8).
+  local url = current_url()
+  local frag = url:match("#(.*)$") or ""
+  local value = frag:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
+  print("typed value: " .. value)
+  assert(value == text, "expected the input to hold " .. text .. ", got " .. value)
+else
+  error("chromium_device.lua: expected search, blocked, link or chinese, got " .. tostring(part))
+end
