@@ -115,6 +115,21 @@ DeviceSpec parseDeviceSpec(const std::string& spec) {
     throw std::invalid_argument(std::string("device: ") + kExpected + ", got \"" + spec + "\"");
 }
 
+std::string specForRecordedDevice(const std::string& d) {
+    auto metricsAfter = [&](size_t pos) {
+        size_t end = d.find(' ', pos);
+        return d.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    };
+    const std::string chromium = "chromium headless ";
+    if (d.rfind(chromium, 0) == 0) return "chromium:" + metricsAfter(chromium.size());
+    if (d.rfind("cdp ", 0) == 0) {
+        size_t page = d.find(" page ");
+        if (page == std::string::npos) return "";
+        return "cdp:" + d.substr(4, page - 4) + "#" + metricsAfter(page + 6);
+    }
+    return "";
+}
+
 DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
     DeviceSpec s = parseDeviceSpec(spec);
     if (!wm.empty() && wm != "none" && s.kind != DeviceSpec::Kind::Virtual)

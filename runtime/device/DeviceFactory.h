@@ -39,6 +39,12 @@ struct DeviceSpec {
 /// scale, URL or an empty path.
 DeviceSpec parseDeviceSpec(const std::string& spec);
 
+/// The spec that opens again the kind of device a run was recorded on, from the device's
+/// describe() text in the run log: "chromium headless 1024x700@2 (pid 9)" → "chromium:1024x700@2",
+/// "cdp http://127.0.0.1:9222 page 1280x800@1" → "cdp:http://127.0.0.1:9222#1280x800@1".
+/// "" for other devices (an X display is named by --display or $DISPLAY at replay time).
+std::string specForRecordedDevice(const std::string& described);
+
 /// An open device and what it needs. `virtual_display` (for "virtual") is declared first, so
 /// it is destroyed last: the X connection closes before its Xvfb stops. `display` is the X
 /// display name that programs the run launches must be given (e.g. ":99"; "" for an image

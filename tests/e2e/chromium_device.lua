@@ -1,6 +1,7 @@
 -- The chromium device (issue 13 part 4): one script, several parts chosen by arg[1]. Run with
 -- --device chromium or --device cdp:http://HOST:PORT and no X display.
 --   search [MODULE]   the python3-doc search through the page's own box, by text (scripts/browser)
+--   page MODULE       a module's page of python3-doc opened with open_url, its heading verified
 --   blocked           open_url of a blocked domain (EACU_BLOCK_DOMAINS)
 --   link PAGE         a page whose link leads to a blocked domain: the tap on it is refused
 --   chinese PAGE      Chinese typed into an <input> (Input.insertText), read back from the URL
@@ -11,6 +12,12 @@ if part == "search" then
   local module = arg[2] or "json"
   browser.open()
   browser.search_module(module)
+  print("url " .. current_url())
+  print("heading verified: " .. module)
+elseif part == "page" then
+  local module = arg[2]
+  open_url("file:///usr/share/doc/python3-doc/html/library/" .. module .. ".html")
+  verify({ text = module .. " — " .. browser.summaries[module] }, 15)
   print("url " .. current_url())
   print("heading verified: " .. module)
 elseif part == "blocked" then
@@ -35,5 +42,5 @@ elseif part == "chinese" then
   print("typed value: " .. value)
   assert(value == text, "expected the input to hold " .. text .. ", got " .. value)
 else
-  error("chromium_device.lua: expected search, blocked, link or chinese, got " .. tostring(part))
+  error("chromium_device.lua: expected search, page, blocked, link or chinese, got " .. tostring(part))
 end

@@ -31,10 +31,13 @@ expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='verify'
 # 2. The report and a replay of the run on the same kind of device.
 "$EACU" report "$run" --db "$db" -o "$OUT/report.html" >/dev/null 2>"$OUT/report.err" || { cat "$OUT/report.err" >&2; fail "report"; }
 grep -q "open_url" "$OUT/report.html" || fail "the report has no open_url step"
-"$EACU" replay "$run" --device chromium:1024x700@2 --db "$db" --quiet >"$OUT/replay.out" 2>"$OUT/replay.err" || {
+# No --device: the run was recorded on the chromium device, so it replays on one (1024x700@2).
+"$EACU" replay "$run" --db "$db" >"$OUT/replay.out" 2>"$OUT/replay.err" || {
   cat "$OUT/replay.err" >&2; fail "replay on the chromium device"; }
+expect_contains "$(cat "$OUT/replay.err")" "eacu replay: on --device chromium:1024x700@2, as run $run was recorded" "replay's device"
 rep=$(q "SELECT MAX(id) FROM runs")
 expect_eq "$(q "SELECT status || ' ' || replay_of FROM runs WHERE id=$rep")" "passed $run" "replay run"
+expect_contains "$(q "SELECT device FROM runs WHERE id=$rep")" "chromium headless 1024x700@2" "the replay's device"
 
 # 3. A blocked domain: refused before any request (no network exists here either way).
 set +e
@@ -86,9 +89,9 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [ -n "$port" ] || fail "chromium wrote no DevToolsActivePort within 30 s"
-"$EACU" run "$here/chromium_device.lua" --device "cdp:http://127.0.0.1:$port" --db "$db" -- search json >"$OUT/p1.out" 2>"$OUT/p1.err" &
+"$EACU" run "$here/chromium_device.lua" --device "cdp:http://127.0.0.1:$port" --db "$db" -- page json >"$OUT/p1.out" 2>"$OUT/p1.err" &
 p1=$!
-"$EACU" run "$here/chromium_device.lua" --device "cdp:http://127.0.0.1:$port" --db "$db" -- search csv >"$OUT/p2.out" 2>"$OUT/p2.err" &
+"$EACU" run "$here/chromium_device.lua" --device "cdp:http://127.0.0.1:$port" --db "$db" -- page csv >"$OUT/p2.out" 2>"$OUT/p2.err" &
 p2=$!
 wait "$p1" || { cat "$OUT/p1.err" >&2; fail "parallel run 1 (json)"; }
 wait "$p2" || { cat "$OUT/p2.err" >&2; fail "parallel run 2 (csv)"; }

@@ -75,6 +75,16 @@ TEST_CASE("parseDeviceSpec: chromium and cdp specs", "[device]") {
     CHECK_THAT(specError("cdp:http://host"), Catch::Contains("expected cdp:http://HOST:PORT"));
 }
 
+TEST_CASE("specForRecordedDevice: a chromium run's device opens again", "[device]") {
+    CHECK(specForRecordedDevice("chromium headless 1024x700@2 (pid 9)") == "chromium:1024x700@2");
+    CHECK(specForRecordedDevice("cdp http://127.0.0.1:9222 page 1280x800@1") == "cdp:http://127.0.0.1:9222#1280x800@1");
+    CHECK(specForRecordedDevice("x11 :99 1280x800") == "");
+    DeviceSpec d = parseDeviceSpec(specForRecordedDevice("chromium headless 1024x700@1.5 (pid 9)"));
+    CHECK(d.kind == Kind::Chromium);
+    CHECK(d.size == Size{1024, 700});
+    CHECK(d.scale == 1.5);
+}
+
 TEST_CASE("parseDeviceSpec: errors say what was expected and what came", "[device]") {
     CHECK(specError("foo") == "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got \"foo\"");
     for (const char* bad : {"99", ":", ":x", ":1.", "virtualx", "image", "host name:1", ":1:2x"})
