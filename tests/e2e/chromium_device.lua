@@ -4,6 +4,7 @@
 --   page MODULE       a module's page of python3-doc opened with open_url, its heading verified
 --   blocked           open_url of a blocked domain (EACU_BLOCK_DOMAINS)
 --   link PAGE         a page whose link leads to a blocked domain: the tap on it is refused
+--   gone              Chromium killed under the run: the next step's error names it
 --   chinese PAGE      Chinese typed into an <input> (Input.insertText), read back from the URL
 local browser = require "browser"
 local part = arg[1]
@@ -41,6 +42,12 @@ elseif part == "chinese" then
   local value = frag:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
   print("typed value: " .. value)
   assert(value == text, "expected the input to hold " .. text .. ", got " .. value)
+elseif part == "gone" then
+  -- Chromium killed under the run: the next step fails with code "device" naming it.
+  local pid = eacu.run_info().device:match("pid (%d+)")
+  os.execute("kill -9 " .. pid)
+  local ok, err = pcall(screenshot, os.getenv("TMPDIR") .. "/gone.png")
+  print("after the kill: " .. tostring(ok) .. " code " .. tostring(err and err.code) .. " " .. tostring(err))
 else
-  error("chromium_device.lua: expected search, page, blocked, link or chinese, got " .. tostring(part))
+  error("chromium_device.lua: expected search, page, blocked, link, chinese or gone, got " .. tostring(part))
 end

@@ -75,7 +75,14 @@ out=$("$EACU" run "$here/chromium_device.lua" --device chromium --db "$db" -- ch
   cat "$OUT/chinese.err" >&2; fail "the Chinese input run exited non-zero"; }
 expect_contains "$out" "typed value: 张三说：你好，世界" "the input's value"
 
-# 6. Two runs in parallel, each with its own page of one Chromium started here.
+# 6. Chromium killed under the run: a device error naming it, and no profile left behind.
+out=$("$EACU" run "$here/chromium_device.lua" --device chromium --db "$db" -- gone 2>"$OUT/gone.err") || {
+  cat "$OUT/gone.err" >&2; fail "the gone run exited non-zero"; }
+expect_contains "$out" "after the kill: false code device" "the step's code"
+expect_contains "$out" "is gone (exit status 137)" "the error names Chromium and its end"
+[ -z "$(ls "$OUT/tmp" | grep eacu-chromium-device || true)" ] || fail "the profile directory was left: $(ls "$OUT/tmp")"
+
+# 7. Two runs in parallel, each with its own page of one Chromium started here.
 profile=$OUT/tmp/profile
 chromium --headless=new --no-sandbox --remote-debugging-port=0 --user-data-dir="$profile" --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync about:blank >"$OUT/chromium.log" 2>&1 &

@@ -210,10 +210,18 @@ void ChromiumDevice::checkPage() const {
 
 nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::json& params, double timeout) {
     checkPage();
-    if (!cdp_->alive() && process_ && !process_->running())
-        throw DeviceError(peer_ + " is gone (exit status " + std::to_string(process_->exitStatus().value_or(-1)) +
-                          "): " + cdp_->lostReason());
-    return cdp_->call(method, params, session_, timeout);
+    auto gone = [&] {
+        return DeviceError(peer_ + " is gone (exit status " + std::to_string(process_->exitStatus().value_or(-1)) +
+                           "): " + cdp_->lostReason() + " (" + method + ")");
+    };
+    if (!cdp_->alive() && process_ && !process_->running()) throw gone();
+    try {
+        return cdp_->call(method, params, session_, timeout);
+    } catch (const DeviceError&) {
+        if (!cdp_->alive() && process_ && !process_->wait(0.5).has_value()) throw;
+        if (!cdp_->alive() && process_) throw gone();
+        throw;
+    }
 }
 
 std::string ChromiumDevice::describe() const {
