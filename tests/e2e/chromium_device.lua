@@ -5,7 +5,8 @@
 --   blocked           open_url of a blocked domain (EACU_BLOCK_DOMAINS)
 --   link PAGE         a page whose link leads to a blocked domain: the tap on it is refused
 --   gone              Chromium killed under the run: the next step's error names it
---   chinese PAGE      Chinese typed into an <input> (Input.insertText), read back from the URL
+--   chinese PAGE      Chinese typed into an <input> (Input.insertText), read back from the URL;
+--                     then keys (ctrl+a, BackSpace, shift+c) and the wheel
 local browser = require "browser"
 local part = arg[1]
 
@@ -42,6 +43,18 @@ elseif part == "chinese" then
   local value = frag:gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
   print("typed value: " .. value)
   assert(value == text, "expected the input to hold " .. text .. ", got " .. value)
+  -- Keys as DOM key events: select all, delete, a shifted letter.
+  key("ctrl+a")
+  key("BackSpace")
+  input("Ab")
+  key("shift+c")
+  local after = current_url():match("#(.*)$")
+  print("after the keys: " .. tostring(after))
+  assert(after == "AbC", "expected AbC after ctrl+a, BackSpace, Ab, shift+c, got " .. tostring(after))
+  -- The wheel: the line at the bottom of a tall page comes into view.
+  scroll(30)
+  wait("text:Bottom line here", 5)
+  print("scrolled to the bottom")
 elseif part == "gone" then
   -- Chromium killed under the run: the next step fails with code "device" naming it.
   local pid = eacu.run_info().device:match("pid (%d+)")

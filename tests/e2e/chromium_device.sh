@@ -65,15 +65,18 @@ expect_contains "$(cat "$OUT/link.err")" "example.com/ started by the page: refu
 run=$(q "SELECT MAX(id) FROM runs")
 expect_eq "$(q "SELECT method || ' ' || status FROM steps WHERE run_id=$run AND action='open_url' AND target LIKE 'http%://example.com/'")" "policy failed" "page navigation refusal recorded"
 
-# 5. Chinese into an <input> with Input.insertText, read back through the page's URL.
+# 5. Chinese into an <input> with Input.insertText, read back through the page's URL; keys; the wheel.
 cat >"$OUT/input.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><body style="font: 28px sans-serif; margin: 60px">
 <input id="q" placeholder="Type here" style="font-size: 28px; width: 600px"
- oninput="history.replaceState(null, '', '#' + encodeURIComponent(this.value))"></body>
+ oninput="history.replaceState(null, '', '#' + encodeURIComponent(this.value))">
+<div style="height: 3000px"></div><p>Bottom line here</p></body>
 HTML
 out=$("$EACU" run "$here/chromium_device.lua" --device chromium --db "$db" -- chinese "$OUT/input.html" 2>"$OUT/chinese.err") || {
   cat "$OUT/chinese.err" >&2; fail "the Chinese input run exited non-zero"; }
 expect_contains "$out" "typed value: 张三说：你好，世界" "the input's value"
+expect_contains "$out" "after the keys: AbC" "keys as DOM key events"
+expect_contains "$out" "scrolled to the bottom" "the mouse wheel"
 
 # 6. Chromium killed under the run: a device error naming it, and no profile left behind.
 out=$("$EACU" run "$here/chromium_device.lua" --device chromium --db "$db" -- gone 2>"$OUT/gone.err") || {
