@@ -75,6 +75,12 @@ TEST_CASE("parseDeviceSpec: chromium and cdp specs", "[device]") {
     CHECK_THAT(specError("cdp:http://host"), Catch::Contains("expected cdp:http://HOST:PORT"));
 }
 
+TEST_CASE("openDevice: a cdp endpoint nobody serves", "[device]") {
+    CHECK_THROWS_AS(openDevice("cdp:http://127.0.0.1:1"), DeviceError);
+    CHECK_THROWS_WITH(openDevice("cdp:http://127.0.0.1:1"),
+                      Catch::StartsWith("cannot reach the DevTools endpoint http://127.0.0.1:1 (connect): "));
+}
+
 TEST_CASE("specForRecordedDevice: a chromium run's device opens again", "[device]") {
     CHECK(specForRecordedDevice("chromium headless 1024x700@2 (pid 9)") == "chromium:1024x700@2");
     CHECK(specForRecordedDevice("cdp http://127.0.0.1:9222 page 1280x800@1") == "cdp:http://127.0.0.1:9222#1280x800@1");

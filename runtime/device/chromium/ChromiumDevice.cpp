@@ -357,17 +357,6 @@ void ChromiumDevice::typeText(const std::string& utf8) {
 
 void ChromiumDevice::sync() { call("Runtime.evaluate", {{"expression", "0"}}); }
 
-std::string ChromiumDevice::evaluate(const std::string& expression) {
-    nlohmann::json r = call("Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}});
-    if (r.contains("exceptionDetails")) {
-        const auto& e = r["exceptionDetails"];
-        std::string text = e.contains("exception") ? e["exception"].value("description", "") : "";
-        throw DeviceError("evaluate: " + (text.empty() ? e.value("text", std::string("exception")) : text));
-    }
-    const auto& v = r["result"];
-    return v.contains("value") ? v["value"].dump() : "null";
-}
-
 void ChromiumDevice::navigate(const std::string& url, double timeout) {
     int before;
     {

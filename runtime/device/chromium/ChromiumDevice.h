@@ -1,7 +1,6 @@
 // One page of a headless Chromium driven through the Chrome DevTools Protocol: its pixels are the
 // screen, its input events the input. No X server is involved.
 #pragma once
-#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -85,9 +84,6 @@ public:
     void setPolicy(Policy policy) override;
     std::vector<std::string> takeRefusals() override;
 
-    /// Evaluates a JavaScript expression in the page and returns its value as JSON text (for
-    /// tests and tools). Throws DeviceError on an exception in the page.
-    std::string evaluate(const std::string& expression);
     /// The DevTools endpoint ("http://127.0.0.1:PORT") of this Chromium; "" when unknown.
     const std::string& endpoint() const { return endpoint_; }
 
