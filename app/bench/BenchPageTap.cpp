@@ -61,7 +61,8 @@ int benchPageTap(const std::string& spec, int n) {
         page->navigate(kBenchPage, 30);
     } else {
         double dsf = device.scaleFactor();
-        session.launch({"chromium", "--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run",
+        // TMPDIR: Chromium's own temporary folder (its singleton socket) goes with the profile.
+        session.launch({"env", "TMPDIR=" + work.string(), "chromium", "--no-sandbox", "--test-type", "--disable-gpu", "--no-first-run",
                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
                         "--disable-features=Translate", "--user-data-dir=" + (work / "profile").string(),
                         "--window-position=0,0",
