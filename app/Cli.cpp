@@ -49,11 +49,11 @@ CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::str
                 value = a.substr(eq + 1);
                 has_value = true;
             }
-            bool takes_value = name == "--db" || name == "--display" || name == "--wm" ||
+            bool takes_value = name == "--db" || name == "--display" || name == "--device" || name == "--wm" ||
                                std::find(value_flags.begin(), value_flags.end(), name) != value_flags.end();
             bool is_bool = std::find(bool_flags.begin(), bool_flags.end(), name) != bool_flags.end();
             if (!takes_value && !is_bool) {
-                std::string expected = "--db, --display, --wm";
+                std::string expected = "--db, --display (--device), --wm";
                 for (const auto& f : value_flags) expected += ", " + f;
                 for (const auto& f : bool_flags) expected += ", " + f;
                 throw UsageError("unknown option " + name + " (expected " + expected + "; see " +
@@ -66,7 +66,7 @@ CliOptions parseCli(int argc, char** argv, int first, const std::vector<std::str
                 value = argv[++i];
             }
             if (name == "--db") o.db = value;
-            else if (name == "--display") o.display = value;
+            else if (name == "--display" || name == "--device") o.display = value;  // one spec, two names
             else if (name == "--wm") o.wm = value;
             else o.flags.emplace_back(name, is_bool ? "1" : value);
             continue;

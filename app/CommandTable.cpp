@@ -12,7 +12,11 @@ namespace {
 #define EACU_OPT_DISPLAY                                                                          \
     "  --display D       the screen: \":N\" an X display, \"virtual\" a private Xvfb (1280x800;\n" \
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
-    "                    a static screenshot (input goes nowhere); default $DISPLAY\n"
+    "                    a static screenshot (input goes nowhere), \"chromium[:WxH[@S]]\" a page of\n" \
+    "                    a headless Chromium started for the run (no X server; S the device\n" \
+    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium;\n" \
+    "                    default $DISPLAY\n" \
+    "  --device D        the same as --display\n"
 #define EACU_OPT_WM                                                                               \
     "  --wm WM           with --display virtual: the window manager started on it (\"openbox\";\n" \
     "                    minimize and maximize need one); default none\n"
@@ -151,12 +155,15 @@ const std::vector<Command> kCommands = {
      cmdLocate},
     {"bench",
      "eacu bench tap [--display D] [--n 30]\n"
+     "eacu bench page [--device D] [--n 20]\n"
      "eacu bench settle [--display D]\n"
      "eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]\n"
      "eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]",
      "Measure taps, settle waits, and locate and OCR accuracy.\n"
      "\n"
      "tap: time N taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.\n"
+     "page: time N taps on python3-doc's index page (capture, locate, input) on the chromium\n"
+     "device (default) or on Chromium under X11 (--device virtual): the same page either way.\n"
      "settle: a task of 12 actions on a real xcalc with eacu's change-and-settle waits and with a\n"
      "fixed 1 s wait after each action, in the same run: both wall times and the outcomes.\n"
      "locate: the image cases of a corpus (tests/corpus/locate-v1 format), blind: hit rate,\n"
@@ -164,7 +171,7 @@ const std::vector<Command> kCommands = {
      "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
      "\n"
      "Options:\n" EACU_OPT_DISPLAY
-     "  --n N             tap: how many taps (default 30)\n"
+     "  --n N             tap, page: how many taps (default 30; page: 20)\n"
      "  --out FILE        locate, ocr: one JSON line per case\n"
      "  --no-learn        locate: do not learn the device scale from earlier hits\n"
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"

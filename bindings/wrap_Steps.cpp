@@ -3,6 +3,7 @@
 #include "wrap_Apps.h"
 #include "wrap_Blockers.h"
 #include "wrap_Limits.h"
+#include "wrap_Navigation.h"
 #include "wrap_Step.h"
 #include "wrap_Waits.h"
 
@@ -14,6 +15,7 @@ int luaopen_eacu_steps(lua_State* L) {
     luax_addblockers(L);
     luax_addwaits(L);
     luax_addlimits(L);
+    luax_addnavigation(L);
     luax_addapps(L);
     return 1;
 }

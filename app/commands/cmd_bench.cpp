@@ -4,6 +4,7 @@
 #include "Cli.h"
 #include "bench/BenchLocate.h"
 #include "bench/BenchOcr.h"
+#include "bench/BenchPageTap.h"
 #include "bench/BenchSettle.h"
 #include "bench/BenchTap.h"
 #include "commands/Commands.h"
@@ -30,8 +31,9 @@ int cmdBench(int argc, char** argv) {
             return 2;
         }
         if (what == "settle") return benchSettle(o.display);
+        if (what == "page") return benchPageTap(o.display, integerFlag("--n", o.flag("--n").value_or("20"), 3, 100000));
         if (what == "tap") return benchTap(o.display, integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000));
-        std::fprintf(stderr, "eacu bench: expected a benchmark: tap, settle, locate or ocr, got %s (see eacu bench --help)\n",
+        std::fprintf(stderr, "eacu bench: expected a benchmark: tap, page, settle, locate or ocr, got %s (see eacu bench --help)\n",
                      what.empty() ? "none" : ("\"" + what + "\"").c_str());
         return 2;
     } catch (const UsageError& e) {

@@ -11,6 +11,7 @@
 #include "ScriptRun.h"
 #include "commands/Commands.h"
 #include "device/Device.h"
+#include "device/DeviceFactory.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
@@ -76,6 +77,13 @@ int cmdReplay(int argc, char** argv) {
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu replay: %s\n", e.what());
         return 1;
+    }
+    // A run recorded on the chromium device replays on one again unless --device says otherwise.
+    if (o.display.empty()) {
+        o.display = specForRecordedDevice(orig->device);
+        if (!o.display.empty() && !o.flag("--quiet"))
+            std::fprintf(stderr, "eacu replay: on --device %s, as run %lld was recorded\n", o.display.c_str(),
+                         (long long)orig->id);
     }
     spec.script = orig->script;
     spec.args = nlohmann::json::parse(orig->args_json).get<std::vector<std::string>>();

@@ -8,6 +8,7 @@
 #include "device/Accessibility.h"
 #include "device/Keys.h"
 #include "device/MouseButton.h"
+#include "device/Navigator.h"
 #include "device/Windows.h"
 #include "geometry/Rect.h"
 
@@ -19,7 +20,8 @@ struct DeviceError : std::runtime_error {
 };
 
 /// A screen and its input devices. All coordinates are physical pixels of captured frames.
-/// Implementations: X11Device (a real X server or an owned Xvfb), ImageDevice (static images).
+/// Implementations: X11Device (a real X server or an owned Xvfb), ImageDevice (static images),
+/// ChromiumDevice (one page of a headless Chromium over the DevTools protocol).
 /// Methods throw DeviceError when the display cannot be reached.
 class Device {
 public:
@@ -66,6 +68,9 @@ public:
     virtual Accessibility& accessibility() {
         throw DeviceError("this device has no accessibility tree: " + describe());
     }
+    /// The web page this device shows (device/Navigator.h); nullptr on a device that is not a
+    /// browser page (a screen, an image).
+    virtual Navigator* navigator() { return nullptr; }
 };
 
 }  // namespace eacu

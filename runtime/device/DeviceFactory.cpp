@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "device/atspi/AtspiAccessibility.h"
+#include "device/chromium/ChromiumDevice.h"
 #include "device/image/ImageDevice.h"
 #include "device/x11/X11Device.h"
 
@@ -12,7 +13,8 @@ namespace eacu {
 
 namespace {
 
-constexpr const char* kExpected = "expected :N, virtual[:WxH] or image:PATH";
+constexpr const char* kExpected =
+    "expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT";
 
 bool allDigits(const std::string& s) {
     if (s.empty()) return false;
@@ -37,7 +39,7 @@ bool isXDisplayName(const std::string& s) {
 }
 
 // "WxH" with W, H >= 64.
-Size parseSize(const std::string& text, const std::string& spec) {
+Size parseSize(const std::string& text, const std::string& spec, const char* form = "virtual:WxH") {
     size_t x = text.find('x');
     std::string w = x == std::string::npos ? "" : text.substr(0, x);
     std::string h = x == std::string::npos ? "" : text.substr(x + 1);
@@ -45,8 +47,27 @@ Size parseSize(const std::string& text, const std::string& spec) {
         Size s{std::stoi(w), std::stoi(h)};
         if (s.w >= 64 && s.h >= 64) return s;
     }
-    throw std::invalid_argument("device \"" + spec + "\": virtual:WxH expects a size like 1280x800 "
+    throw std::invalid_argument("device \"" + spec + "\": " + form + " expects a size like 1280x800 "
                                 "(each side at least 64 pixels), got \"" + text + "\"");
+}
+
+// "WxH" or "WxH@S" (S in [0.5, 4]) into d.size and d.scale.
+void parseMetrics(const std::string& text, const std::string& spec, const char* form, DeviceSpec& d) {
+    size_t at = text.find('@');
+    d.size = parseSize(text.substr(0, at), spec, form);
+    if (at == std::string::npos) return;
+    std::string s = text.substr(at + 1);
+    size_t end = 0;
+    double v = 0;
+    try {
+        v = std::stod(s, &end);
+    } catch (const std::exception&) {
+        end = 0;
+    }
+    if (end == 0 || end != s.size() || !(v >= 0.5 && v <= 4))
+        throw std::invalid_argument("device \"" + spec + "\": the scale after @ expects a device scale factor in "
+                                    "[0.5, 4] (e.g. @2), got \"" + s + "\"");
+    d.scale = v;
 }
 
 }  // namespace
@@ -68,11 +89,46 @@ DeviceSpec parseDeviceSpec(const std::string& spec) {
         else if (spec.size() == 8) d.size = parseSize("", spec);
         return d;
     }
+    if (spec == "chromium" || spec.rfind("chromium:", 0) == 0) {
+        d.kind = DeviceSpec::Kind::Chromium;
+        if (spec.size() > 8) parseMetrics(spec.substr(9), spec, "chromium:WxH[@S]", d);
+        return d;
+    }
+    if (spec.rfind("cdp:", 0) == 0) {
+        d.kind = DeviceSpec::Kind::Cdp;
+        std::string url = spec.substr(4);
+        size_t hash = url.find('#');
+        if (hash != std::string::npos) {
+            parseMetrics(url.substr(hash + 1), spec, "cdp:URL#WxH[@S]", d);
+            url = url.substr(0, hash);
+        }
+        size_t colon = url.rfind(':');
+        if (url.rfind("http://", 0) != 0 || colon < 7 || colon + 1 >= url.size())
+            throw std::invalid_argument("device \"" + spec + "\": expected cdp:http://HOST:PORT (a Chromium's "
+                                        "--remote-debugging-port endpoint), got \"" + url + "\"");
+        d.endpoint = url;
+        return d;
+    }
     if (isXDisplayName(spec)) {
         d.display = spec;
         return d;
     }
     throw std::invalid_argument(std::string("device: ") + kExpected + ", got \"" + spec + "\"");
+}
+
+std::string specForRecordedDevice(const std::string& d) {
+    auto metricsAfter = [&](size_t pos) {
+        size_t end = d.find(' ', pos);
+        return d.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    };
+    const std::string chromium = "chromium headless ";
+    if (d.rfind(chromium, 0) == 0) return "chromium:" + metricsAfter(chromium.size());
+    if (d.rfind("cdp ", 0) == 0) {
+        size_t page = d.find(" page ");
+        if (page == std::string::npos) return "";
+        return "cdp:" + d.substr(4, page - 4) + "#" + metricsAfter(page + 6);
+    }
+    return "";
 }
 
 DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
@@ -85,6 +141,12 @@ DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
     switch (s.kind) {
     case DeviceSpec::Kind::Image:
         h.device = std::make_unique<ImageDevice>(s.image);
+        return h;
+    case DeviceSpec::Kind::Chromium:
+        h.device = ChromiumDevice::launch(PageMetrics{s.size, s.scale});
+        return h;
+    case DeviceSpec::Kind::Cdp:
+        h.device = ChromiumDevice::attach(s.endpoint, PageMetrics{s.size, s.scale});
         return h;
     case DeviceSpec::Kind::Virtual:
         h.virtual_display = VirtualDisplay::start(s.size.w, s.size.h);

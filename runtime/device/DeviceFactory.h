@@ -1,5 +1,6 @@
 // Opening a device from a spec: ":N" (an X display), "virtual[:WxH]" (a private Xvfb),
-// "image:PATH" (a static screenshot), "" ($DISPLAY).
+// "image:PATH" (a static screenshot), "chromium[:WxH[@S]]" (a page of a headless Chromium
+// started for it), "cdp:http://HOST:PORT" (a page of a running Chromium), "" ($DISPLAY).
 #pragma once
 #include <map>
 #include <memory>
@@ -15,19 +16,35 @@ namespace eacu {
 ///   "" for $DISPLAY.
 /// - Kind::Virtual: a private Xvfb of `size` pixels (default 1280x800).
 /// - Kind::Image: the screenshot at `image` (PNG or JPEG).
+/// - Kind::Chromium: a page of a headless Chromium eacu starts; `size` is its viewport in CSS
+///   pixels (default 1280x800) and `scale` its device scale factor (default 1), so frames are
+///   size × scale physical pixels.
+/// - Kind::Cdp: a page of the Chromium at the DevTools endpoint `endpoint`
+///   ("http://127.0.0.1:9222"), with `size` and `scale` as for Kind::Chromium.
 struct DeviceSpec {
-    enum class Kind { X11, Virtual, Image };
+    enum class Kind { X11, Virtual, Image, Chromium, Cdp };
     Kind kind = Kind::X11;
     std::string display;
     Size size{1280, 800};
     std::string image;
+    double scale = 1.0;
+    std::string endpoint;
 };
 
 /// Parses a device spec: "" ($DISPLAY), ":N" or any X display name "[host]:N[.S]",
-/// "virtual", "virtual:WxH" (each side at least 64 pixels) or "image:PATH". Throws
-/// std::invalid_argument for anything else, e.g. `device: expected :N, virtual[:WxH] or
-/// image:PATH, got "foo"`, and for a bad size or an empty path.
+/// "virtual", "virtual:WxH" (each side at least 64 pixels), "image:PATH", "chromium",
+/// "chromium:WxH" or "chromium:WxH@S" (S a device scale factor in [0.5, 4]), or
+/// "cdp:http://HOST:PORT" (optionally followed by "#WxH" or "#WxH@S"). Throws
+/// std::invalid_argument for anything else, e.g. `device: expected :N, virtual[:WxH],
+/// image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got "foo"`, and for a bad size,
+/// scale, URL or an empty path.
 DeviceSpec parseDeviceSpec(const std::string& spec);
+
+/// The spec that opens again the kind of device a run was recorded on, from the device's
+/// describe() text in the run log: "chromium headless 1024x700@2 (pid 9)" → "chromium:1024x700@2",
+/// "cdp http://127.0.0.1:9222 page 1280x800@1" → "cdp:http://127.0.0.1:9222#1280x800@1".
+/// "" for other devices (an X display is named by --display or $DISPLAY at replay time).
+std::string specForRecordedDevice(const std::string& described);
 
 /// An open device and what it needs. `virtual_display` (for "virtual") is declared first, so
 /// it is destroyed last: the X connection closes before its Xvfb stops. `display` is the X
@@ -49,7 +66,7 @@ struct DeviceHandle {
 /// VirtualDisplay::startWindowManager). Throws std::invalid_argument for a bad spec or for a
 /// window manager with a display that is not virtual, std::runtime_error when spec is "" and
 /// $DISPLAY is unset or when Xvfb or the window manager cannot be started, DeviceError when
-/// the display or the image cannot be opened.
+/// the display, the image or Chromium cannot be opened.
 DeviceHandle openDevice(const std::string& spec, const std::string& wm = "");
 
 }  // namespace eacu

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/Clock.h"
+#include "task/Navigation.h"
 
 namespace eacu {
 
@@ -25,6 +26,7 @@ Run::Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator
       log_(std::make_unique<RunLog>(spec.db.empty() ? RunLog::defaultPath() : spec.db)),
       token_(std::make_shared<CancelToken>()) {
     if (!device_.device) throw std::invalid_argument("Run: expected a device, got none");
+    installNavigationPolicy(*device_.device);  // seed 001 §9's domain lists for the page's own navigations
     RunRecord rec = runRecordFor(*device_.device, spec.script, spec.args);
     rec.replay_of = spec.replay_of;
     rec.replay_mode = spec.replay_mode;

@@ -1,5 +1,6 @@
 // Session: construction, the step rows and frames it records, screenshot, sleep, launch.
 #include "task/Session.h"
+#include "task/Navigation.h"
 
 #include <cstdlib>
 
@@ -53,6 +54,9 @@ int64_t Session::commit(StepRecord& s) {
     if (s.status.empty()) s.status = "ok";
     if (log_) s.id = log_->addStep(s);
     if (step_observer_) step_observer_(s);
+    // A navigation the page started itself (a link) that the domain policy stopped fails the
+    // step that caused it, or the next one (task/Navigation.h).
+    if (s.status == "ok" && device_.navigator()) reportRefusedNavigations(*this);
     return s.id;
 }
 

@@ -219,6 +219,7 @@ local apps = require("eacu.apps")
 M.step, M.on_blocker, M.remove_blocker = stepmod.step, stepmod.on_blocker, stepmod.remove_blocker
 M.wait_change, M.wait_stable, M.limits, M.confirm = stepmod.wait_change, stepmod.wait_stable, stepmod.limits, stepmod.confirm
 M.ask_user, M.check_url = stepmod.ask_user, stepmod.check_url
+M.open_url, M.current_url = stepmod.open_url, stepmod.current_url
 M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
 M.failure = failure
 
@@ -234,6 +235,7 @@ local globals = {
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
   "check_url", "run_template", "windows", "window", "frontmost", "a11y", "set_text",
+  "open_url", "current_url",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

@@ -165,4 +165,28 @@ function M.check_url(url)
   return r
 end
 
+--- open_url(url [, timeout=30]) -> true: opens `url` in the page of a browser device (--device
+--- chromium, --device cdp:http://HOST:PORT) and waits for its load event, as a recorded
+--- "open_url" step. check_url's domain lists apply first (refused: a failure value "refused",
+--- before any request); the page's own navigations (links) pass them too. On a device with no
+--- page (an X11 screen) it fails with code "invalid": use require("browser").open(url) there.
+function M.open_url(url, timeout)
+  if type(url) ~= "string" or url == "" then
+    error("open_url: expected a URL (a non-empty string), got " .. (type(url) == "string" and "\"\"" or type(url)), 2)
+  end
+  if timeout ~= nil and (type(timeout) ~= "number" or timeout <= 0) then
+    error("open_url: expected a timeout in seconds (a number > 0), got " .. tostring(timeout), 2)
+  end
+  local ok, r = pcall(steps.open_url, url, timeout or 30)
+  if not ok then failure.raise(r, 2) end
+  return r
+end
+
+--- current_url() -> string: the URL of the browser device's page (a recorded "current_url" step).
+function M.current_url()
+  local ok, r = pcall(steps.current_url)
+  if not ok then failure.raise(r, 2) end
+  return r
+end
+
 return M

@@ -174,6 +174,21 @@ function ask_user(text) end
 ---@return true
 function check_url(url) end
 
+---Opens `url` in the page of a browser device (`--device chromium`, `--device cdp:http://HOST:PORT`)
+---and waits for its load event (a recorded "open_url" step). check_url's domain lists apply
+---first: refused, it raises an `EacuError` with code "refused" before any request. The page's
+---own navigations (links) pass the same lists; a refused one fails the step that caused it or
+---the next. On a device with no page (an X11 screen) it raises code "invalid": use the browser
+---app module there (`require("browser").open(url)`).
+---@param url string
+---@param timeout? number seconds for the load (default 30)
+---@return true
+function open_url(url, timeout) end
+
+---The URL of the browser device's page (a recorded "current_url" step).
+---@return string url
+function current_url() end
+
 ---A short-lived outline on the real screen around a Match, a box or a target (located first,
 ---one look), without blocking (X11; in `eacu run` scripts it needs the host to register
 ---eacu._highlight, which `eacu repl` does).
@@ -285,6 +300,8 @@ eacu.limits = limits
 eacu.confirm = confirm
 eacu.ask_user = ask_user
 eacu.check_url = check_url
+eacu.open_url = open_url
+eacu.current_url = current_url
 eacu.highlight = highlight
 eacu.step = step
 eacu.on_blocker = on_blocker

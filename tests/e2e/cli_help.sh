@@ -79,10 +79,10 @@ expect_contains "$err" 'unknown command "frobnicate" (expected one of run, runs,
 # An unknown option: exit 2, the command's options and its help named.
 call report --bogus --db "$db"
 expect_eq "$code" "2" "exit status of an unknown option"
-expect_contains "$err" "eacu report: unknown option --bogus (expected --db, --display, --wm, -o, --output, --assets, --quiet; see eacu report --help)" "unknown option message"
+expect_contains "$err" "eacu report: unknown option --bogus (expected --db, --display (--device), --wm, -o, --output, --assets, --quiet; see eacu report --help)" "unknown option message"
 call run --task "compute 1+1" --bogus
 expect_eq "$code" "2" "exit status of an unknown option of run --task"
-expect_contains "$err" "unknown option --bogus (expected --db, --display, --wm, --task, --max-actions, --max-time, --serve-fd, --dry-run" "run --task unknown option"
+expect_contains "$err" "unknown option --bogus (expected --db, --display (--device), --wm, --task, --max-actions, --max-time, --serve-fd, --dry-run" "run --task unknown option"
 # --serve-fd must name an open descriptor (eacu serve passes one end of a socketpair as 3).
 call run --task "compute 1+1" --serve-fd 97 --db "$db"
 expect_eq "$code" "2" "exit status of run --task with a closed --serve-fd"

@@ -50,10 +50,51 @@ TEST_CASE("parseDeviceSpec: X displays, virtual, image", "[device]") {
     CHECK(d.image == "/tmp/a b.png");
 }
 
+TEST_CASE("parseDeviceSpec: chromium and cdp specs", "[device]") {
+    DeviceSpec d = parseDeviceSpec("chromium");
+    CHECK(d.kind == Kind::Chromium);
+    CHECK(d.size == Size{1280, 800});
+    CHECK(d.scale == 1.0);
+    d = parseDeviceSpec("chromium:800x600@2");
+    CHECK(d.kind == Kind::Chromium);
+    CHECK(d.size == Size{800, 600});
+    CHECK(d.scale == 2.0);
+    d = parseDeviceSpec("chromium:1024x768");
+    CHECK(d.size == Size{1024, 768});
+    CHECK(d.scale == 1.0);
+    d = parseDeviceSpec("cdp:http://127.0.0.1:9222");
+    CHECK(d.kind == Kind::Cdp);
+    CHECK(d.endpoint == "http://127.0.0.1:9222");
+    d = parseDeviceSpec("cdp:http://localhost:9222#640x480@1.5");
+    CHECK(d.endpoint == "http://localhost:9222");
+    CHECK(d.size == Size{640, 480});
+    CHECK(d.scale == 1.5);
+    CHECK_THAT(specError("chromium:"), Catch::Contains("chromium:WxH[@S] expects a size"));
+    CHECK_THAT(specError("chromium:800x600@9"), Catch::Contains("[0.5, 4] (e.g. @2), got \"9\""));
+    CHECK_THAT(specError("cdp:localhost:9222"), Catch::Contains("expected cdp:http://HOST:PORT"));
+    CHECK_THAT(specError("cdp:http://host"), Catch::Contains("expected cdp:http://HOST:PORT"));
+}
+
+TEST_CASE("openDevice: a cdp endpoint nobody serves", "[device]") {
+    CHECK_THROWS_AS(openDevice("cdp:http://127.0.0.1:1"), DeviceError);
+    CHECK_THROWS_WITH(openDevice("cdp:http://127.0.0.1:1"),
+                      Catch::StartsWith("cannot reach the DevTools endpoint http://127.0.0.1:1 (connect): "));
+}
+
+TEST_CASE("specForRecordedDevice: a chromium run's device opens again", "[device]") {
+    CHECK(specForRecordedDevice("chromium headless 1024x700@2 (pid 9)") == "chromium:1024x700@2");
+    CHECK(specForRecordedDevice("cdp http://127.0.0.1:9222 page 1280x800@1") == "cdp:http://127.0.0.1:9222#1280x800@1");
+    CHECK(specForRecordedDevice("x11 :99 1280x800") == "");
+    DeviceSpec d = parseDeviceSpec(specForRecordedDevice("chromium headless 1024x700@1.5 (pid 9)"));
+    CHECK(d.kind == Kind::Chromium);
+    CHECK(d.size == Size{1024, 700});
+    CHECK(d.scale == 1.5);
+}
+
 TEST_CASE("parseDeviceSpec: errors say what was expected and what came", "[device]") {
-    CHECK(specError("foo") == "device: expected :N, virtual[:WxH] or image:PATH, got \"foo\"");
+    CHECK(specError("foo") == "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got \"foo\"");
     for (const char* bad : {"99", ":", ":x", ":1.", "virtualx", "image", "host name:1", ":1:2x"})
-        CHECK_THAT(specError(bad), Catch::StartsWith("device: expected :N, virtual[:WxH] or image:PATH"));
+        CHECK_THAT(specError(bad), Catch::StartsWith("device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT"));
     CHECK(specError("virtual:80") ==
           "device \"virtual:80\": virtual:WxH expects a size like 1280x800 (each side at least 64 "
           "pixels), got \"80\"");
@@ -74,7 +115,7 @@ TEST_CASE("openDevice: an image device, no display", "[device]") {
     CHECK(f.width() > 0);
 
     CHECK_THROWS_AS(openDevice(std::string("image:") + EACU_FIXTURES + "/missing.png"), DeviceError);
-    CHECK_THROWS_WITH(openDevice("bogus"), "device: expected :N, virtual[:WxH] or image:PATH, got \"bogus\"");
+    CHECK_THROWS_WITH(openDevice("bogus"), "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got \"bogus\"");
 }
 
 TEST_CASE("openDevice: $DISPLAY unset", "[device]") {

@@ -1,0 +1,117 @@
+#include "device/chromium/CdpConnection.h"
+
+#include <chrono>
+
+#include "device/Device.h"
+
+namespace eacu {
+
+CdpConnection::CdpConnection(std::unique_ptr<CdpTransport> transport, std::string peer)
+    : transport_(std::move(transport)), peer_(std::move(peer)) {
+    transport_->start([this](std::string m) { receive(std::move(m)); },
+                      [this](const std::string& why) { lost(why); });
+}
+
+CdpConnection::~CdpConnection() {
+    transport_->close();
+    lost("the connection was closed");
+}
+
+void CdpConnection::onEvent(EventHandler handler) {
+    std::lock_guard<std::mutex> lk(mu_);
+    handlers_.push_back(std::move(handler));
+}
+
+bool CdpConnection::alive() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return lost_.empty();
+}
+
+std::string CdpConnection::lostReason() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return lost_;
+}
+
+void CdpConnection::lost(const std::string& reason) {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!lost_.empty()) return;
+        lost_ = reason.empty() ? "the connection was closed" : reason;
+    }
+    cv_.notify_all();
+}
+
+void CdpConnection::receive(std::string text) {
+    nlohmann::json msg = nlohmann::json::parse(text, nullptr, false);
+    if (!msg.is_object()) return;  // not a protocol message: ignored
+    if (msg.contains("id") && msg["id"].is_number_integer()) {
+        int64_t id = msg["id"].get<int64_t>();
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            if (posted_.erase(id)) return;
+            answers_[id] = std::move(msg);
+        }
+        cv_.notify_all();
+        return;
+    }
+    if (!msg.contains("method")) return;
+    std::vector<EventHandler> hs;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        hs = handlers_;
+    }
+    const std::string method = msg["method"].get<std::string>();
+    const std::string session = msg.value("sessionId", "");
+    static const nlohmann::json kEmpty = nlohmann::json::object();
+    const nlohmann::json& params = msg.contains("params") ? msg["params"] : kEmpty;
+    for (auto& h : hs) h(method, params, session);
+}
+
+void CdpConnection::post(const std::string& method, const nlohmann::json& params, const std::string& session) {
+    nlohmann::json msg{{"method", method}, {"params", params}};
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!lost_.empty()) return;
+        msg["id"] = ++next_id_;
+        posted_[next_id_] = true;
+    }
+    if (!session.empty()) msg["sessionId"] = session;
+    transport_->send(msg.dump());
+}
+
+nlohmann::json CdpConnection::call(const std::string& method, const nlohmann::json& params,
+                                   const std::string& session, double timeout) {
+    nlohmann::json msg{{"method", method}, {"params", params.is_null() ? nlohmann::json::object() : params}};
+    int64_t id = 0;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!lost_.empty()) throw DeviceError(peer_ + " is gone: " + lost_ + " (" + method + ")");
+        id = ++next_id_;
+    }
+    msg["id"] = id;
+    if (!session.empty()) msg["sessionId"] = session;
+    transport_->send(msg.dump());
+    std::unique_lock<std::mutex> lk(mu_);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    while (!answers_.count(id)) {
+        if (!lost_.empty()) throw DeviceError(peer_ + " is gone: " + lost_ + " (" + method + ")");
+        if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && !answers_.count(id)) {
+            posted_[id] = true;  // a late answer is dropped
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g", timeout);
+            throw DeviceError(method + ": no answer within " + buf + " s from " + peer_);
+        }
+    }
+    nlohmann::json answer = std::move(answers_[id]);
+    answers_.erase(id);
+    lk.unlock();
+    if (answer.contains("error")) {
+        const auto& e = answer["error"];
+        std::string text = method + ": " + e.value("message", std::string("error"));
+        if (e.contains("data") && e["data"].is_string()) text += " (" + e["data"].get<std::string>() + ")";
+        throw DeviceError(text);
+    }
+    return answer.contains("result") ? answer["result"] : nlohmann::json::object();
+}
+
+}  // namespace eacu

@@ -1,0 +1,70 @@
+// A Chrome DevTools Protocol connection: commands answered by id with a deadline, and events.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "device/chromium/CdpTransport.h"
+
+namespace eacu {
+
+/// One connection to a browser endpoint. Pages are reached through flattened sessions: a
+/// command or event for a page carries its "sessionId" (Target.attachToTarget {flatten: true}).
+/// Thread-safe: call() from any thread; event handlers run on the transport's thread and must
+/// not call call() (they may post()).
+class CdpConnection {
+public:
+    /// An event handler: `method` ("Page.loadEventFired"), `params`, `session` ("" for the
+    /// browser's own events).
+    using EventHandler = std::function<void(const std::string& method, const nlohmann::json& params,
+                                            const std::string& session)>;
+
+    /// Takes the transport and starts it. `peer` names the other end in errors ("chromium (pid
+    /// 123)", "cdp http://127.0.0.1:9222").
+    CdpConnection(std::unique_ptr<CdpTransport> transport, std::string peer);
+    /// Closes the transport.
+    ~CdpConnection();
+    CdpConnection(const CdpConnection&) = delete;
+    CdpConnection& operator=(const CdpConnection&) = delete;
+
+    /// Sends `method` with `params` (to `session` when not empty) and waits up to `timeout`
+    /// seconds for its answer; returns its "result". Throws DeviceError on an error answer
+    /// ("Page.navigate: Cannot navigate to invalid URL"), on timeout ("...: no answer within 30 s
+    /// from chromium") and when the connection is lost ("chromium (pid 123) is gone: ...").
+    nlohmann::json call(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
+                        const std::string& session = "", double timeout = 30);
+    /// Sends a command without waiting for its answer (an answer that comes is dropped; an error
+    /// answer is kept as lastPostError()). For event handlers.
+    void post(const std::string& method, const nlohmann::json& params, const std::string& session);
+    /// Adds an event handler; handlers are never removed while the connection lives.
+    void onEvent(EventHandler handler);
+
+    /// True until the connection is lost.
+    bool alive() const;
+    /// Why the connection was lost ("" while alive).
+    std::string lostReason() const;
+    const std::string& peer() const { return peer_; }
+
+private:
+    void receive(std::string text);
+    void lost(const std::string& reason);
+
+    std::unique_ptr<CdpTransport> transport_;
+    std::string peer_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    int64_t next_id_ = 0;
+    std::map<int64_t, nlohmann::json> answers_;
+    std::map<int64_t, bool> posted_;
+    std::string lost_;
+    std::vector<EventHandler> handlers_;
+};
+
+}  // namespace eacu

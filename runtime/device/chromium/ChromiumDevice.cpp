@@ -1,0 +1,403 @@
+#include "device/chromium/ChromiumDevice.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "base/Base64.h"
+#include "base/Clock.h"
+#include "base/Utf8.h"
+#include "device/chromium/CdpConnection.h"
+#include "device/chromium/WebSocketTransport.h"
+#include "process/Process.h"
+
+namespace fs = std::filesystem;
+
+namespace eacu {
+
+namespace {
+
+std::string fmt(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+const char* buttonName(MouseButton b) {
+    switch (b) {
+    case MouseButton::Left: return "left";
+    case MouseButton::Middle: return "middle";
+    case MouseButton::Right: return "right";
+    }
+    return "left";
+}
+
+int buttonBit(MouseButton b) {
+    switch (b) {
+    case MouseButton::Left: return 1;
+    case MouseButton::Right: return 2;
+    case MouseButton::Middle: return 4;
+    }
+    return 1;
+}
+
+// The last lines of a launched Chromium's stderr, for an error message.
+std::string stderrTail(Process& p) {
+    std::string e = p.stderrText();
+    if (e.size() > 600) e = "..." + e.substr(e.size() - 600);
+    return e.empty() ? "" : ": " + e;
+}
+
+}  // namespace
+
+std::unique_ptr<ChromiumDevice> ChromiumDevice::launch(const PageMetrics& metrics, double timeout,
+                                                       const std::string& chromium) {
+    std::string program = chromium;
+    if (program.empty()) {
+        const char* env = std::getenv("EACU_CHROMIUM");
+        program = env && *env ? env : "chromium";
+    }
+    std::unique_ptr<ChromiumDevice> d(new ChromiumDevice());
+    d->metrics_ = metrics;
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "eacu-chromium-device.XXXXXX").string();  // $TMPDIR
+    if (!mkdtemp(tmpl.data())) throw DeviceError("chromium: cannot make a profile directory " + tmpl);
+    d->profile_ = tmpl;
+    ProcessOptions po;
+    po.capture_stdout = false;
+    po.stderr_mode = StderrMode::Capture;
+    std::vector<std::string> argv = {
+        program, "--headless=new", "--no-sandbox", "--remote-debugging-port=0", "--remote-allow-origins=*",
+        "--user-data-dir=" + d->profile_,
+        "--window-size=" + std::to_string(metrics.viewport.w) + "," + std::to_string(metrics.viewport.h),
+        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-features=Translate", "--mute-audio",
+        "--hide-scrollbars", "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows", "about:blank"};
+    try {
+        d->process_ = Process::spawn(argv, po);
+    } catch (const std::exception& e) {
+        throw DeviceError(std::string("chromium: ") + e.what() + " (make deps installs Debian's chromium)");
+    }
+    d->peer_ = "chromium (pid " + std::to_string(d->process_->pid()) + ")";
+    // Chromium writes the port it chose and the browser's path into DevToolsActivePort.
+    const fs::path active = fs::path(d->profile_) / "DevToolsActivePort";
+    const double deadline = monotonicSeconds() + timeout;
+    std::string port, path;
+    while (true) {
+        if (fs::exists(active)) {
+            std::ifstream in(active);
+            std::getline(in, port);
+            std::getline(in, path);
+            if (!port.empty() && !path.empty()) break;
+        }
+        if (!d->process_->running())
+            throw DeviceError(d->peer_ + " exited (status " +
+                              std::to_string(d->process_->exitStatus().value_or(-1)) + ") before its DevTools "
+                              "endpoint was up" + stderrTail(*d->process_));
+        if (monotonicSeconds() > deadline)
+            throw DeviceError(d->peer_ + ": no DevTools endpoint within " + fmt(timeout) + " s" +
+                              stderrTail(*d->process_));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    d->endpoint_ = "http://127.0.0.1:" + port;
+    d->cdp_ = std::make_unique<CdpConnection>(openWebSocket("ws://127.0.0.1:" + port + path, timeout), d->peer_);
+    d->openPage(std::max(1.0, deadline - monotonicSeconds()));
+    return d;
+}
+
+std::unique_ptr<ChromiumDevice> ChromiumDevice::attach(const std::string& http_url, const PageMetrics& metrics,
+                                                       double timeout) {
+    std::unique_ptr<ChromiumDevice> d(new ChromiumDevice());
+    d->metrics_ = metrics;
+    d->endpoint_ = http_url;
+    while (!d->endpoint_.empty() && d->endpoint_.back() == '/') d->endpoint_.pop_back();
+    d->peer_ = "chromium at " + d->endpoint_;
+    std::string ws = browserWebSocketUrl(d->endpoint_, timeout);
+    d->cdp_ = std::make_unique<CdpConnection>(openWebSocket(ws, timeout), d->peer_);
+    d->openPage(std::max(timeout, 10.0));
+    return d;
+}
+
+void ChromiumDevice::openPage(double timeout) {
+    cdp_->onEvent([this](const std::string& method, const nlohmann::json& params, const std::string& session) {
+        if (method == "Target.detachedFromTarget" || method == "Target.targetDestroyed") {
+            if (params.value("sessionId", "") == session_ || params.value("targetId", "") == target_) {
+                std::lock_guard<std::mutex> lk(mu_);
+                if (page_gone_.empty()) page_gone_ = "its page was closed";
+                cv_.notify_all();
+            }
+            return;
+        }
+        if (session != session_) return;
+        if (method == "Page.loadEventFired") {
+            std::lock_guard<std::mutex> lk(mu_);
+            ++loads_;
+            cv_.notify_all();
+        } else if (method == "Inspector.targetCrashed") {
+            std::lock_guard<std::mutex> lk(mu_);
+            page_gone_ = "its page crashed";
+            cv_.notify_all();
+        } else if (method == "Fetch.requestPaused") {
+            const std::string url = params["request"].value("url", "");
+            const std::string id = params.value("requestId", "");
+            Policy policy;
+            {
+                std::lock_guard<std::mutex> lk(mu_);
+                policy = policy_;
+            }
+            std::string why = policy ? policy(url) : "";
+            if (why.empty()) {
+                cdp_->post("Fetch.continueRequest", {{"requestId", id}}, session_);
+                return;
+            }
+            cdp_->post("Fetch.failRequest", {{"requestId", id}, {"errorReason", "BlockedByClient"}}, session_);
+            std::lock_guard<std::mutex> lk(mu_);
+            refusals_.push_back(url + ": " + why);
+        }
+    });
+    cdp_->call("Target.setDiscoverTargets", {{"discover", true}}, "", timeout);
+    target_ = cdp_->call("Target.createTarget",
+                         {{"url", "about:blank"}, {"newWindow", true},
+                          {"width", metrics_.viewport.w}, {"height", metrics_.viewport.h}},
+                         "", timeout)["targetId"].get<std::string>();
+    session_ = cdp_->call("Target.attachToTarget", {{"targetId", target_}, {"flatten", true}}, "", timeout)["sessionId"]
+                   .get<std::string>();
+    call("Page.enable", nlohmann::json::object(), timeout);
+    call("Emulation.setDeviceMetricsOverride",
+         {{"width", metrics_.viewport.w}, {"height", metrics_.viewport.h}, {"deviceScaleFactor", metrics_.scale},
+          {"mobile", false}},
+         timeout);
+    call("Emulation.setFocusEmulationEnabled", {{"enabled", true}}, timeout);
+    call("Fetch.enable", {{"patterns", nlohmann::json::array({{{"urlPattern", "*"}, {"resourceType", "Document"},
+                                                                {"requestStage", "Request"}}})}},
+         timeout);
+    call("Page.bringToFront", nlohmann::json::object(), timeout);
+}
+
+ChromiumDevice::~ChromiumDevice() {
+    try {
+        if (cdp_ && cdp_->alive() && !target_.empty())
+            cdp_->call("Target.closeTarget", {{"targetId", target_}}, "", 5);
+    } catch (const std::exception&) {
+    }
+    if (process_) {
+        try {
+            if (cdp_ && cdp_->alive()) cdp_->post("Browser.close", nlohmann::json::object(), "");
+        } catch (const std::exception&) {
+        }
+        process_->wait(5);
+    }
+    cdp_.reset();
+    if (process_) process_->stop(1.0);  // its helpers (zygote, renderers) are in its process group
+    process_.reset();
+    if (!profile_.empty()) {
+        std::error_code ec;
+        fs::remove_all(profile_, ec);
+    }
+}
+
+void ChromiumDevice::checkPage() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!page_gone_.empty()) throw DeviceError(peer_ + ": " + page_gone_);
+}
+
+nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::json& params, double timeout) {
+    checkPage();
+    auto gone = [&] {
+        return DeviceError(peer_ + " is gone (exit status " + std::to_string(process_->exitStatus().value_or(-1)) +
+                           "): " + cdp_->lostReason() + " (" + method + ")");
+    };
+    if (!cdp_->alive() && process_ && !process_->running()) throw gone();
+    try {
+        return cdp_->call(method, params, session_, timeout);
+    } catch (const DeviceError&) {
+        if (!cdp_->alive() && process_ && !process_->wait(0.5).has_value()) throw;
+        if (!cdp_->alive() && process_) throw gone();
+        throw;
+    }
+}
+
+std::string ChromiumDevice::describe() const {
+    std::string size = std::to_string(metrics_.viewport.w) + "x" + std::to_string(metrics_.viewport.h) + "@" +
+                       fmt(metrics_.scale);
+    return process_ ? "chromium headless " + size + " (pid " + std::to_string(process_->pid()) + ")"
+                    : "cdp " + endpoint_ + " page " + size;
+}
+
+Size ChromiumDevice::screenSize() const {
+    return {int(std::lround(metrics_.viewport.w * metrics_.scale)),
+            int(std::lround(metrics_.viewport.h * metrics_.scale))};
+}
+
+Frame ChromiumDevice::capture() {
+    nlohmann::json r = call("Page.captureScreenshot", {{"format", "png"}, {"optimizeForSpeed", true}});
+    std::string png = base64Decode(r.value("data", ""));
+    cv::Mat bytes(1, int(png.size()), CV_8U, png.data());
+    Frame f;
+    f.bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
+    if (f.bgr.empty()) throw DeviceError(peer_ + ": Page.captureScreenshot gave no image");
+    f.scale = metrics_.scale;
+    f.timestamp = wallSeconds();
+    f.monotonic = monotonicSeconds();
+    return f;
+}
+
+void ChromiumDevice::mouse(const char* type, MouseButton button, int click_count, double dx, double dy) {
+    nlohmann::json p{{"type", type},
+                     {"x", cursor_.x / metrics_.scale},
+                     {"y", cursor_.y / metrics_.scale},
+                     {"modifiers", modifiers_},
+                     {"buttons", buttons_}};
+    if (std::string(type) == "mouseWheel") {
+        p["deltaX"] = dx;
+        p["deltaY"] = dy;
+    } else if (std::string(type) != "mouseMoved" || buttons_) {
+        p["button"] = buttonName(button);
+        p["clickCount"] = click_count;
+    }
+    call("Input.dispatchMouseEvent", p);
+}
+
+void ChromiumDevice::move(Point p) {
+    cursor_ = p;
+    MouseButton held = (buttons_ & 1) ? MouseButton::Left : (buttons_ & 2) ? MouseButton::Right : MouseButton::Middle;
+    mouse("mouseMoved", held, 0);
+}
+
+void ChromiumDevice::click(MouseButton button, int count) {
+    for (int i = 1; i <= std::max(1, count); ++i) {
+        buttons_ |= buttonBit(button);
+        mouse("mousePressed", button, i);
+        buttons_ &= ~buttonBit(button);
+        mouse("mouseReleased", button, i);
+    }
+}
+
+void ChromiumDevice::press(MouseButton button) {
+    buttons_ |= buttonBit(button);
+    mouse("mousePressed", button, 1);
+}
+
+void ChromiumDevice::release(MouseButton button) {
+    buttons_ &= ~buttonBit(button);
+    mouse("mouseReleased", button, 1);
+}
+
+void ChromiumDevice::scroll(int dx, int dy) { mouse("mouseWheel", MouseButton::Left, 0, dx * 100.0, dy * 100.0); }
+
+void ChromiumDevice::key(const char* type, const DomKey& k) {
+    nlohmann::json p{{"type", type}, {"key", k.key}, {"code", k.code}, {"windowsVirtualKeyCode", k.vk},
+                     {"nativeVirtualKeyCode", k.vk}, {"modifiers", modifiers_}};
+    // A key types its text only without Control, Alt and Meta (those make it a shortcut).
+    if (std::string(type) == "keyDown" && !(modifiers_ & 7) && !k.text.empty()) {
+        p["text"] = k.text;
+        p["unmodifiedText"] = k.text;
+    } else if (std::string(type) == "keyDown") {
+        p["type"] = "rawKeyDown";
+    }
+    call("Input.dispatchKeyEvent", p);
+}
+
+void ChromiumDevice::keyDown(const Key& k) {
+    DomKey d = domKeyFor(k, modifiers_ & 8);
+    modifiers_ |= d.modifier;
+    key("keyDown", d);
+}
+
+void ChromiumDevice::keyUp(const Key& k) {
+    DomKey d = domKeyFor(k, modifiers_ & 8);
+    key("keyUp", d);
+    modifiers_ &= ~d.modifier;
+}
+
+void ChromiumDevice::keyCombo(const std::vector<Key>& keys) {
+    std::vector<DomKey> doms;
+    int mods = modifiers_;
+    for (const Key& k : keys) {  // every key resolved before any is sent
+        doms.push_back(domKeyFor(k, mods & 8));
+        mods |= doms.back().modifier;
+    }
+    for (const DomKey& d : doms) {
+        modifiers_ |= d.modifier;
+        key("keyDown", d);
+    }
+    for (auto it = doms.rbegin(); it != doms.rend(); ++it) {
+        key("keyUp", *it);
+        modifiers_ &= ~it->modifier;
+    }
+}
+
+void ChromiumDevice::typeText(const std::string& utf8) {
+    std::u32string cps = decodeUtf8(utf8);  // throws before anything is typed
+    std::u32string run;
+    auto flush = [&] {
+        if (run.empty()) return;
+        call("Input.insertText", {{"text", encodeUtf8(run)}});
+        run.clear();
+    };
+    for (size_t i = 0; i < cps.size(); ++i) {
+        char32_t c = cps[i];
+        if (c == '\r' && i + 1 < cps.size() && cps[i + 1] == '\n') continue;
+        if (c == '\n' || c == '\r' || c == '\t') {
+            flush();
+            keyCombo({Key::character(c)});
+        } else {
+            run.push_back(c);
+        }
+    }
+    flush();
+}
+
+void ChromiumDevice::sync() { call("Runtime.evaluate", {{"expression", "0"}}); }
+
+void ChromiumDevice::navigate(const std::string& url, double timeout) {
+    int before;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        before = loads_;
+        if (policy_) {
+            std::string why = policy_(url);
+            if (!why.empty()) throw DeviceError("navigation to " + url + " refused: " + why);
+        }
+    }
+    nlohmann::json r = call("Page.navigate", {{"url", url}}, timeout);
+    if (r.contains("errorText") && !r["errorText"].get<std::string>().empty())
+        throw DeviceError("navigation to " + url + " failed: " + r["errorText"].get<std::string>());
+    // A same-document navigation (a #fragment) has no loaderId and fires no load event.
+    if (!r.contains("loaderId")) return;
+    std::unique_lock<std::mutex> lk(mu_);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    while (loads_ == before) {
+        if (!page_gone_.empty()) throw DeviceError(peer_ + ": " + page_gone_);
+        if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && loads_ == before)
+            throw DeviceError("navigation to " + url + ": the page did not finish loading within " + fmt(timeout) +
+                              " s");
+    }
+}
+
+std::string ChromiumDevice::currentUrl() {
+    checkPage();
+    nlohmann::json r = cdp_->call("Target.getTargetInfo", {{"targetId", target_}}, "", 10);
+    return r["targetInfo"].value("url", "");
+}
+
+void ChromiumDevice::setPolicy(Policy policy) {
+    std::lock_guard<std::mutex> lk(mu_);
+    policy_ = std::move(policy);
+}
+
+std::vector<std::string> ChromiumDevice::takeRefusals() {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<std::string> out;
+    out.swap(refusals_);
+    return out;
+}
+
+}  // namespace eacu
