@@ -11,6 +11,7 @@
 
 #include "base/Frame.h"
 #include "device/Device.h"
+#include "device/Windows.h"
 #include "geometry/Rect.h"
 #include "record/RunLog.h"
 #include "vision/Stability.h"
@@ -37,6 +38,11 @@ class Session;
 /// - `params`: extra fields for the step's params (merged over the executor's own).
 /// - `before`: the screen the target was found on (empty: captured just before the input);
 ///   `before_id`: that frame's id when it is already in the run log.
+/// - `window`: the window a window-bound target was found in (0: none). The effect is then
+///   watched on that window's own pixels (`before` is one of them), falling back to the screen
+///   once the window is gone. `send_events`: the input goes to that window as synthetic
+///   events (Windows::sendClick, sendKeys, sendText): the pointer does not move, the window
+///   is neither raised nor focused (taps, double taps, input and key only).
 /// - `parent_id`: the enclosing step (agent, plan), if any; `idx`: the step index reserved when
 ///   the target was looked for (0: the next index).
 struct InputAction {
@@ -62,6 +68,8 @@ struct InputAction {
     int64_t before_id = 0;
     std::optional<int64_t> parent_id;
     int idx = 0;
+    uint64_t window = 0;
+    bool send_events = false;
 };
 
 /// What an input did: the step row written (`step_id`, 0 when nothing is recorded), the settle
@@ -97,7 +105,11 @@ public:
 
 private:
     void send(const InputAction& a, Point p);
+    // A capture of what `a` acts on: its window's own pixels, or the screen (also once the
+    // window is gone).
+    Frame capture(const InputAction& a);
     Session& session_;
+    bool window_gone_ = false;  // the acted-on window went away during this input
 };
 
 }  // namespace eacu

@@ -21,7 +21,13 @@ namespace eacu {
 /// - `offset`: input point offset from the match centre (pixels), overriding the asset's.
 /// - `window`: search only this window's own pixels (Windows::capture, also where other
 ///   windows cover it); `region` is then in the window's pixels, and the match is mapped
-///   back to the screen. Only for locate.
+///   back to the screen (a `point` stays in screen pixels). An input at it is refused when
+///   another window covers the input point on screen (StepError "covered").
+/// - `raise`: (with `window`) focus and raise the window (restoring it when minimized) before
+///   looking and acting.
+/// - `focus`: false (with `window`): the input goes to the window as synthetic events
+///   (Windows::sendClick/sendKeys/sendText) without moving the pointer, raising or focusing
+///   it, and a covered point is no obstacle. Only taps, double taps, input and key.
 /// - `label`: how the script wrote the target, for messages and the run log.
 struct TargetSpec {
     std::string label;
@@ -33,6 +39,8 @@ struct TargetSpec {
     std::optional<std::array<double, 4>> region;
     std::optional<Point> offset;
     std::optional<uint64_t> window;
+    bool raise = false;
+    bool focus = true;
 
     /// True for targets that are searched for on screen (an image or a text), not points.
     bool searched() const { return image.has_value() || text.has_value(); }
