@@ -77,6 +77,10 @@ void Session::checkUncovered(StepRecord& s, const TargetSpec& t, const WindowInf
 // when another window covers the point.
 Session::Located Session::resolveForInput(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params) {
     if (t.window) {
+        if (!s.params_json.empty()) {  // the window, raise and focus (newStep)
+            const nlohmann::json tag = nlohmann::json::parse(s.params_json);
+            for (auto it = tag.begin(); it != tag.end(); ++it) params[it.key()] = it.value();
+        }
         WindowInfo w = prepareWindow(s, t, params);
         Located l = resolveOnScreen(s, t, timeout, params);
         if (t.focus) {

@@ -780,8 +780,8 @@ void X11Windows::sendClick(uint64_t id, Point p, MouseButton button, int count) 
             e.xmotion.x_root = p.x;
             e.xmotion.y_root = p.y;
             e.xmotion.same_screen = True;
-        } else if (type == EnterNotify) {
-            e.xcrossing.type = EnterNotify;
+        } else if (type == EnterNotify || type == LeaveNotify) {
+            e.xcrossing.type = type;
             e.xcrossing.display = d.dpy;
             e.xcrossing.window = target;
             e.xcrossing.root = d.root;
@@ -809,7 +809,8 @@ void X11Windows::sendClick(uint64_t id, Point p, MouseButton button, int count) 
             e.xbutton.same_screen = True;
         }
         long mask = type == ButtonPress ? ButtonPressMask : type == ButtonRelease ? ButtonReleaseMask
-                  : type == EnterNotify ? EnterWindowMask : PointerMotionMask;
+                  : type == EnterNotify ? EnterWindowMask : type == LeaveNotify ? LeaveWindowMask
+                  : PointerMotionMask;
         x11::trapBegin();
         Status ok = XSendEvent(d.dpy, target, True, mask, &e);
         int err = x11::trapEnd(d.dpy);
@@ -824,6 +825,7 @@ void X11Windows::sendClick(uint64_t id, Point p, MouseButton button, int count) 
         ev(ButtonPress, 0);
         ev(ButtonRelease, held);
     }
+    ev(LeaveNotify, 0);  // the pointer never came: no hover highlight stays behind
     XFlush(d.dpy);
     d.checkAlive();
 }
