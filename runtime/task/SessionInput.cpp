@@ -10,13 +10,13 @@ namespace eacu {
 
 namespace {
 
-std::string hexId(uint64_t id) {
+std::string inputHexId(uint64_t id) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(id));
     return buf;
 }
 
-std::string windowLabel(const WindowInfo& w) { return "\"" + w.title + "\" (" + w.cls + ")"; }
+std::string inputWindowLabel(const WindowInfo& w) { return "\"" + w.title + "\" (" + w.cls + ")"; }
 
 }  // namespace
 
@@ -45,10 +45,10 @@ WindowInfo Session::prepareWindow(StepRecord& s, const TargetSpec& t, nlohmann::
     } catch (const DeviceError& e) {
         failStep(s, failure::kDevice, s.action + " " + describeTarget(t) + ": " + e.what(), params);
     }
-    if (!w) failStep(s, failure::kDevice, s.action + " " + describeTarget(t) + ": window " + hexId(id) + " is gone", params);
+    if (!w) failStep(s, failure::kDevice, s.action + " " + describeTarget(t) + ": window " + inputHexId(id) + " is gone", params);
     if (w->minimized)
-        failStep(s, failure::kCovered, s.action + " " + describeTarget(t) + ": window " + hexId(id) + " " +
-                                           windowLabel(*w) + " is minimized; pass raise = true to restore it",
+        failStep(s, failure::kCovered, s.action + " " + describeTarget(t) + ": window " + inputHexId(id) + " " +
+                                           inputWindowLabel(*w) + " is minimized; pass raise = true to restore it",
                  params);
     return *w;
 }
@@ -60,11 +60,11 @@ void Session::checkUncovered(StepRecord& s, const TargetSpec& t, const WindowInf
     std::string at = "(" + std::to_string(p.x) + "," + std::to_string(p.y) + ")";
     std::string msg = s.action + " " + describeTarget(t) + ": ";
     if (!top)
-        msg += "window " + hexId(w.id) + " " + windowLabel(w) + " does not show at " + at +
+        msg += "window " + inputHexId(w.id) + " " + inputWindowLabel(w) + " does not show at " + at +
                " (the point is outside it)";
     else
-        msg += "covered by window " + hexId(top->id) + " " + windowLabel(*top) + " at " + at +
-               "; pass raise = true to bring " + windowLabel(w) + " to the front";
+        msg += "covered by window " + inputHexId(top->id) + " " + inputWindowLabel(*top) + " at " + at +
+               "; pass raise = true to bring " + inputWindowLabel(w) + " to the front";
     nlohmann::json more = params;
     if (top) more["covered_by"] = {{"id", top->id}, {"title", top->title}, {"class", top->cls}};
     failStep(s, top ? failure::kCovered : failure::kInvalid, msg, more, &seen);
