@@ -41,7 +41,6 @@ local function digits()
   for i, f in ipairs(found) do out[i] = f.digit end
   return table.concat(out)
 end
-tap({ "calculator.btn_clear", window = c, focus = false })
 tap({ "calculator.btn_1", window = c, focus = false })
 local click_ok = digits() == "1"
 key("3", { window = c, focus = false })

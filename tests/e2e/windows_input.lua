@@ -34,8 +34,7 @@ local function display_is(want, what)
   verify(function() shown = display(); return shown == want end, what .. ": the display shows " .. want, 3)
 end
 
-tap({ "calculator.btn_clear", window = c, focus = false })
-display_is("0", "after AC")
+display_is("0", "at the start")
 
 -- 1. Covered: refused, nothing clicked.
 local ok, err = pcall(tap, { "calculator.btn_1", window = "xcalc" })
@@ -77,7 +76,14 @@ tap({ "calculator.btn_3", window = c, raise = true })
 display_is("2513", "after restoring and tapping")
 assert(not c:refresh().minimized, "restored")
 
--- 6. Bad options say what was expected.
+-- 6. step{} takes the target table form; scroll{at=} and drag ends are window-bound too.
+step { tap = { "calculator.btn_4", window = "xcalc" } }
+display_is("25134", "after a window-bound step{}")
+scroll { at = { "calculator.btn_1", window = c }, dy = 1 }
+drag({ "calculator.btn_7", window = c }, { "calculator.btn_8", window = c }, 0.2)
+display_is("25134", "a scroll and a drag off the key press nothing")
+
+-- 7. Bad options say what was expected.
 local ok3, err3 = pcall(tap, "calculator.btn_1", { raise = true })
 assert(not ok3 and tostring(err3):find("need a window"), "raise without a window: " .. tostring(err3))
 local ok4, err4 = pcall(tap, "calculator.btn_1", { window = "no such window" })
