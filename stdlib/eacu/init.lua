@@ -11,13 +11,18 @@ local windows = require("eacu.windows")
 
 local M = {}
 
+-- A dynamic (model) target with window options: an error (the model sees the whole screen).
+local function no_window(fname, t, opts, level)
+  if (type(opts) == "table" and opts.window ~= nil) or (type(t) == "table" and t.window ~= nil) then
+    error(fname .. ": a dynamic (model) target searches the whole screen, not {window=}", level or 3)
+  end
+end
+
 -- A looking verb's second argument: a timeout, or {timeout=, window=} -> timeout, opts. A
 -- dynamic (model) target is looked for on the whole screen: with a window it is an error.
 local function split_opts(fname, t, arg)
+  if model.is_dynamic(t) then no_window(fname, t, arg, 4) end
   if type(arg) ~= "table" then return arg, nil end
-  if model.is_dynamic(t) and arg.window ~= nil then
-    error(fname .. ": a dynamic (model) target searches the whole screen, not {window=}", 3)
-  end
   return arg.timeout, arg
 end
 
@@ -35,14 +40,14 @@ end
 --- input refused when another window covers it), raise = true (focus and raise it first),
 --- focus = false (send the click to the window as events, without focusing it).
 function M.tap(t, opts)
-  if model.is_dynamic(t) then local m = model.tap(t, opts); return m end
+  if model.is_dynamic(t) then no_window("tap", t, opts); local m = model.tap(t, opts); return m end
   opts = opts or {}
   return match.wrap(failure.call(2, native.tap, target.normalize(t, "tap", opts), opts))
 end
 
 --- double_tap(target [, opts]) -> Match.
 function M.double_tap(t, opts)
-  if model.is_dynamic(t) then local m = model.double_tap(t, opts); return m end
+  if model.is_dynamic(t) then no_window("double_tap", t, opts); local m = model.double_tap(t, opts); return m end
   opts = opts or {}
   return match.wrap(failure.call(2, native.tap, target.normalize(t, "double_tap", opts),
     { button = opts.button, timeout = opts.timeout, count = 2, action = "double_tap" }))
@@ -50,7 +55,7 @@ end
 
 --- long_press(target [, seconds=1 [, opts]]) -> Match. Holds the button for `seconds`.
 function M.long_press(t, seconds, opts)
-  if model.is_dynamic(t) then local m = model.long_press(t, seconds, opts); return m end
+  if model.is_dynamic(t) then no_window("long_press", t, opts); local m = model.long_press(t, seconds, opts); return m end
   opts = opts or {}
   seconds = seconds or 1
   check_timeout("long_press", seconds)

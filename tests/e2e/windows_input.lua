@@ -82,6 +82,11 @@ display_is("25134", "after a window-bound step{}")
 scroll { at = { "calculator.btn_1", window = c }, dy = 1 }
 drag({ "calculator.btn_7", window = c }, { "calculator.btn_8", window = c }, 0.2)
 display_is("25134", "a scroll and a drag off the key press nothing")
+-- Keys to a window: focused first (XTest), from behind the dialog.
+z:focus()
+key("6", { window = c })
+display_is("251346", "after a key to the window")
+assert(frontmost().id == c.id, "key with window = focuses it")
 
 -- 7. Bad options say what was expected.
 local ok3, err3 = pcall(tap, "calculator.btn_1", { raise = true })

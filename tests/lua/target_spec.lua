@@ -93,5 +93,7 @@ expect_has(error_of(exists, "1", { window = true }), "exists: window must be a w
 expect_has(error_of(wait, { "1", window = "xcalc" }, 0), "this device has no windows", "window on an image device")
 expect_has(error_of(key, "Return", { focus = false }), "key: focus = false needs a window", "key focus = false without a window")
 expect_has(error_of(input, "a", 5), "input: expected options {window=, focus=}, got number", "input options not a table")
+expect_has(error_of(tap, { dynamic = "the 1 key", window = "xcalc" }), "tap: a dynamic (model) target searches the whole screen, not {window=}", "dynamic tap in a window")
+expect_has(error_of(locate, { dynamic = "the 1 key" }, { window = "xcalc" }), "locate: a dynamic (model) target searches the whole screen", "dynamic locate in a window")
 
 spec.finish("target_spec")
