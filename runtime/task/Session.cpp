@@ -54,6 +54,7 @@ nlohmann::json Session::windowTag(uint64_t id) {
         if (auto w = device_.windows().info(id)) {
             tag["title"] = w->title;
             tag["class"] = w->cls;
+            tag["origin"] = {w->x, w->y};  // the screen position of the window's frames' (0, 0)
         }
     } catch (const DeviceError&) {
     }

@@ -235,7 +235,8 @@ private:
     // A capture for looking for `t`: its window's own pixels (origin: the screen position of
     // the frame's top-left pixel) or the screen (origin 0, 0).
     Frame captureFor(const TargetSpec& t, Point& origin);
-    // {id, title, class} of window `id`, for a step's params.
+    // {id, title, class, origin: [x, y]} of window `id` for a step's params: origin is the
+    // screen position of its client area, where the step's window frames start.
     nlohmann::json windowTag(uint64_t id);
     // Sets the keys of `more` in the step's params (JSON object).
     static void mergeParams(StepRecord& s, const nlohmann::json& more);

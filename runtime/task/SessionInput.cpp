@@ -88,6 +88,14 @@ Session::Located Session::resolveForInput(StepRecord& s, const TargetSpec& t, do
                 Point origin;
                 l.frame = captureFor(t, origin);
             }
+            if (l.match.method != "point") {  // what was found, for the step when it fails
+                s.method = l.match.method;
+                s.score = l.match.score;
+                s.threshold = l.match.threshold;
+                s.box = l.match.box;
+                s.locate_ms = l.match.ms;
+            }
+            s.input = l.match.target;
             checkUncovered(s, t, w, l.match.target, params, l.frame);
         }
         return l;
