@@ -113,7 +113,16 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
     for (;;) {
         cancel().check();
         Point origin{0, 0};
-        Frame f = captureFor(t, origin);
+        Frame f;
+        try {
+            f = captureFor(t, origin);
+        } catch (const DeviceError&) {
+            // A window gone (or minimized) while waiting for its target to vanish: it has.
+            if (!t.window || want_present) throw;
+            Located gone;
+            gone.match.method = "window_gone";
+            return gone;
+        }
         Located l = t.text ? lookForText(t, std::move(f)) : lookForImage(t, variants, std::move(f));
         if (t.window) {  // window pixels -> screen
             l.match.box.x += origin.x;

@@ -95,4 +95,8 @@ local ok4, err4 = pcall(tap, "calculator.btn_1", { window = "no such window" })
 assert(not ok4 and tostring(err4):find('no window matches "no such window"'), "unknown window: " .. tostring(err4))
 local ok5, err5 = pcall(long_press, "calculator.btn_1", 0.2, { window = c, focus = false })
 assert(not ok5 and tostring(err5):find("focus = false"), "long_press as events: " .. tostring(err5))
+-- wait_vanish in a window that closes: the target vanishes with it.
+wait({ text = "Covering xcalc", window = z }, 5)
+z:close()
+wait_vanish({ text = "Covering xcalc", window = z }, 2)
 print("windows_input: covered refused, located without raising, events to xcalc, raised, restored")
