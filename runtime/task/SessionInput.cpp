@@ -169,9 +169,8 @@ void Session::keyboardTo(InputAction& a, std::optional<uint64_t> window, bool fo
         return;
     }
     try {
-        WindowInfo w = device_.windows().focus(*window);
+        device_.windows().focus(*window);
         a.params["raised"] = true;
-        (void)w;
     } catch (const DeviceError& e) {
         throw StepError(failure::kDevice, a.action + ": " + e.what(), 0, 0, a.target);
     }
