@@ -10,7 +10,7 @@ PACKAGES = build-essential cmake pkg-config ccache \
   libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
   libcpp-httplib-dev libatspi2.0-dev libboost-dev \
-  xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps x11-utils zenity openbox sqlite3 procps chromium tmux python3 python3-doc \
+  xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps x11-utils zenity openbox sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm \
   dbus at-spi2-core libatk-adaptor libgail-common hexchat
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

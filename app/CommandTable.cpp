@@ -157,6 +157,7 @@ const std::vector<Command> kCommands = {
      "eacu bench tap [--display D] [--n 30]\n"
      "eacu bench page [--device D] [--n 20]\n"
      "eacu bench settle [--display D]\n"
+     "eacu bench window [--display D] [--n 30]\n"
      "eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]\n"
      "eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]",
      "Measure taps, settle waits, and locate and OCR accuracy.\n"
@@ -166,12 +167,14 @@ const std::vector<Command> kCommands = {
      "device (default) or on Chromium under X11 (--device virtual): the same page either way.\n"
      "settle: a task of 12 actions on a real xcalc with eacu's change-and-settle waits and with a\n"
      "fixed 1 s wait after each action, in the same run: both wall times and the outcomes.\n"
+     "window: xcalc's own window captured (XComposite, first and warm) against the full screen,\n"
+     "locate in the window against on the screen, and clicks sent to the window as events.\n"
      "locate: the image cases of a corpus (tests/corpus/locate-v1 format), blind: hit rate,\n"
      "false positives, median and p90 ms per scale.\n"
      "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
      "\n"
      "Options:\n" EACU_OPT_DISPLAY
-     "  --n N             tap, page: how many taps (default 30; page: 20)\n"
+     "  --n N             tap, window, page: how many taps or rounds (default 30; page: 20)\n"
      "  --out FILE        locate, ocr: one JSON line per case\n"
      "  --no-learn        locate: do not learn the device scale from earlier hits\n"
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"

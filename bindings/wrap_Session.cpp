@@ -19,11 +19,10 @@ MouseButton checkButton(lua_State* L, const char* name) {
     return MouseButton::Left;
 }
 
-// locate(target [, timeout [, window id]]) -> match table (found may be false)
+// locate(target [, timeout]) -> match table (found may be false)
 int w_locate(lua_State* L) {
     TargetSpec t = luax_checktarget(L, 1);
     double timeout = luaL_optnumber(L, 2, 0);
-    if (!lua_isnoneornil(L, 3)) t.window = uint64_t(luaL_checknumber(L, 3));
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
         luax_pushmatch(L, s.locate(t, timeout));
@@ -88,21 +87,33 @@ int w_tap(lua_State* L) {
     });
 }
 
+// The optional window id and focus flag of input and key (arguments 2 and 3).
+std::optional<uint64_t> optWindow(lua_State* L, int idx) {
+    if (lua_isnoneornil(L, idx)) return std::nullopt;
+    return uint64_t(luaL_checknumber(L, idx));
+}
+
+// input(text [, window id [, focus]])
 int w_input(lua_State* L) {
     size_t n = 0;
     const char* text = luaL_checklstring(L, 1, &n);
+    std::optional<uint64_t> window = optWindow(L, 2);
+    bool focus = lua_isnoneornil(L, 3) ? true : lua_toboolean(L, 3) != 0;
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
-        s.input(std::string(text, n));
+        s.input(std::string(text, n), window, focus);
         return 0;
     });
 }
 
+// key(combo [, window id [, focus]])
 int w_key(lua_State* L) {
     std::string combo = luaL_checkstring(L, 1);
+    std::optional<uint64_t> window = optWindow(L, 2);
+    bool focus = lua_isnoneornil(L, 3) ? true : lua_toboolean(L, 3) != 0;
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
-        s.key(combo);
+        s.key(combo, window, focus);
         return 0;
     });
 }

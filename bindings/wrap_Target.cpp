@@ -104,6 +104,16 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
         t.offset = Point{int(v[0]), int(v[1])};
     }
     lua_pop(L, 1);
+    if (auto w = luax_optnumberfield(L, idx, "window")) t.window = uint64_t(*w);
+    lua_getfield(L, idx, "raise");
+    t.raise = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "focus");
+    t.focus = lua_isnil(L, -1) || lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    if ((t.raise || !t.focus) && !t.window)
+        luaL_error(L, "raise = true and focus = false need a window (window = ...)");
+    if (t.raise && !t.focus) luaL_error(L, "raise = true and focus = false contradict each other: pick one");
     if (auto label = luax_optstringfield(L, idx, "label")) t.label = *label;
     else if (t.image) t.label = "\"" + *t.image + "\"";
     else if (t.text) t.label = "{text=\"" + *t.text + "\"}";

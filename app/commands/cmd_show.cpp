@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "Cli.h"
 #include "base/Clock.h"
 #include "base/Format.h"
@@ -16,6 +18,25 @@
 namespace eacu {
 
 namespace {
+
+// "in window 0x600016 "Calculator" (XCalc), raised, sent as events" for a window-bound step
+// (params.window), "" otherwise.
+std::string windowLine(const std::string& params_json) {
+    if (params_json.empty()) return "";
+    nlohmann::json p = nlohmann::json::parse(params_json, nullptr, false);
+    if (!p.is_object() || !p.contains("window") || !p["window"].is_object()) return "";
+    const nlohmann::json& w = p["window"];
+    char id[32];
+    std::snprintf(id, sizeof id, "0x%llx", static_cast<unsigned long long>(w.value("id", uint64_t(0))));
+    std::string out = std::string("in window ") + id + " \"" + w.value("title", std::string()) + "\" (" +
+                      w.value("class", std::string()) + ")";
+    if (p.value("raised", false)) out += ", raised";
+    if (p.value("delivery", std::string()) == "events") out += ", sent as events";
+    if (p.contains("covered_by") && p["covered_by"].is_object())
+        out += ", covered by \"" + p["covered_by"].value("title", std::string()) + "\" (" +
+               p["covered_by"].value("class", std::string()) + ")";
+    return out;
+}
 
 // `v` with `digits` decimals, or "-" when absent.
 std::string opt(const std::optional<double>& v, int digits = 3) { return v ? fixed(*v, digits) : "-"; }
@@ -126,6 +147,7 @@ int cmdShow(int argc, char** argv) {
                         opt(s.settle_ms, 0).c_str(), paint(colour, statusColour(s.status), status).c_str(),
                         frames.c_str());
             if (!s.error.empty()) std::printf("      error: %s\n", paint(colour, "31", s.error).c_str());
+            if (std::string w = windowLine(s.params_json); !w.empty()) std::printf("      %s\n", w.c_str());
             if (auto d = diffs.find(s.idx); d != diffs.end())
                 for (const auto& w : d->second) std::printf("      %s\n", paint(colour, "33", "≠ " + w).c_str());
         }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "base/Frame.h"
+#include "device/Keys.h"
+#include "device/MouseButton.h"
 #include "geometry/Rect.h"
 
 namespace eacu {
@@ -71,6 +73,27 @@ public:
     /// Captures the client area of `id` from the window's own contents, also where other
     /// windows cover it. Throws DeviceError when it is gone or minimized (nothing is drawn).
     virtual WindowCapture capture(uint64_t id) = 0;
+
+    /// The window whose pixels the screen shows at point `p` (screen pixels): the topmost
+    /// mapped top-level window there, a window manager's frame (title bar, border) counting as
+    /// its client's, and windows the manager does not list (menus, tooltips: X11
+    /// override-redirect) as themselves (then `title` and `cls` may be empty). nullopt when
+    /// only the desktop is there.
+    virtual std::optional<WindowInfo> windowAt(Point p) = 0;
+
+    /// Input delivered to window `id` itself as synthetic events, without moving the pointer,
+    /// raising the window or giving it the focus (X11: XSendEvent). Whether the program acts
+    /// on such events is its toolkit's choice (many ignore them); nothing reports that, so a
+    /// caller checks the effect. `p` is a screen point (physical pixels) inside the window;
+    /// the events go to its innermost child there. Throw DeviceError when the window is gone.
+    /// sendClick: `count` press/release pairs of `button`.
+    virtual void sendClick(uint64_t id, Point p, MouseButton button, int count = 1) = 0;
+    /// Presses and releases a key combo (modifiers held around the last key) in window `id`.
+    /// Throws DeviceError for a key the keyboard map has no key code for.
+    virtual void sendKeys(uint64_t id, const std::vector<Key>& combo) = 0;
+    /// Types UTF-8 text in window `id`, one key event pair per character (Shift where the
+    /// character needs it). Throws DeviceError for a character no key of the keyboard map types.
+    virtual void sendText(uint64_t id, const std::string& text) = 0;
 };
 
 }  // namespace eacu

@@ -52,7 +52,20 @@ Point ActionExecutor::moveExactly(Point p) {
                                           std::to_string(p.x) + "," + std::to_string(p.y) + "): not pressing");
 }
 
-// Sends the input itself (the pointer is already at `p` for pointer actions).
+Frame ActionExecutor::capture(const InputAction& a) {
+    Device& d = session_.device();
+    if (a.window && !window_gone_) {
+        try {
+            return d.windows().capture(a.window).frame;
+        } catch (const DeviceError&) {
+            window_gone_ = true;  // closed by the input, say: its effect shows on the screen
+        }
+    }
+    return d.capture();
+}
+
+// Sends the input itself (the pointer is already at `p` for pointer actions; for events sent
+// to a window, it stays where it is).
 void ActionExecutor::send(const InputAction& a, Point p) {
     Device& d = session_.device();
     const CancelToken& cancel = session_.cancel();
@@ -60,6 +73,13 @@ void ActionExecutor::send(const InputAction& a, Point p) {
         if (a.action == "set_text") d.accessibility().setText(*a.element, a.text);
         else d.accessibility().doAction(*a.element, a.element_action);
         d.sync();
+        return;
+    }
+    if (a.send_events) {
+        Windows& w = d.windows();
+        if (a.action == "input") w.sendText(a.window, a.text);
+        else if (a.action == "key") w.sendKeys(a.window, parseKeyCombo(a.combo));
+        else w.sendClick(a.window, p, a.button, a.count);
         return;
     }
     if (a.action == "input") {
@@ -123,6 +143,15 @@ InputResult ActionExecutor::perform(InputAction a) {
     }
     if (a.action == "key" || a.action == "hold_key") parseKeyCombo(a.combo);  // an unknown key fails before any input
     if (a.action == "drag" && (!a.at || !a.to)) throw std::invalid_argument("drag: expected both points");
+    if (a.send_events) {
+        const bool sendable = ((a.action == "tap" || a.action == "double_tap") && a.hold <= 0 && a.at) ||
+                              a.action == "input" || a.action == "key";
+        if (!a.window || !sendable)
+            throw std::invalid_argument(a.action + ": focus = false (events sent to a window) works with tap, "
+                                        "double_tap, input and key in a window (window = ...), not " +
+                                        a.action + (a.window ? "" : " without a window"));
+    }
+    window_gone_ = false;
 
     StepRecord st = s.beginStep(a.action, a.target, a.idx);
     st.parent_id = a.parent_id;
@@ -149,13 +178,13 @@ InputResult ActionExecutor::perform(InputAction a) {
         return StepError(code, msg, id, st.frame_before.value_or(0), a.target);
     };
 
-    Frame before = a.before.empty() ? s.device().capture() : std::move(a.before);
+    Frame before = a.before.empty() ? capture(a) : std::move(a.before);
     Point p{};
     if (a.at) {
         p = *a.at;
         st.input = p;
         try {
-            moveExactly(p);
+            if (!a.send_events) moveExactly(p);
         } catch (const StepError& e) {
             throw fail(e.code, a.action + " " + a.target + ": " + e.what());
         }
@@ -180,7 +209,8 @@ InputResult ActionExecutor::perform(InputAction a) {
     st.frame_before = a.before_id ? std::optional<int64_t>(a.before_id) : std::nullopt;
     if (!a.before_id)
         if (int64_t id = s.recordFrame(before)) st.frame_before = id;
-    Settle settle = s.waitSettled(before);
+    auto grab = [this, &a] { return capture(a); };
+    Settle settle = waitEffectAndSettle(grab, before, s.stability());
 
     // Seed 000 §5: a single tap that changed nothing is pressed again a few pixels off, inside
     // the target's box. Before each press the screen is looked at again against the frame from
@@ -194,7 +224,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         for (int i = 0;; ++i) {
             StabilityOptions late_o = s.stability();
             late_o.effect_timeout = o.late_effect_timeout;
-            Settle late = waitEffectAndSettle([&s] { return s.device().capture(); }, before, late_o);
+            Settle late = waitEffectAndSettle(grab, before, late_o);
             waited += late.ms;
             late.ms = waited;
             settle = std::move(late);
@@ -210,7 +240,7 @@ InputResult ActionExecutor::perform(InputAction a) {
                 q.y = std::clamp(q.y, a.box->y, a.box->y + std::max(0, a.box->h - 1));
             }
             try {
-                moveExactly(q);
+                if (!a.send_events) moveExactly(q);
             } catch (const StepError& e) {
                 throw fail(e.code, a.action + " " + a.target + ": " + e.what());
             }
@@ -218,7 +248,7 @@ InputResult ActionExecutor::perform(InputAction a) {
             ++r.retries;
             tried.push_back({q.x, q.y});
             st.input = q;
-            Settle again = s.waitSettled(before);
+            Settle again = waitEffectAndSettle(grab, before, s.stability());
             waited += again.ms;
             again.ms = waited;
             settle = std::move(again);
@@ -227,6 +257,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         params["retried_at"] = tried;
     }
     if (may_retry) params["retries"] = r.retries;
+    if (a.send_events) params["delivery"] = "events";
     params["effect"] = settle.changed ? "changed" : "none";
     params["settled"] = settle.settled;
     st.params_json = params.dump();

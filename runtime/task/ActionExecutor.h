@@ -11,6 +11,7 @@
 
 #include "base/Frame.h"
 #include "device/Device.h"
+#include "device/Windows.h"
 #include "geometry/Rect.h"
 #include "record/RunLog.h"
 #include "vision/Stability.h"
@@ -40,6 +41,11 @@ class Session;
 /// - `element`: an accessibility-tree element acted on through the tree, not the pointer:
 ///   action "set_text" sets its text to `text`, any other calls its action `element_action`
 ///   (device/Accessibility.h); `at` is then unset.
+/// - `window`: the window a window-bound target was found in (0: none). The effect is then
+///   watched on that window's own pixels (`before` is one of them), falling back to the screen
+///   once the window is gone. `send_events`: the input goes to that window as synthetic
+///   events (Windows::sendClick, sendKeys, sendText): the pointer does not move, the window
+///   is neither raised nor focused (taps, double taps, input and key only).
 /// - `parent_id`: the enclosing step (agent, plan), if any; `idx`: the step index reserved when
 ///   the target was looked for (0: the next index).
 struct InputAction {
@@ -67,6 +73,8 @@ struct InputAction {
     int idx = 0;
     std::optional<A11yElement> element;
     std::string element_action;
+    uint64_t window = 0;
+    bool send_events = false;
 };
 
 /// What an input did: the step row written (`step_id`, 0 when nothing is recorded), the settle
@@ -102,7 +110,11 @@ public:
 
 private:
     void send(const InputAction& a, Point p);
+    // A capture of what `a` acts on: its window's own pixels, or the screen (also once the
+    // window is gone).
+    Frame capture(const InputAction& a);
     Session& session_;
+    bool window_gone_ = false;  // the acted-on window went away during this input
 };
 
 }  // namespace eacu

@@ -41,7 +41,32 @@ StepRecord Session::newStep(const std::string& action, const TargetSpec* t) {
     if (t) s.target = describeTarget(*t);
     s.started_at = wallSeconds();
     s.transform_json = nlohmann::json{{"scale", device_.scaleFactor()}, {"space", "physical"}}.dump();
+    if (t && t->window) {
+        nlohmann::json p{{"window", windowTag(*t->window)}};
+        if (t->raise) p["raise"] = true;
+        if (!t->focus) p["focus"] = false;
+        s.params_json = p.dump();
+    }
     return s;
+}
+
+nlohmann::json Session::windowTag(uint64_t id) {
+    nlohmann::json tag{{"id", id}};
+    try {
+        if (auto w = device_.windows().info(id)) {
+            tag["title"] = w->title;
+            tag["class"] = w->cls;
+            tag["origin"] = {w->x, w->y};  // the screen position of the window's frames' (0, 0)
+        }
+    } catch (const DeviceError&) {
+    }
+    return tag;
+}
+
+void Session::mergeParams(StepRecord& s, const nlohmann::json& more) {
+    nlohmann::json p = s.params_json.empty() ? nlohmann::json::object() : nlohmann::json::parse(s.params_json);
+    for (auto it = more.begin(); it != more.end(); ++it) p[it.key()] = it.value();
+    s.params_json = p.dump();
 }
 
 int64_t Session::saveFrame(const Frame& f) {

@@ -127,10 +127,12 @@ public:
     /// The accessibility tree now: of the program owning window `window`, or of the whole
     /// screen (Device::accessibility; not recorded). Throws DeviceError on a device without one.
     A11yElement a11ySnapshot(std::optional<uint64_t> window = std::nullopt);
-    /// Types UTF-8 text into the focused window.
-    void input(const std::string& text);
+    /// Types UTF-8 text into the focused window; with `window`, into that window: focused
+    /// first, or (`focus` false) sent to it as events without focusing it.
+    void input(const std::string& text, std::optional<uint64_t> window = std::nullopt, bool focus = true);
     /// Presses a key combo ("ctrl+s", "Return"). Throws std::invalid_argument for unknown keys.
-    void key(const std::string& combo);
+    /// `window` and `focus` as for input().
+    void key(const std::string& combo, std::optional<uint64_t> window = std::nullopt, bool focus = true);
     /// Scrolls by wheel clicks (dy > 0: down) with the pointer over `at` (or where it is).
     /// Returns whether the screen changed (a scroll with no effect is reported, not retried).
     bool scroll(int dx, int dy, const std::optional<TargetSpec>& at = std::nullopt);
@@ -245,6 +247,23 @@ private:
     };
     Located lookForA11y(const TargetSpec& t);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
+    // A capture for looking for `t`: its window's own pixels (origin: the screen position of
+    // the frame's top-left pixel) or the screen (origin 0, 0).
+    Frame captureFor(const TargetSpec& t, Point& origin);
+    // {id, title, class, origin: [x, y]} of window `id` for a step's params: origin is the
+    // screen position of its client area, where the step's window frames start.
+    nlohmann::json windowTag(uint64_t id);
+    // Sets the keys of `more` in the step's params (JSON object).
+    static void mergeParams(StepRecord& s, const nlohmann::json& more);
+    // Before an input at a window-bound target: the window (focused and raised first with
+    // t.raise). Fails the step "device" when it is gone, "covered" when minimized.
+    WindowInfo prepareWindow(StepRecord& s, const TargetSpec& t, nlohmann::json& params);
+    // Fails the step "covered" when another window shows at `p` instead of `w`.
+    void checkUncovered(StepRecord& s, const TargetSpec& t, const WindowInfo& w, Point p,
+                        const nlohmann::json& params, const Frame& seen);
+    // Fails step `s` with `code` and `msg` (params and the frame `seen` recorded).
+    [[noreturn]] void failStep(StepRecord& s, const char* code, const std::string& msg, const nlohmann::json& params,
+                               const Frame* seen = nullptr);
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
     Located lookForText(const TargetSpec& t, Frame f) const;
@@ -263,6 +282,10 @@ private:
                                  double timeout, const char* verb);
     // The match or point `t` resolves to for an input, with the frame it was seen on.
     Located resolveForInput(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params);
+    // Points keyboard input `a` at `window` (focused first, or events when !focus).
+    void keyboardTo(InputAction& a, std::optional<uint64_t> window, bool focus);
+    // resolveForInput without the window's checks: found (or mapped) on its capture.
+    Located resolveOnScreen(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params);
 
     Device& device_;
     const AssetLibrary& assets_;

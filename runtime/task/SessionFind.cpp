@@ -95,6 +95,14 @@ Session::Located Session::lookForImage(const TargetSpec& t, const std::vector<Te
     return {r.match, std::move(f), r.stages};
 }
 
+Frame Session::captureFor(const TargetSpec& t, Point& origin) {
+    origin = {0, 0};
+    if (!t.window) return device_.capture();
+    WindowCapture wc = device_.windows().capture(*t.window);
+    origin = wc.origin;
+    return std::move(wc.frame);
+}
+
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
     if (!t.text && !t.image && !t.a11y)
         throw std::invalid_argument("expected an image, text or a11y target, got " + describeTarget(t));
@@ -121,14 +129,16 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
             cancel().sleep(options_.poll_interval);
             continue;
         }
-        Frame f;
         Point origin{0, 0};
-        if (t.window) {
-            WindowCapture wc = device_.windows().capture(*t.window);
-            f = std::move(wc.frame);
-            origin = wc.origin;
-        } else {
-            f = device_.capture();
+        Frame f;
+        try {
+            f = captureFor(t, origin);
+        } catch (const DeviceError&) {
+            // A window gone (or minimized) while waiting for its target to vanish: it has.
+            if (!t.window || want_present) throw;
+            Located gone;
+            gone.match.method = "window_gone";
+            return gone;
         }
         Located l = t.text ? lookForText(t, std::move(f)) : lookForImage(t, variants, std::move(f));
         if (t.window) {  // window pixels -> screen
@@ -244,7 +254,7 @@ Match Session::locate(const TargetSpec& t, double timeout) {
     s.threshold = l.match.threshold;
     s.box = l.match.box;
     s.locate_ms = l.match.ms;
-    s.params_json = nlohmann::json{{"stages", stagesJson(l.stages)}, {"scale", l.match.scale}}.dump();
+    mergeParams(s, {{"stages", stagesJson(l.stages)}, {"scale", l.match.scale}});
     s.status = l.match.found ? "ok" : "not_found";
     commit(s);
     return l.match;
@@ -272,14 +282,21 @@ std::shared_ptr<const OcrResult> Session::ocr(const std::optional<std::array<dou
 std::vector<Match> Session::findAll(const TargetSpec& t, int max_results) {
     if (!t.image) throw std::invalid_argument("find_all: expected an image target, got " + describeTarget(t));
     StepRecord s = newStep("find_all", &t);
-    Frame f = device_.capture();
+    Point origin{0, 0};
+    Frame f = captureFor(t, origin);
     Template tpl = templatesFor(t).front();
     auto t0 = monotonicSeconds();
     std::vector<Match> all = locator_.findAll(f.bgr, tpl, regionFor(t), max_results);
     s.locate_ms = msBetween(t0, monotonicSeconds());
     s.method = "template";
     s.threshold = tpl.threshold;
-    s.params_json = nlohmann::json{{"count", all.size()}}.dump();
+    for (Match& m : all) {  // window pixels -> screen
+        m.box.x += origin.x;
+        m.box.y += origin.y;
+        m.target.x += origin.x;
+        m.target.y += origin.y;
+    }
+    mergeParams(s, {{"count", all.size()}});
     if (!all.empty()) {
         s.score = all.front().score;
         s.box = all.front().box;

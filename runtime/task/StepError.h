@@ -20,6 +20,7 @@ inline constexpr const char* kCancelled = "cancelled";         // stop, Ctrl-C, 
 inline constexpr const char* kBlocked = "blocked";             // a blocker could not be dismissed, or nobody can answer
 inline constexpr const char* kRefused = "refused";             // a risky step was not confirmed
 inline constexpr const char* kInvalid = "invalid";             // bad arguments (unknown key, no target)
+inline constexpr const char* kCovered = "covered";             // another window covers a window-bound target
 inline constexpr const char* kDevice = "device";               // the display refused or went away
 inline constexpr const char* kModel = "model";                 // a model call failed or answered badly
 inline constexpr const char* kFailed = "failed";               // anything else

@@ -22,7 +22,13 @@ namespace eacu {
 /// - `offset`: input point offset from the match centre (pixels), overriding the asset's.
 /// - `window`: search only this window's own pixels (Windows::capture, also where other
 ///   windows cover it); `region` is then in the window's pixels, and the match is mapped
-///   back to the screen. Only for locate.
+///   back to the screen (a `point` stays in screen pixels). An input at it is refused when
+///   another window covers the input point on screen (StepError "covered").
+/// - `raise`: (with `window`) focus and raise the window (restoring it when minimized) before
+///   looking and acting.
+/// - `focus`: false (with `window`): the input goes to the window as synthetic events
+///   (Windows::sendClick/sendKeys/sendText) without moving the pointer, raising or focusing
+///   it, and a covered point is no obstacle. Only taps, double taps, input and key.
 /// - `a11y`: an element of the accessibility tree, by role and/or name (task/A11yTarget.h): found
 ///   in the tree of the whole screen, or of `window`'s program; tapped at its bounds' centre,
 ///   or by its action when `a11y->press` is set.
@@ -38,6 +44,8 @@ struct TargetSpec {
     std::optional<Point> offset;
     std::optional<uint64_t> window;
     std::optional<A11yQuery> a11y;
+    bool raise = false;
+    bool focus = true;
 
     /// True for targets that are searched for (an image, a text or an a11y element), not points.
     bool searched() const { return image.has_value() || text.has_value() || a11y.has_value(); }

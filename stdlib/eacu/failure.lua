@@ -1,6 +1,6 @@
 -- Failure values: what a failed step raises. A table with
 --   code     = "not_found" | "no_effect" | "verify_failed" | "limit" | "timeout" | "cancelled" |
---              "blocked" | "refused" | "invalid" | "device" | "model" | "failed",
+--              "blocked" | "refused" | "invalid" | "covered" | "device" | "model" | "failed",
 --   message  = the message, target = the target's label (or nil), best = the best candidate
 --   seen (a Match, or nil), frame_id and step_id = run-log rows (or nil),
 --   where    = "script.lua:3: " (the script line it was raised at),

@@ -12,6 +12,21 @@ local a11y = require("eacu.a11y")
 
 local M = {}
 
+-- A dynamic (model) target with window options: an error (the model sees the whole screen).
+local function no_window(fname, t, opts, level)
+  if (type(opts) == "table" and opts.window ~= nil) or (type(t) == "table" and t.window ~= nil) then
+    error(fname .. ": a dynamic (model) target searches the whole screen, not {window=}", level or 3)
+  end
+end
+
+-- A looking verb's second argument: a timeout, or {timeout=, window=} -> timeout, opts. A
+-- dynamic (model) target is looked for on the whole screen: with a window it is an error.
+local function split_opts(fname, t, arg)
+  if model.is_dynamic(t) then no_window(fname, t, arg, 4) end
+  if type(arg) ~= "table" then return arg, nil end
+  return arg.timeout, arg
+end
+
 local function check_timeout(fname, t)
   if t ~= nil and (type(t) ~= "number" or t < 0) then
     error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(t)), 3)
@@ -20,62 +35,88 @@ local function check_timeout(fname, t)
 end
 
 --- tap(target [, opts]) -> Match. Finds the target (waiting up to opts.timeout seconds, default
---- 5) and clicks its centre (plus offset). opts: button ("left"|"right"|"middle"), timeout.
+--- 5) and clicks its centre (plus offset). opts: button ("left"|"right"|"middle"), timeout,
+--- and (here or in the target table) the window options of every verb: window = a window or
+--- a query as window() takes (the target is looked for in that window's own pixels, and an
+--- input refused when another window covers it), raise = true (focus and raise it first),
+--- focus = false (send the click to the window as events, without focusing it).
 function M.tap(t, opts)
-  if model.is_dynamic(t) then local m = model.tap(t, opts); return m end
+  if model.is_dynamic(t) then no_window("tap", t, opts); local m = model.tap(t, opts); return m end
   opts = opts or {}
-  return match.wrap(failure.call(2, native.tap, target.normalize(t, "tap"), opts))
+  return match.wrap(failure.call(2, native.tap, target.normalize(t, "tap", opts), opts))
 end
 
 --- double_tap(target [, opts]) -> Match.
 function M.double_tap(t, opts)
-  if model.is_dynamic(t) then local m = model.double_tap(t, opts); return m end
+  if model.is_dynamic(t) then no_window("double_tap", t, opts); local m = model.double_tap(t, opts); return m end
   opts = opts or {}
-  return match.wrap(failure.call(2, native.tap, target.normalize(t, "double_tap"),
+  return match.wrap(failure.call(2, native.tap, target.normalize(t, "double_tap", opts),
     { button = opts.button, timeout = opts.timeout, count = 2, action = "double_tap" }))
 end
 
 --- long_press(target [, seconds=1 [, opts]]) -> Match. Holds the button for `seconds`.
 function M.long_press(t, seconds, opts)
-  if model.is_dynamic(t) then local m = model.long_press(t, seconds, opts); return m end
+  if model.is_dynamic(t) then no_window("long_press", t, opts); local m = model.long_press(t, seconds, opts); return m end
   opts = opts or {}
   seconds = seconds or 1
   check_timeout("long_press", seconds)
-  return match.wrap(failure.call(2, native.tap, target.normalize(t, "long_press"),
+  return match.wrap(failure.call(2, native.tap, target.normalize(t, "long_press", opts),
     { button = opts.button, timeout = opts.timeout, hold = seconds, action = "long_press" }))
 end
 
---- input(text): types UTF-8 text (any script, "\n" presses Return) into the focused window.
-function M.input(text)
+-- The window id and focus flag of keyboard input's opts {window=, focus=}.
+local function keyboard_opts(fname, opts)
+  if opts == nil then return nil, nil end
+  if type(opts) ~= "table" then error(fname .. ": expected options {window=, focus=}, got " .. type(opts), 3) end
+  if opts.focus ~= nil and type(opts.focus) ~= "boolean" then
+    error(fname .. ": focus must be true or false, got " .. type(opts.focus), 3)
+  end
+  if opts.window == nil then
+    if opts.focus == false then error(fname .. ": focus = false needs a window (window = ...)", 3) end
+    return nil, nil
+  end
+  return windows.id_of(opts.window, fname, 4), opts.focus
+end
+
+--- input(text [, {window=, focus=}]): types UTF-8 text (any script, "\n" presses Return) into
+--- the focused window; with `window`, that window is focused first, or with focus = false the
+--- keys are sent to it as events without focusing it.
+function M.input(text, opts)
   if type(text) ~= "string" and type(text) ~= "number" then
     error("input: expected text (a string), got " .. type(text), 2)
   end
-  failure.call(2, native.input, tostring(text))
+  local win, focus = keyboard_opts("input", opts)
+  failure.call(2, native.input, tostring(text), win, focus)
 end
 
---- key(combo): presses a key combo such as "ctrl+s", "alt+F4", "Return".
-function M.key(combo)
+--- key(combo [, {window=, focus=}]): presses a key combo such as "ctrl+s", "alt+F4", "Return"
+--- (window options as for input).
+function M.key(combo, opts)
   if type(combo) ~= "string" then error("key: expected a key combo string, got " .. type(combo), 2) end
-  failure.call(2, native.key, combo)
+  local win, focus = keyboard_opts("key", opts)
+  failure.call(2, native.key, combo, win, focus)
 end
 
 --- scroll{dy=, dx=, at=target} or scroll(dy): wheel clicks; dy > 0 scrolls down, dx > 0 right.
 function M.scroll(opts)
   if type(opts) == "number" then opts = { dy = opts } end
   if type(opts) ~= "table" then error("scroll: expected {dy=, dx=, at=} or a number, got " .. type(opts), 2) end
-  local at = opts.at and target.normalize(opts.at, "scroll") or nil
+  local at = opts.at and target.normalize(opts.at, "scroll", opts) or nil
   failure.call(2, native.scroll, opts.dx or 0, opts.dy or 0, at)
 end
 
---- drag(from, to [, seconds=0.3]): presses at `from`, moves to `to`, releases.
+--- drag(from, to [, seconds=0.3]): presses at `from`, moves to `to`, releases. Either end may
+--- be window-bound (a target table with window =).
 function M.drag(from, to, seconds)
   failure.call(2, native.drag, target.normalize(from, "drag"), target.normalize(to, "drag"), seconds or 0.3)
 end
 
---- swipe{from=, to=, duration=}: drag with named arguments.
+--- swipe{from=, to=, duration=, window=, raise=}: drag with named arguments; the window
+--- options apply to both ends.
 function M.swipe(opts)
   if type(opts) ~= "table" then error("swipe: expected {from=, to=, duration=}", 2) end
-  failure.call(2, native.drag, target.normalize(opts.from, "swipe"), target.normalize(opts.to, "swipe"), opts.duration or 0.3)
+  failure.call(2, native.drag, target.normalize(opts.from, "swipe", opts), target.normalize(opts.to, "swipe", opts),
+    opts.duration or 0.3)
 end
 
 --- locate(target [, timeout=0]) -> Match, or nil and the reason (with the best candidate).
@@ -83,50 +124,52 @@ end
 --- searches only that window's own pixels, also where other windows cover it; the Match is
 --- in screen pixels.
 function M.locate(t, timeout)
-  local win
-  if type(timeout) == "table" then
-    local opts = timeout
-    timeout = opts.timeout
-    if opts.window ~= nil then win = windows.id_of(opts.window, "locate") end
-  end
-  if model.is_dynamic(t) then
-    if win then error("locate: a dynamic (model) target searches the whole screen, not {window=}", 2) end
-    local m, why, best = model.locate(t, timeout); return m, why, best
-  end
+  local opts
+  timeout, opts = split_opts("locate", t, timeout)
+  if model.is_dynamic(t) then local m, why, best = model.locate(t, timeout); return m, why, best end
   check_timeout("locate", timeout)
-  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "locate"), timeout or 0, win))
+  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "locate", opts), timeout or 0))
   if m.found then return m end
   return nil, string.format("%s not found: best score %.3f at (%d,%d %dx%d), threshold %.2f",
     type(t) == "string" and ('"' .. t .. '"') or "target", m.score, m.x, m.y, m.w, m.h, m.threshold), m
 end
 
---- find_all(target [, max=100]) -> list of Matches, best first (non-maximum suppressed).
+--- find_all(target [, max=100 | {max=, window=}]) -> list of Matches, best first (non-maximum
+--- suppressed), in screen pixels.
 function M.find_all(t, max)
-  local all = failure.call(2, native.find_all, target.normalize(t, "find_all"), max or 100)
+  local opts
+  if type(max) == "table" then opts, max = max, max.max end
+  local all = failure.call(2, native.find_all, target.normalize(t, "find_all", opts), max or 100)
   for _, m in ipairs(all) do match.wrap(m) end
   return all
 end
 
 --- exists(target [, timeout=0]) -> boolean, Match|nil. One look by default.
 function M.exists(t, timeout)
+  local opts
+  timeout, opts = split_opts("exists", t, timeout)
   if model.is_dynamic(t) then local ok, m = model.exists(t, timeout); return ok, m end
   check_timeout("exists", timeout)
-  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "exists"), timeout or 0))
+  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "exists", opts), timeout or 0))
   if m.found then return true, m end
   return false
 end
 
 --- wait(target [, timeout=5]) -> Match; error if it does not appear in time.
 function M.wait(t, timeout)
+  local opts
+  timeout, opts = split_opts("wait", t, timeout)
   if model.is_dynamic(t) then local m = model.wait(t, timeout, "wait"); return m end
   check_timeout("wait", timeout)
-  return match.wrap(failure.call(2, native.wait, target.normalize(t, "wait"), timeout or -1, "wait"))
+  return match.wrap(failure.call(2, native.wait, target.normalize(t, "wait", opts), timeout or -1, "wait"))
 end
 
 --- wait_vanish(target [, timeout=5]): error if it is still there after `timeout`.
 function M.wait_vanish(t, timeout)
+  local opts
+  timeout, opts = split_opts("wait_vanish", t, timeout)
   check_timeout("wait_vanish", timeout)
-  failure.call(2, native.wait_vanish, target.normalize(t, "wait_vanish"), timeout or -1)
+  failure.call(2, native.wait_vanish, target.normalize(t, "wait_vanish", opts), timeout or -1)
 end
 
 --- verify(target [, timeout=5]) -> Match: the target must be on screen (waits for it to
@@ -147,9 +190,11 @@ function M.verify(t, a, b)
     failure.raise(failure.new { code = "verify_failed", message = "verify: " .. (message or "condition") ..
       " is not true after " .. timeout .. " s" .. (ok and "" or (": " .. tostring(res))) }, 2)
   end
+  local opts
+  a, opts = split_opts("verify", t, a)
   check_timeout("verify", a)
   if model.is_dynamic(t) then local m = model.wait(t, a, "verify"); return m end
-  return match.wrap(failure.call(2, native.wait, target.normalize(t, "verify"), a or -1, "verify"))
+  return match.wrap(failure.call(2, native.wait, target.normalize(t, "verify", opts), a or -1, "verify"))
 end
 
 --- sleep(seconds): waits (a script-requested pause; actions already wait for the screen).

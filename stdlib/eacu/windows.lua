@@ -155,16 +155,17 @@ function find_once(query, q)
 end
 
 --- id_of(w, fname) -> the window id of `w`: a window, or a query that window() takes. Raises
---- "<fname>: no window matches ..." when none does.
-function M.id_of(w, fname)
+--- "<fname>: no window matches ..." when none does, `level` (default 3) up.
+function M.id_of(w, fname, level)
+  level = level or 3
   if getmetatable(w) == Window then return w.id end
   if type(w) == "string" or type(w) == "table" then
     local found, reason = M.window(w)
-    if not found then error(fname .. ": " .. reason, 3) end
+    if not found then error(fname .. ": " .. reason, level) end
     return found.id
   end
   error(string.format("%s: window must be a window or a query (a title or class, or {title=, class=, pid=}), got %s",
-    fname, type(w)), 3)
+    fname, type(w)), level)
 end
 
 M.Window = Window

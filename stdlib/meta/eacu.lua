@@ -41,13 +41,15 @@ function long_press(target, seconds, opts) end
 ---Types UTF-8 text (any script, Chinese included) into the focused window; "\n" presses Return.
 ---Invalid UTF-8 is an error.
 ---@param text string|number
-function input(text) end
+---@param opts? KeyboardOptions
+function input(text, opts) end
 
 ---Presses a key combo: "ctrl+shift+t", "alt+F4", "Return". Names: ctrl, shift, alt, super,
 ---enter, esc, tab, space, backspace, delete, home, end, pgup, pgdn, arrows, f1-f35, any X
 ---keysym name, or one character; an unknown name is an error.
 ---@param combo string
-function key(combo) end
+---@param opts? KeyboardOptions
+function key(combo, opts) end
 
 ---Turns the mouse wheel: `scroll{dy=, dx=, at=}` or `scroll(dy)`. dy > 0 scrolls down, dx > 0
 ---right, in wheel clicks.
@@ -72,7 +74,7 @@ function swipe(opts) end
 ---that window's own pixels are searched (XComposite: also where other windows cover it); the
 ---Match is in screen pixels.
 ---@param target Target
----@param timeout? number|{timeout?: number, window?: Window|string|WindowQuery} seconds to keep looking (default 0), or options
+---@param timeout? number|LookOptions seconds to keep looking (default 0), or options
 ---@return Match? match nil when not found
 ---@return string? reason when not found: the best score and where, the threshold
 ---@return Match? best when not found: the best candidate (`found == false`)
@@ -80,33 +82,33 @@ function locate(target, timeout) end
 
 ---Every occurrence of the target, best first (non-maximum suppressed); one look.
 ---@param target Target not a dynamic target
----@param max? integer at most this many (default 100)
+---@param max? integer|{max?: integer, window?: Window|string|WindowQuery} at most this many (default 100), or options
 ---@return Match[]
 function find_all(target, max) end
 
 ---Whether the target is on screen; one look unless a timeout is given.
 ---@param target Target
----@param timeout? number seconds to keep looking (default 0)
+---@param timeout? number|LookOptions seconds to keep looking (default 0), or options
 ---@return boolean found
 ---@return Match? match when found
 function exists(target, timeout) end
 
 ---Waits until the target appears; raises when it does not within `timeout`.
 ---@param target Target
----@param timeout? number seconds (default `settings` find_timeout, 5)
+---@param timeout? number|LookOptions seconds (default `settings` find_timeout, 5), or options
 ---@return Match
 function wait(target, timeout) end
 
 ---Waits until the target is gone; raises when it is still there after `timeout`.
 ---@param target Target not a dynamic target
----@param timeout? number seconds (default `settings` find_timeout, 5)
+---@param timeout? number|LookOptions seconds (default `settings` find_timeout, 5), or options
 function wait_vanish(target, timeout) end
 
 ---An assertion: the target must be on screen (waits up to `timeout` for it, and for the screen
 ---to settle); or `verify(fn [, message [, timeout]])`: `fn()` must return a true value within
 ---`timeout` (polled; errors inside fn count as false). Raises otherwise.
 ---@param target Target
----@param timeout? number seconds (default `settings` find_timeout, 5)
+---@param timeout? number|LookOptions seconds (default `settings` find_timeout, 5), or options
 ---@return Match
 ---@overload fun(condition: fun(): any, message?: string, timeout?: number): any
 function verify(target, timeout) end

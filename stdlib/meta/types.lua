@@ -36,8 +36,15 @@
 ---@field w integer width, pixels
 ---@field h integer height, pixels
 
+---Where a target is looked for and how an input reaches it (every verb; in the target table
+---or the verb's options).
+---@class WindowOptions
+---@field window? Window|string|WindowQuery look only in this window's own pixels (XComposite, also where covered); an input refused (code "covered") when another window covers the point
+---@field raise? boolean focus and raise the window first (restoring it when minimized)
+---@field focus? boolean false: send the input to the window as events (X11 XSendEvent) without focusing it; taps, double taps, input and key only; Xaw and Tk take clicks, GTK3 and xterm ignore them
+
 ---An image target with settings.
----@class ImageTarget
+---@class ImageTarget: WindowOptions
 ---@field image? string asset name, qualified name, alias or image path (or give it as `[1]`)
 ---@field [1] string? the same as `image`
 ---@field threshold? number raw score a match needs, 0..1 (default: the asset's, else 0.7)
@@ -46,7 +53,7 @@
 ---@field label? string how errors and the run log name the target
 
 ---A phrase read on screen by OCR (Tesseract), exact or fuzzy, folding case and fullwidth forms.
----@class TextTarget
+---@class TextTarget: WindowOptions
 ---@field text string the phrase
 ---@field threshold? number similarity a reading needs, 0..1 (default 0.8)
 ---@field region? Region where to read (default: the whole screen)
@@ -55,7 +62,7 @@
 
 ---A point on the screen: physical pixels, or fractions of the screen when both lie in 0..1
 ---(and one is fractional).
----@class PointTarget
+---@class PointTarget: WindowOptions
 ---@field x number
 ---@field y number
 ---@field label? string how errors and the run log name the target
@@ -79,7 +86,7 @@
 ---String methods and `..` work on that text; tell failures apart by `err.code`. Argument errors
 ---(a bad target, an unknown key) stay strings.
 ---@class EacuError
----@field code "not_found"|"no_effect"|"verify_failed"|"limit"|"timeout"|"cancelled"|"blocked"|"refused"|"invalid"|"device"|"model"|"failed" why it failed
+---@field code "not_found"|"no_effect"|"verify_failed"|"limit"|"timeout"|"cancelled"|"blocked"|"refused"|"invalid"|"covered"|"device"|"model"|"failed" why it failed
 ---@field message string the message, without the script position
 ---@field target? string the target's label, when the failure has one
 ---@field best? Match the best candidate seen, when there was one
@@ -156,16 +163,25 @@ function Process:pid() end
 -- Results and options of the actions
 ------------------------------------------------------------------------------------------------
 
----@class TapOptions
+---Options of a looking verb (locate, exists, wait, wait_vanish, verify) in place of its timeout.
+---@class LookOptions: WindowOptions
+---@field timeout? number seconds to keep looking
+
+---Options of input and key.
+---@class KeyboardOptions
+---@field window? Window|string|WindowQuery type into this window: focused first, or sent as events with focus = false
+---@field focus? boolean false: send the keys to the window as events without focusing it (Xaw takes them; GTK3, Tk and xterm ignore them)
+
+---@class TapOptions: WindowOptions
 ---@field button? "left"|"right"|"middle" (default "left")
 ---@field timeout? number seconds to find the target (default: `settings` find_timeout, 5)
 
----@class ScrollOptions
+---@class ScrollOptions: WindowOptions
 ---@field dy? integer wheel clicks; > 0 scrolls down (default 0)
 ---@field dx? integer wheel clicks; > 0 scrolls right (default 0)
 ---@field at? Target where to put the pointer first (default: where it is)
 
----@class SwipeOptions
+---@class SwipeOptions: WindowOptions
 ---@field from Target where to press
 ---@field to Target where to release
 ---@field duration? number seconds of the move (default 0.3)

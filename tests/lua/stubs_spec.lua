@@ -26,10 +26,10 @@ local stubbed_modules = { "eacu.model", "eacu.apps", "eacu.pretty", "eacu.match"
 -- function) from a stubbed global or eacu member, or be listed here as internal.
 local internal_modules = {
   ["eacu.step"] = { json = "run-log JSON for the step rows" },  -- its API is the globals step, on_blocker, ...
-  ["eacu.target"] = { normalize = "target normalization for the native module" },
+  ["eacu.target"] = { normalize = "target normalization for the native module", plain = "normalize without window options" },
   ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)" },
   ["eacu.highlight"] = {},  -- the module is the highlight function itself
-  ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for locate{window=}" },
+  ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for the verbs' window=" },
   ["eacu.a11y"] = {},  -- its API is the globals a11y and set_text
 }
 

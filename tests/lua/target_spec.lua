@@ -85,5 +85,15 @@ expect_has(error_of(wait, { text = "Library Reference" }, 0), 'wait {text="Libra
 check(ocr({ 0, 0, 226, 60 }).text:find("DEG", 1, true) ~= nil, "ocr(region) reads the display")
 expect_has(error_of(tap, { text = "" }), "expected a phrase", "empty phrase")
 expect_has(error_of(launch, { "eacu-no-such-program" }), 'cannot start "eacu-no-such-program"', "launch failure")
+-- Window options: checked before anything is looked for; an image device has no windows.
+expect_has(error_of(tap, "1", { raise = true }), "tap: raise = true and focus = false need a window", "raise without a window")
+expect_has(error_of(tap, { "1", focus = false }), "need a window", "focus = false without a window, in the target table")
+expect_has(error_of(tap, "1", { window = "xcalc", raise = "yes" }), "tap: raise must be true or false, got string", "raise not a boolean")
+expect_has(error_of(exists, "1", { window = true }), "exists: window must be a window or a query", "a boolean is not a window")
+expect_has(error_of(wait, { "1", window = "xcalc" }, 0), "this device has no windows", "window on an image device")
+expect_has(error_of(key, "Return", { focus = false }), "key: focus = false needs a window", "key focus = false without a window")
+expect_has(error_of(input, "a", 5), "input: expected options {window=, focus=}, got number", "input options not a table")
+expect_has(error_of(tap, { dynamic = "the 1 key", window = "xcalc" }), "tap: a dynamic (model) target searches the whole screen, not {window=}", "dynamic tap in a window")
+expect_has(error_of(locate, { dynamic = "the 1 key" }, { window = "xcalc" }), "locate: a dynamic (model) target searches the whole screen", "dynamic locate in a window")
 
 spec.finish("target_spec")

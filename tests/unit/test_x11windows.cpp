@@ -12,6 +12,7 @@
 // Xlib after eacu's headers (OpenCV), whose names its macros break.
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
+#include <X11/keysym.h>
 #include <unistd.h>
 
 using namespace eacu;
@@ -66,5 +67,54 @@ TEST_CASE("X11Windows: a plain window without a window manager", "[windows][x11]
     CHECK_FALSE(ws.info(w).has_value());
     CHECK(ws.list().empty());
     CHECK_THROWS_WITH(ws.focus(w), Catch::Contains("is gone"));
+    XCloseDisplay(dpy);
+}
+
+TEST_CASE("X11Windows: the window at a point, and input sent to a window as events", "[windows][x11]") {
+    auto vd = VirtualDisplay::start(400, 300);
+    Display* dpy = XOpenDisplay(vd->name().c_str());
+    REQUIRE(dpy);
+    auto make = [&](const char* name, int x, int y) {
+        Window w = XCreateSimpleWindow(dpy, DefaultRootWindow(dpy), x, y, 100, 80, 0, 0, 0xffffff);
+        XClassHint hint{const_cast<char*>(name), const_cast<char*>("EacuTest")};
+        XSetClassHint(dpy, w, &hint);
+        XStoreName(dpy, w, name);
+        XSelectInput(dpy, w, ButtonPressMask | ButtonReleaseMask | KeyPressMask | KeyReleaseMask);
+        XMapWindow(dpy, w);
+        return w;
+    };
+    Window below = make("below", 10, 10);
+    Window above = make("above", 60, 40);  // mapped later: on top, overlapping `below`
+    XSync(dpy, False);
+
+    X11Windows ws(vd->name());
+    auto at = [&](int x, int y) { auto w = ws.windowAt({x, y}); return w ? Window(w->id) : Window(0); };
+    CHECK(at(20, 20) == below);
+    CHECK(at(80, 60) == above);  // the overlap: the one on top
+    CHECK(at(150, 110) == above);
+    CHECK(at(300, 250) == Window(0));  // only the root there
+    REQUIRE(ws.windowAt({80, 60}));
+    CHECK(ws.windowAt({80, 60})->title == "above");
+
+    // A click sent to `below` at a point `above` covers reaches `below`, at window coordinates.
+    ws.sendClick(below, {80, 60}, MouseButton::Left, 1);
+    XSync(dpy, False);
+    XEvent e;
+    REQUIRE(XCheckTypedWindowEvent(dpy, below, ButtonPress, &e));
+    CHECK(e.xbutton.send_event);
+    CHECK((e.xbutton.x == 70 && e.xbutton.y == 50 && e.xbutton.x_root == 80 && e.xbutton.y_root == 60));
+    CHECK(e.xbutton.button == 1);
+    REQUIRE(XCheckTypedWindowEvent(dpy, below, ButtonRelease, &e));
+    CHECK_FALSE(XCheckTypedWindowEvent(dpy, above, ButtonPress, &e));
+
+    // Keys: "A" is the shifted "a" key.
+    ws.sendText(below, "A");
+    XSync(dpy, False);
+    REQUIRE(XCheckTypedWindowEvent(dpy, below, KeyPress, &e));
+    CHECK(e.xkey.send_event);
+    CHECK(e.xkey.keycode == XKeysymToKeycode(dpy, XK_a));
+    CHECK((e.xkey.state & ShiftMask) != 0);
+    XDestroyWindow(dpy, above);
+    XDestroyWindow(dpy, below);
     XCloseDisplay(dpy);
 }

@@ -42,6 +42,16 @@ public:
     /// 30 ms apart that agree. Throws DeviceError also when the server has no Composite
     /// extension.
     WindowCapture capture(uint64_t id) override;
+    /// The topmost viewable child of the root that contains `p` (XQueryTree order), described
+    /// as the client inside it (the first descendant with WM_STATE) or as itself.
+    std::optional<WindowInfo> windowAt(Point p) override;
+    /// XSendEvent of ButtonPress/ButtonRelease (propagating) to the innermost child of `id`
+    /// under `p` (XTranslateCoordinates), with window-relative and root coordinates.
+    void sendClick(uint64_t id, Point p, MouseButton button, int count = 1) override;
+    /// XSendEvent of KeyPress/KeyRelease to `id`'s focus child (the innermost child under the
+    /// pointer if it is inside the window, else `id`), with the modifier state set.
+    void sendKeys(uint64_t id, const std::vector<Key>& combo) override;
+    void sendText(uint64_t id, const std::string& text) override;
 
     /// True when an EWMH window manager runs on the display (_NET_SUPPORTING_WM_CHECK).
     bool hasWindowManager();

@@ -91,10 +91,12 @@ function overlay(s, w, h) {
   svg.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
   let g = '';
   const sw = Math.max(2, w / 500);
-  if (s.box && which == 'before') g += '<rect x="' + (s.box[0] - sw) + '" y="' + (s.box[1] - sw) + '" width="' + (s.box[2] + 2 * sw) + '" height="' + (s.box[3] + 2 * sw) +
+  // A window-bound step's frames are the window's own pixels: screen points minus its origin.
+  const o = (s.params && s.params.window && s.params.window.origin) || [0, 0];
+  if (s.box && which == 'before') g += '<rect x="' + (s.box[0] - o[0] - sw) + '" y="' + (s.box[1] - o[1] - sw) + '" width="' + (s.box[2] + 2 * sw) + '" height="' + (s.box[3] + 2 * sw) +
       '" fill="none" stroke="#ff2d55" stroke-width="' + sw + '"/>';
   if (s.input) {
-    const r = Math.max(8, w / 120), x = s.input[0], y = s.input[1];
+    const r = Math.max(8, w / 120), x = s.input[0] - o[0], y = s.input[1] - o[1];
     g += '<circle cx="' + x + '" cy="' + y + '" r="' + r + '" fill="none" stroke="#ff2d55" stroke-width="' + sw + '"/>' +
       '<path d="M' + (x - 2 * r) + ' ' + y + 'h' + r + 'M' + (x + r) + ' ' + y + 'h' + r + 'M' + x + ' ' + (y - 2 * r) + 'v' + r + 'M' + x + ' ' + (y + r) + 'v' + r +
       '" stroke="#ff2d55" stroke-width="' + sw + '"/>';
