@@ -41,13 +41,18 @@ end
 
 --- Reads the digits the display shows (a string such as "408"), by finding each digit glyph
 --- in the display, which lies above the keypad. Signs, points and exponents are not read.
-function M.read_display()
-  local ac = wait("calculator.btn_clear", 2)
-  -- The display spans the window's width above the keypad's first row.
-  local region = { x = math.max(0, ac.x - 200), y = math.max(0, ac.y - 65), w = 240, h = 60 }
+--- With `win` (a Window from window()), reads xcalc's own pixels in that window, also while
+--- other windows cover it; without, the screen.
+function M.read_display(win)
+  local ac = wait({ "calculator.btn_clear", window = win }, 2)
+  -- The display spans the window's width above the keypad's first row (a window's region is
+  -- in its own pixels).
+  local ox, oy = 0, 0
+  if win then ox, oy = win.x, win.y end
+  local region = { x = math.max(0, ac.x - ox - 200), y = math.max(0, ac.y - oy - 65), w = 240, h = 60 }
   local found = {}
   for d = 0, 9 do
-    for _, m in ipairs(find_all({ image = "calculator.display_" .. d, region = region }, 32)) do
+    for _, m in ipairs(find_all({ image = "calculator.display_" .. d, region = region, window = win }, 32)) do
       found[#found + 1] = { x = m.x, digit = tostring(d) }
     end
   end

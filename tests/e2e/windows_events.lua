@@ -38,20 +38,7 @@ local calc = launch { "xcalc" }
 local c = assert(window({ class = "xcalc", pid = calc:pid() }, 20))
 keep_front(c)
 c:move(20, 20)
-local function digits()
-  local ac = wait({ "calculator.btn_clear", window = c }, 5)
-  local region = { x = math.max(0, ac.x - c.x - 200), y = math.max(0, ac.y - c.y - 65), w = 240, h = 60 }
-  local found = {}
-  for d = 0, 9 do
-    for _, m in ipairs(find_all({ image = "calculator.display_" .. d, region = region, window = c }, 32)) do
-      found[#found + 1] = { x = m.x, digit = tostring(d) }
-    end
-  end
-  table.sort(found, function(a, b) return a.x < b.x end)
-  local out = {}
-  for i, f in ipairs(found) do out[i] = f.digit end
-  return table.concat(out)
-end
+local function digits() return require("calculator").read_display(c) end
 tap({ "calculator.btn_1", window = c, focus = false })
 local click_ok = digits() == "1"
 key("3", { window = c, focus = false })

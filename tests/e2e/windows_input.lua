@@ -14,21 +14,7 @@ z:focus()
 assert(frontmost().id == z.id, "the dialog is in front")
 
 -- What xcalc's display shows, read in its own pixels (also while covered).
-local function display()
-  local ac = wait({ "calculator.btn_clear", window = c }, 5)
-  local region = { x = ac.x - c.x - 200, y = ac.y - c.y - 65, w = 240, h = 60 }
-  if region.x < 0 then region.x = 0 end
-  local found = {}
-  for d = 0, 9 do
-    for _, m in ipairs(find_all({ image = "calculator.display_" .. d, region = region }, { window = c })) do
-      found[#found + 1] = { x = m.x, digit = tostring(d) }
-    end
-  end
-  table.sort(found, function(a, b) return a.x < b.x end)
-  local out = {}
-  for i, f in ipairs(found) do out[i] = f.digit end
-  return table.concat(out)
-end
+local function display() return require("calculator").read_display(c) end
 local function display_is(want, what)
   local shown
   verify(function() shown = display(); return shown == want end, what .. ": the display shows " .. want, 3)
