@@ -44,7 +44,7 @@ M.json = json
 -- What the native step engine calls back: `target` normalizes a target value (a Match becomes
 -- its point; a bad target raises), `dynamic` acts on a {dynamic=...} target through the model.
 local hooks = {
-  target = function(v, fname) return target.normalize(v, fname) end,
+  target = function(v, fname) return (target.normalize(v, fname, nil, true)) end,
   dynamic = function(kind, t, timeout, opts)
     local eacu = require("eacu")
     local ok, r = pcall(function()
@@ -103,8 +103,8 @@ function M.on_blocker(name, how)
   elseif type(how) == "table" then
     opts.kind, opts.key, opts.max = how.kind, how.key, how.max
     opts.handler = how.handler
-    if how.dismiss ~= nil then opts.dismiss = target.normalize(how.dismiss, "on_blocker") end
-    if how.target ~= nil then tgt = target.normalize(how.target, "on_blocker") end
+    if how.dismiss ~= nil then opts.dismiss = (target.normalize(how.dismiss, "on_blocker")) end
+    if how.target ~= nil then tgt = (target.normalize(how.target, "on_blocker")) end
   elseif how ~= nil then
     error("on_blocker: expected a handler function or {dismiss=, key=, kind=}, got " .. type(how), 2)
   end
