@@ -33,6 +33,9 @@ expect_has(error_of(step, { tap = { image = "1", timeout = 1 } }), "tap: timeout
 expect_has(error_of(step, { wait = "1", fallback = { tap = { image = "2", bad = 1 } } }), 'tap: unknown target field "bad"', "step fallback")
 expect_has(error_of(on_blocker, "popup", { dismiss = { image = "1", nme = "x" } }), 'on_blocker: unknown target field "nme"', "on_blocker dismiss")
 expect_has(error_of(set_text, { name = "Name", txt = "x" }), 'set_text: unknown field "txt" (did you mean "text"?) (known: name, text, role, timeout, label)', "set_text")
+expect_has(error_of(tap, { dynamic = "the OK button", treshold = 0.5 }), 'tap: unknown dynamic target field "treshold" (known: dynamic, provider, timeout, button)', "dynamic tap")
+expect_has(error_of(wait, { dynamic = "the OK button", timout = 1 }), 'wait: unknown dynamic target field "timout" (did you mean "timeout"?) (known: dynamic, provider, timeout)', "dynamic wait")
+expect_has(error_of(locate, { dynamic = "the OK button", timeout = 1 }, 2), "locate: timeout is given twice, 1 in the target table and 2 in the options", "dynamic conflict")
 -- The legitimate fields still pass (window options are checked after the fields).
 expect_has(error_of(tap, { "1", window = "xcalc", raise = true }), "this device has no windows", "window options in the table")
 check(locate({ image = "1", threshold = 0.8, region = { 0, 300, 226, 100 }, offset = { 0, 0 }, label = "one" }).found, "every image field")
