@@ -48,6 +48,12 @@ local hooks = {
   dynamic = function(kind, t, timeout, opts)
     local eacu = require("eacu")
     local ok, r = pcall(function()
+      for _, k in ipairs({ "timeout", "button" }) do
+        if t[k] ~= nil then
+          error(string.format("%s: %s is an option of the step, not of its target: step{%s = target, %s = ...}",
+            kind, k, kind, k), 0)
+        end
+      end
       if kind == "tap" then return eacu.tap(t, { timeout = timeout, button = opts.button }) end
       if kind == "double_tap" then return eacu.double_tap(t, { timeout = timeout }) end
       if kind == "long_press" then return eacu.long_press(t, opts.hold or 1, { timeout = timeout }) end

@@ -30,6 +30,7 @@ expect_has(error_of(tap, { "1", "2" }), "tap: unknown target field [2]", "a seco
 expect_has(error_of(step, { tap = { image = "1", treshold = 0.5 } }), 'tap: unknown target field "treshold"', "step{tap=}")
 expect_has(error_of(step, { tap = "1", verify = { image = "2", regin = { 0, 0, 1, 1 } } }), 'verify: unknown target field "regin"', "step verify=")
 expect_has(error_of(step, { tap = { image = "1", timeout = 1 } }), "tap: timeout is an option of the step, not of its target: step{tap = target, timeout = ...}", "step: timeout belongs to the step")
+expect_has(error_of(step, { tap = { dynamic = "the 1 key", timeout = 1 } }), "tap: timeout is an option of the step, not of its target", "step: a dynamic target's timeout belongs to the step")
 expect_has(error_of(step, { wait = "1", fallback = { tap = { image = "2", bad = 1 } } }), 'tap: unknown target field "bad"', "step fallback")
 expect_has(error_of(on_blocker, "popup", { dismiss = { image = "1", nme = "x" } }), 'on_blocker: unknown target field "nme"', "on_blocker dismiss")
 expect_has(error_of(set_text, { name = "Name", txt = "x" }), 'set_text: unknown field "txt" (did you mean "text"?) (known: name, text, role, timeout, label)', "set_text")
