@@ -181,10 +181,19 @@ function M.plain(t, fname, level, in_step)
 end
 
 -- The verb's options: `opts` (not changed) with the per-call options of the target table
--- added; the same option in both with different values is an error.
+-- added; the same option in both with different values is an error, and so is an option the
+-- verb does not take in its options argument.
 local function merge(fname, opts, inner, level)
   if opts ~= nil and type(opts) ~= "table" then
     error(string.format("%s: expected options as a table {timeout=, window=, ...}, got %s", fname, type(opts)), level + 1)
+  end
+  local own = M.VERB_OPTIONS[fname]
+  if opts ~= nil and own ~= nil then
+    -- The verb's own options argument (swipe's and scroll's tables hold other things too).
+    local known = {}
+    for _, f in ipairs(own) do known[#known + 1] = f end
+    for _, f in ipairs({ "window", "raise", "focus" }) do known[#known + 1] = f end
+    M.check_fields(opts, fname, known, "option", level + 1)
   end
   local out = {}
   if opts ~= nil then for k, v in pairs(opts) do out[k] = v end end

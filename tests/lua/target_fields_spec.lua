@@ -79,6 +79,8 @@ expect_has(error_of(tap, { "7", timeout = 1 }, { timeout = 2 }), "tap: timeout i
 expect_has(error_of(wait, { "7", timeout = 1 }, 2), "wait: timeout is given twice", "conflict with a timeout argument")
 expect_has(error_of(tap, { "7", button = "top" }), 'invalid button "top"', "a bad button in the table is checked")
 expect_has(error_of(tap, { "7", timeout = -1 }), "tap: timeout must be a number of seconds >= 0, got -1", "a bad timeout in the table")
+expect_has(error_of(tap, "7", { timout = 1 }), 'tap: unknown option "timout" (did you mean "timeout"?) (known: timeout, button, window, raise, focus)', "a misspelled option")
+expect_has(error_of(find_all, "7", { max = 2, timeout = 1 }), 'find_all: unknown option "timeout" (known: max, window, raise, focus)', "find_all takes no timeout")
 expect_has(error_of(tap, "7", 5), "tap: expected options as a table {timeout=, window=, ...}, got number", "options not a table")
 
 spec.finish("target_fields_spec")
