@@ -41,6 +41,8 @@ end
 --- a query as window() takes (the target is looked for in that window's own pixels, and an
 --- input refused when another window covers it), raise = true (focus and raise it first),
 --- focus = false (send the click to the window as events, without focusing it).
+--- Every verb's per-call options (timeout, button, max) may also be given in the target table,
+--- with the same effect (eacu.target: different values in both places are an error).
 function M.tap(t, opts)
   if model.is_dynamic(t) then no_window("tap", t, opts); local m = model.tap(t, opts); return m end
   local n, o = target.normalize(t, "tap", opts)
