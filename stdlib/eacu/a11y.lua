@@ -5,6 +5,7 @@ local native = require("eacu._a11y")
 local failure = require("eacu.failure")
 local match = require("eacu.match")
 local windows = require("eacu.windows")
+local target = require("eacu.target")
 
 local M = {}
 
@@ -24,6 +25,7 @@ end
 --- the accessibility tree (AT-SPI EditableText; no keys are typed). A recorded step.
 function M.set_text(opts)
   if type(opts) ~= "table" then error("set_text: expected {name=, text=} (role= optional), got " .. type(opts), 2) end
+  target.check_fields(opts, "set_text", { "name", "text", "role", "timeout", "label" }, "field", 2)
   if type(opts.text) ~= "string" and type(opts.text) ~= "number" then
     error("set_text: expected text= (a string), got " .. type(opts.text), 2)
   end

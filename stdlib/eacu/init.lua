@@ -19,12 +19,13 @@ local function no_window(fname, t, opts, level)
   end
 end
 
--- A looking verb's second argument: a timeout, or {timeout=, window=} -> timeout, opts. A
--- dynamic (model) target is looked for on the whole screen: with a window it is an error.
+-- A looking verb's second argument: a timeout, or {timeout=, window=} -> the options table
+-- ({timeout=} for a number). A dynamic (model) target is looked for on the whole screen: with a
+-- window it is an error.
 local function split_opts(fname, t, arg)
   if model.is_dynamic(t) then no_window(fname, t, arg, 4) end
-  if type(arg) ~= "table" then return arg, nil end
-  return arg.timeout, arg
+  if type(arg) ~= "table" then return { timeout = arg } end
+  return arg
 end
 
 local function check_timeout(fname, t)
@@ -40,28 +41,30 @@ end
 --- a query as window() takes (the target is looked for in that window's own pixels, and an
 --- input refused when another window covers it), raise = true (focus and raise it first),
 --- focus = false (send the click to the window as events, without focusing it).
+--- Every verb's per-call options (timeout, button, max) may also be given in the target table,
+--- with the same effect (eacu.target: different values in both places are an error).
 function M.tap(t, opts)
   if model.is_dynamic(t) then no_window("tap", t, opts); local m = model.tap(t, opts); return m end
-  opts = opts or {}
-  return match.wrap(failure.call(2, native.tap, target.normalize(t, "tap", opts), opts))
+  local n, o = target.normalize(t, "tap", opts)
+  return match.wrap(failure.call(2, native.tap, n, o))
 end
 
 --- double_tap(target [, opts]) -> Match.
 function M.double_tap(t, opts)
   if model.is_dynamic(t) then no_window("double_tap", t, opts); local m = model.double_tap(t, opts); return m end
-  opts = opts or {}
-  return match.wrap(failure.call(2, native.tap, target.normalize(t, "double_tap", opts),
-    { button = opts.button, timeout = opts.timeout, count = 2, action = "double_tap" }))
+  local n, o = target.normalize(t, "double_tap", opts)
+  return match.wrap(failure.call(2, native.tap, n,
+    { button = o.button, timeout = o.timeout, count = 2, action = "double_tap" }))
 end
 
 --- long_press(target [, seconds=1 [, opts]]) -> Match. Holds the button for `seconds`.
 function M.long_press(t, seconds, opts)
   if model.is_dynamic(t) then no_window("long_press", t, opts); local m = model.long_press(t, seconds, opts); return m end
-  opts = opts or {}
   seconds = seconds or 1
   check_timeout("long_press", seconds)
-  return match.wrap(failure.call(2, native.tap, target.normalize(t, "long_press", opts),
-    { button = opts.button, timeout = opts.timeout, hold = seconds, action = "long_press" }))
+  local n, o = target.normalize(t, "long_press", opts)
+  return match.wrap(failure.call(2, native.tap, n,
+    { button = o.button, timeout = o.timeout, hold = seconds, action = "long_press" }))
 end
 
 -- The window id and focus flag of keyboard input's opts {window=, focus=}.
@@ -101,21 +104,21 @@ end
 function M.scroll(opts)
   if type(opts) == "number" then opts = { dy = opts } end
   if type(opts) ~= "table" then error("scroll: expected {dy=, dx=, at=} or a number, got " .. type(opts), 2) end
-  local at = opts.at and target.normalize(opts.at, "scroll", opts) or nil
+  local at = opts.at ~= nil and (target.normalize(opts.at, "scroll", opts)) or nil
   failure.call(2, native.scroll, opts.dx or 0, opts.dy or 0, at)
 end
 
 --- drag(from, to [, seconds=0.3]): presses at `from`, moves to `to`, releases. Either end may
 --- be window-bound (a target table with window =).
 function M.drag(from, to, seconds)
-  failure.call(2, native.drag, target.normalize(from, "drag"), target.normalize(to, "drag"), seconds or 0.3)
+  failure.call(2, native.drag, (target.normalize(from, "drag")), (target.normalize(to, "drag")), seconds or 0.3)
 end
 
 --- swipe{from=, to=, duration=, window=, raise=}: drag with named arguments; the window
 --- options apply to both ends.
 function M.swipe(opts)
   if type(opts) ~= "table" then error("swipe: expected {from=, to=, duration=}", 2) end
-  failure.call(2, native.drag, target.normalize(opts.from, "swipe", opts), target.normalize(opts.to, "swipe", opts),
+  failure.call(2, native.drag, (target.normalize(opts.from, "swipe", opts)), (target.normalize(opts.to, "swipe", opts)),
     opts.duration or 0.3)
 end
 
@@ -124,11 +127,11 @@ end
 --- searches only that window's own pixels, also where other windows cover it; the Match is
 --- in screen pixels.
 function M.locate(t, timeout)
-  local opts
-  timeout, opts = split_opts("locate", t, timeout)
-  if model.is_dynamic(t) then local m, why, best = model.locate(t, timeout); return m, why, best end
-  check_timeout("locate", timeout)
-  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "locate", opts), timeout or 0))
+  local opts = split_opts("locate", t, timeout)
+  if model.is_dynamic(t) then local m, why, best = model.locate(t, opts.timeout); return m, why, best end
+  check_timeout("locate", opts.timeout)
+  local n, o = target.normalize(t, "locate", opts)
+  local m = match.wrap(failure.call(2, native.locate, n, o.timeout or 0))
   if m.found then return m end
   return nil, string.format("%s not found: best score %.3f at (%d,%d %dx%d), threshold %.2f",
     type(t) == "string" and ('"' .. t .. '"') or "target", m.score, m.x, m.y, m.w, m.h, m.threshold), m
@@ -137,39 +140,39 @@ end
 --- find_all(target [, max=100 | {max=, window=}]) -> list of Matches, best first (non-maximum
 --- suppressed), in screen pixels.
 function M.find_all(t, max)
-  local opts
-  if type(max) == "table" then opts, max = max, max.max end
-  local all = failure.call(2, native.find_all, target.normalize(t, "find_all", opts), max or 100)
+  local opts = type(max) == "table" and max or { max = max }
+  local n, o = target.normalize(t, "find_all", opts)
+  local all = failure.call(2, native.find_all, n, o.max or 100)
   for _, m in ipairs(all) do match.wrap(m) end
   return all
 end
 
 --- exists(target [, timeout=0]) -> boolean, Match|nil. One look by default.
 function M.exists(t, timeout)
-  local opts
-  timeout, opts = split_opts("exists", t, timeout)
-  if model.is_dynamic(t) then local ok, m = model.exists(t, timeout); return ok, m end
-  check_timeout("exists", timeout)
-  local m = match.wrap(failure.call(2, native.locate, target.normalize(t, "exists", opts), timeout or 0))
+  local opts = split_opts("exists", t, timeout)
+  if model.is_dynamic(t) then local ok, m = model.exists(t, opts.timeout); return ok, m end
+  check_timeout("exists", opts.timeout)
+  local n, o = target.normalize(t, "exists", opts)
+  local m = match.wrap(failure.call(2, native.locate, n, o.timeout or 0))
   if m.found then return true, m end
   return false
 end
 
 --- wait(target [, timeout=5]) -> Match; error if it does not appear in time.
 function M.wait(t, timeout)
-  local opts
-  timeout, opts = split_opts("wait", t, timeout)
-  if model.is_dynamic(t) then local m = model.wait(t, timeout, "wait"); return m end
-  check_timeout("wait", timeout)
-  return match.wrap(failure.call(2, native.wait, target.normalize(t, "wait", opts), timeout or -1, "wait"))
+  local opts = split_opts("wait", t, timeout)
+  if model.is_dynamic(t) then local m = model.wait(t, opts.timeout, "wait"); return m end
+  check_timeout("wait", opts.timeout)
+  local n, o = target.normalize(t, "wait", opts)
+  return match.wrap(failure.call(2, native.wait, n, o.timeout or -1, "wait"))
 end
 
 --- wait_vanish(target [, timeout=5]): error if it is still there after `timeout`.
 function M.wait_vanish(t, timeout)
-  local opts
-  timeout, opts = split_opts("wait_vanish", t, timeout)
-  check_timeout("wait_vanish", timeout)
-  failure.call(2, native.wait_vanish, target.normalize(t, "wait_vanish", opts), timeout or -1)
+  local opts = split_opts("wait_vanish", t, timeout)
+  check_timeout("wait_vanish", opts.timeout)
+  local n, o = target.normalize(t, "wait_vanish", opts)
+  failure.call(2, native.wait_vanish, n, o.timeout or -1)
 end
 
 --- verify(target [, timeout=5]) -> Match: the target must be on screen (waits for it to
@@ -190,11 +193,11 @@ function M.verify(t, a, b)
     failure.raise(failure.new { code = "verify_failed", message = "verify: " .. (message or "condition") ..
       " is not true after " .. timeout .. " s" .. (ok and "" or (": " .. tostring(res))) }, 2)
   end
-  local opts
-  a, opts = split_opts("verify", t, a)
-  check_timeout("verify", a)
-  if model.is_dynamic(t) then local m = model.wait(t, a, "verify"); return m end
-  return match.wrap(failure.call(2, native.wait, target.normalize(t, "verify", opts), a or -1, "verify"))
+  local opts = split_opts("verify", t, a)
+  check_timeout("verify", opts.timeout)
+  if model.is_dynamic(t) then local m = model.wait(t, opts.timeout, "verify"); return m end
+  local n, o = target.normalize(t, "verify", opts)
+  return match.wrap(failure.call(2, native.wait, n, o.timeout or -1, "verify"))
 end
 
 --- sleep(seconds): waits (a script-requested pause; actions already wait for the screen).
@@ -240,7 +243,7 @@ function M.screen_size() return failure.call(2, native.screen_size) end
 function M.settings(opts) failure.call(2, native.set_options, opts) end
 
 --- resolve(target) -> what a target string names: {name, path, threshold, offset, scale, w, h}.
-function M.resolve(t) return failure.call(2, native.resolve, target.normalize(t, "resolve")) end
+function M.resolve(t) return failure.call(2, native.resolve, (target.normalize(t, "resolve"))) end
 
 --- assets() -> every asset name known (qualified: "calculator.btn_1").
 function M.assets() return failure.call(2, native.assets) end

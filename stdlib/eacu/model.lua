@@ -6,6 +6,7 @@
 local native = require("eacu._model")
 local match = require("eacu.match")
 local failure = require("eacu.failure")
+local target = require("eacu.target")
 
 local M = {}
 
@@ -27,21 +28,41 @@ function M.is_dynamic(t)
   return type(t) == "table" and t.dynamic ~= nil and not match.is(t)
 end
 
+-- The fields a dynamic target table may hold (any other is an error naming it): its
+-- description, the provider to ask and the verb's per-call options (eacu.target's rules).
+local TAP_VERBS = { tap = true, double_tap = true, long_press = true }
+
 local function description(t, fname, level)
+  local known = { "dynamic", "provider" }
+  for _, f in ipairs(target.VERB_OPTIONS[fname] or {}) do known[#known + 1] = f end
+  target.check_fields(t, fname, known, "dynamic target field", level + 1)
   if type(t.dynamic) ~= "string" or t.dynamic == "" then
     error(string.format("%s: a dynamic target needs a description string, got %s", fname, type(t.dynamic)), level + 1)
   end
   return t.dynamic
 end
 
-local function ground(t, fname, action, timeout, level)
+-- The value of per-call option `k`: from the options argument or the target table (the same
+-- value in both, or an error), else `default`.
+local function option(t, fname, k, v, default, level)
+  if v ~= nil and t[k] ~= nil and v ~= t[k] then
+    error(string.format("%s: %s is given twice, %s in the target table and %s in the options: give it once",
+      fname, k, tostring(t[k]), tostring(v)), level + 1)
+  end
+  if v == nil then v = t[k] end
+  if v == nil then v = default end
+  return v
+end
+
+local function ground(t, fname, action, timeout, level, default)
   local desc = description(t, fname, level + 1)
+  timeout = option(t, fname, "timeout", timeout, default or 0, level + 1)
   if timeout ~= nil and (type(timeout) ~= "number" or timeout < 0) then
     error(string.format("%s: timeout must be a number of seconds >= 0, got %s", fname, tostring(timeout)), level + 1)
   end
   -- verify is an assertion: always asked of the model, never served from the cache.
   return match.wrap(failure.call(level + 1, native.ground, desc,
-    { action = action, timeout = timeout or t.timeout or 0, provider = t.provider, assertion = fname == "verify" }))
+    { action = action, timeout = timeout, provider = t.provider, assertion = fname == "verify" }))
 end
 
 -- Dynamic forms of the DSL's target functions. They are called by eacu (init.lua) for a
@@ -52,7 +73,7 @@ end
 --- asking while the model says it is not there; default 0: one look).
 function M.tap(t, opts)
   opts = check_opts("tap", opts, 3)
-  local action = opts.button == "right" and "right_tap" or "tap"
+  local action = option(t, "tap", "button", opts.button, "left", 3) == "right" and "right_tap" or "tap"
   return ground(t, "tap", action, opts.timeout, 3)
 end
 
@@ -91,10 +112,10 @@ end
 --- wait/verify{dynamic=...}: error unless the model finds it within `timeout` (default 5 s).
 function M.wait(t, timeout, fname)
   fname = fname or "wait"
-  local m = ground(t, fname, "locate", timeout or 5, 3)
+  local m = ground(t, fname, "locate", timeout, 3, 5)
   if not m.found then
     not_found(t, m, string.format("%s {dynamic=%q}: not found by the model within %s s%s", fname, t.dynamic,
-      tostring(timeout or 5), m.reason ~= "" and (": " .. m.reason) or ""), 3)
+      tostring(timeout or t.timeout or 5), m.reason ~= "" and (": " .. m.reason) or ""), 3)
   end
   return m
 end

@@ -44,10 +44,16 @@ M.json = json
 -- What the native step engine calls back: `target` normalizes a target value (a Match becomes
 -- its point; a bad target raises), `dynamic` acts on a {dynamic=...} target through the model.
 local hooks = {
-  target = function(v, fname) return target.normalize(v, fname) end,
+  target = function(v, fname) return (target.normalize(v, fname, nil, true)) end,
   dynamic = function(kind, t, timeout, opts)
     local eacu = require("eacu")
     local ok, r = pcall(function()
+      for _, k in ipairs({ "timeout", "button" }) do
+        if t[k] ~= nil then
+          error(string.format("%s: %s is an option of the step, not of its target: step{%s = target, %s = ...}",
+            kind, k, kind, k), 0)
+        end
+      end
       if kind == "tap" then return eacu.tap(t, { timeout = timeout, button = opts.button }) end
       if kind == "double_tap" then return eacu.double_tap(t, { timeout = timeout }) end
       if kind == "long_press" then return eacu.long_press(t, opts.hold or 1, { timeout = timeout }) end
@@ -103,8 +109,8 @@ function M.on_blocker(name, how)
   elseif type(how) == "table" then
     opts.kind, opts.key, opts.max = how.kind, how.key, how.max
     opts.handler = how.handler
-    if how.dismiss ~= nil then opts.dismiss = target.normalize(how.dismiss, "on_blocker") end
-    if how.target ~= nil then tgt = target.normalize(how.target, "on_blocker") end
+    if how.dismiss ~= nil then opts.dismiss = (target.normalize(how.dismiss, "on_blocker")) end
+    if how.target ~= nil then tgt = (target.normalize(how.target, "on_blocker")) end
   elseif how ~= nil then
     error("on_blocker: expected a handler function or {dismiss=, key=, kind=}, got " .. type(how), 2)
   end

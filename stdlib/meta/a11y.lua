@@ -22,7 +22,7 @@
 ---An element of the accessibility tree as a target: by role, accessible name, or both
 ---(`"a11y:OK"` is `{name = "OK"}`). Tapped at the centre of its bounds; with `press = true` its
 ---default action (click, press, activate, toggle, jump) is called instead, or the action named.
----@class A11yTarget
+---@class A11yTarget: CallOptions
 ---@field role? string e.g. "push button" (case-insensitive)
 ---@field name? string the accessible name; matched exactly, then ignoring case, "_" and a trailing ":"
 ---@field press? boolean|string call the element's action instead of clicking

@@ -22,6 +22,10 @@
 ---- a `Match`: the point it found (`cx`, `cy`);
 ---- a `DynamicTarget` (`{dynamic="the blue Send button"}`): found by the vision model; only
 ---  tap, double_tap, long_press, locate, exists, wait and verify take it.
+---A target table's fields are checked: a field it does not know is an error naming it and the
+---known ones. A positional string means what it means alone: `{"text:OK"}` is `"text:OK"`,
+---`{"a11y:OK"}` is `"a11y:OK"`. The verb's per-call options (`CallOptions`) may be given in the
+---target table too, with the same effect; given in both places with different values: an error.
 ---@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget|A11yTarget
 
 ---A region to search or read: `{x, y, w, h}` or `{x=, y=, w=, h=}`: physical pixels, or
@@ -43,17 +47,26 @@
 ---@field raise? boolean focus and raise the window first (restoring it when minimized)
 ---@field focus? boolean false: send the input to the window as events (X11 XSendEvent) without focusing it; taps, double taps, input and key only; Xaw and Tk take clicks, GTK3 and xterm ignore them
 
+---The per-call options a verb takes in its options argument, also accepted in its target table
+---(`tap { text = "OK", timeout = 1 }`): `timeout` (tap, double_tap, long_press, locate, exists,
+---wait, wait_vanish, verify), `button` (tap, double_tap, long_press), `max` (find_all). Not in a
+---step{}'s targets (the step's own timeout and button apply) nor in drag, swipe and scroll ends.
+---@class CallOptions
+---@field timeout? number seconds to look for the target
+---@field button? "left"|"right"|"middle" the mouse button
+---@field max? integer find_all: how many matches at most
+
 ---An image target with settings.
----@class ImageTarget: WindowOptions
+---@class ImageTarget: WindowOptions, CallOptions
 ---@field image? string asset name, qualified name, alias or image path (or give it as `[1]`)
----@field [1] string? the same as `image`
+---@field [1] string? the same as `image`; `"text:..."` and `"a11y:..."` mean a text or accessibility target, as alone
 ---@field threshold? number raw score a match needs, 0..1 (default: the asset's, else 0.7)
 ---@field region? Region where to search (default: the whole screen)
 ---@field offset? integer[]|{x: integer, y: integer} `{dx, dy}`: the input point relative to the match centre, pixels (default: the asset's)
 ---@field label? string how errors and the run log name the target
 
 ---A phrase read on screen by OCR (Tesseract), exact or fuzzy, folding case and fullwidth forms.
----@class TextTarget: WindowOptions
+---@class TextTarget: WindowOptions, CallOptions
 ---@field text string the phrase
 ---@field threshold? number similarity a reading needs, 0..1 (default 0.8)
 ---@field region? Region where to read (default: the whole screen)
@@ -62,7 +75,7 @@
 
 ---A point on the screen: physical pixels, or fractions of the screen when both lie in 0..1
 ---(and one is fractional).
----@class PointTarget: WindowOptions
+---@class PointTarget: WindowOptions, CallOptions
 ---@field x number
 ---@field y number
 ---@field label? string how errors and the run log name the target

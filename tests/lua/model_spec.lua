@@ -70,6 +70,8 @@ err = error_of(tap, { dynamic = "the percent key" })
 expect_has(err, 'tap {dynamic="the percent key"}: the model did not find it', "tap of a missing element")
 err = error_of(wait, { dynamic = "the percent key" }, 0)
 expect_has(err, "not found by the model", "wait{dynamic}")
+err = error_of(wait, { dynamic = "the percent key", timeout = 0 })
+expect_has(err, "not found by the model within 0 s", "wait{dynamic=, timeout=} honours the timeout in the table")
 err = error_of(find_all, { dynamic = "x" })
 expect_has(err, "dynamic (model) targets work with tap", "find_all rejects dynamic targets")
 

@@ -26,7 +26,8 @@ local stubbed_modules = { "eacu.model", "eacu.apps", "eacu.pretty", "eacu.match"
 -- function) from a stubbed global or eacu member, or be listed here as internal.
 local internal_modules = {
   ["eacu.step"] = { json = "run-log JSON for the step rows" },  -- its API is the globals step, on_blocker, ...
-  ["eacu.target"] = { normalize = "target normalization for the native module", plain = "normalize without window options" },
+  ["eacu.target"] = { normalize = "target normalization for the native module", plain = "normalize without window options",
+    check_fields = "the unknown-field error of target tables and set_text" },
   ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)" },
   ["eacu.highlight"] = {},  -- the module is the highlight function itself
   ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for the verbs' window=" },
