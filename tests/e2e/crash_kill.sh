@@ -4,9 +4,10 @@
 # every 10 kills and at the end), the killed run is listed and shown as crashed (never running),
 # the steps the script saw committed are all there (at most the step in flight more), and no
 # Xvfb or xcalc of the killed run is left. A live run is shown as running meanwhile.
-# Usage: crash_kill.sh EACU OUT [KILLS] (default 100, or $EACU_KILL_POINTS; seed $EACU_KILL_SEED).
+# Half the kill points fall at random in the start-up, half among the taps.
+# Usage: crash_kill.sh EACU OUT [KILLS] (default 30, or $EACU_KILL_POINTS; seed $EACU_KILL_SEED).
 set -euo pipefail
-EACU=$1; OUT=$2; KILLS=${3:-${EACU_KILL_POINTS:-100}}
+EACU=$1; OUT=$2; KILLS=${3:-${EACU_KILL_POINTS:-30}}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
@@ -29,27 +30,33 @@ LUA
 
 # The pids (with start times) of process $1's children.
 children_of() {
-  local p s
-  for s in /proc/[0-9]*/stat; do
-    p=${s#/proc/}; p=${p%/stat}
-    [ "$(parent_of "$p" 2>/dev/null)" = "$1" ] && echo "$p $(start_time_of "$p" 2>/dev/null)"
-  done
+  local p
+  for p in $(pgrep -P "$1"); do echo "$p $(start_time_of "$p" 2>/dev/null)"; done
   return 0
 }
 
 started=0 with_steps=0 live_checked=0
 declare -a killed_runs=()
 for k in $(seq "$KILLS"); do
-  # The kill point: 0.05 to 2.5 s after the start (start-up, the run row, xcalc, taps).
-  delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.05 + r / 32767 * 2.45 }')
   "$EACU" run "$OUT/loop.lua" --display virtual --db "$db" >/dev/null 2>"$OUT/err" &
   pid=$!
-  sleep "$delay"
-  # Once in the test, while a run taps: it is shown as running, not crashed.
-  if [ "$live_checked" = 0 ] && grep -q committed "$OUT/err"; then
-    id=$(sqlite3 "$db" "SELECT id FROM runs WHERE pid=$pid")
-    expect_contains "$("$EACU" show "$id" --db "$db" --no-color | head -1)" "running" "a live run in eacu show"
-    live_checked=1
+  if [ $((k % 2)) = 1 ]; then
+    # Odd kill points fall in the start-up (the run log, its row, Xvfb, xcalc): 0.05 to 2 s.
+    delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.05 + r / 32767 * 1.95 }')
+    sleep "$delay"
+  else
+    # Even ones among the taps: 0 to 1.5 s after xcalc's keypad was found.
+    for i in $(seq 300); do grep -q '^open$' "$OUT/err" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    grep -q '^open$' "$OUT/err" || { cat "$OUT/err" >&2; fail "kill $k: the script did not open xcalc within 30 s"; }
+    if [ "$live_checked" = 0 ]; then
+      # Once, while the run taps: it is shown as running, not crashed.
+      for i in $(seq 100); do grep -q committed "$OUT/err" && break; sleep 0.1; done
+      id=$(sqlite3 "$db" "SELECT id FROM runs WHERE pid=$pid")
+      expect_contains "$("$EACU" show "$id" --db "$db" --no-color | head -1)" "running" "a live run in eacu show"
+      live_checked=1
+    fi
+    delay=open+$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", r / 32767 * 1.5 }')
+    sleep "${delay#open+}"
   fi
   kids=$(children_of "$pid")
   kill -9 "$pid"
@@ -84,6 +91,7 @@ for k in $(seq "$KILLS"); do
   while read -r xpid xstart _; do
     expect_process_gone "$xpid" "$xstart" "Xvfb $xpid (kill $k)"
   done < <(cat "$XVFB_LOG" 2>/dev/null)
+  [ -n "${KILL_TRACE:-}" ] && echo "kill $k at ${delay}s: run ${id:-none}, $committed taps committed, $(date +%s.%N)"
   if [ $((k % 10)) = 0 ] && [ -f "$db" ]; then
     expect_eq "$(sqlite3 "$db" 'PRAGMA integrity_check')" "ok" "integrity_check after kill $k"
   fi
