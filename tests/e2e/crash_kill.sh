@@ -35,7 +35,7 @@ children_of() {
   return 0
 }
 
-started=0 with_steps=0 live_checked=0
+started=0 with_steps=0 live_checked=0 xvfb_seen=0
 declare -a killed_runs=()
 for k in $(seq "$KILLS"); do
   "$EACU" run "$OUT/loop.lua" --display virtual --db "$db" >/dev/null 2>"$OUT/err" &
@@ -90,7 +90,8 @@ for k in $(seq "$KILLS"); do
   done <<<"$kids"
   while read -r xpid xstart _; do
     expect_process_gone "$xpid" "$xstart" "Xvfb $xpid (kill $k)"
-  done < <(cat "$XVFB_LOG" 2>/dev/null)
+  done < <(tail -n +$((xvfb_seen + 1)) "$XVFB_LOG" 2>/dev/null)
+  xvfb_seen=$(cat "$XVFB_LOG" 2>/dev/null | wc -l)
   [ -n "${KILL_TRACE:-}" ] && echo "kill $k at ${delay}s: run ${id:-none}, $committed taps committed, $(date +%s.%N)"
   if [ $((k % 10)) = 0 ] && [ -f "$db" ]; then
     expect_eq "$(sqlite3 "$db" 'PRAGMA integrity_check')" "ok" "integrity_check after kill $k"
