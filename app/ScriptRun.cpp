@@ -37,7 +37,10 @@ std::unique_ptr<OpenRun> openRun(const CliOptions& o, RunSpec spec) {
     auto r = std::make_unique<OpenRun>();
     r->assets = AssetLibrary::loadFrom(eacuHome());
     if (spec.db.empty()) spec.db = runLogPath(o);
-    r->run = std::make_unique<Run>(openDevice(o.display, o.wm), r->assets, r->locator, std::move(spec));
+    // The run log first: a read-only or locked one fails before an Xvfb is started.
+    auto log = std::make_unique<RunLog>(spec.db);
+    DeviceHandle device = openDevice(o.display, o.wm);
+    r->run = std::make_unique<Run>(std::move(device), r->assets, r->locator, std::move(spec), std::move(log));
     return r;
 }
 

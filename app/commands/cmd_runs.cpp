@@ -49,8 +49,10 @@ int cmdRuns(int argc, char** argv) {
         CliOptions o = parseCli(argc, argv, 2, {"--status", "--script", "--limit", "--since"}, {"--replays"});
         RunFilter f;
         if (auto s = o.flag("--status")) {
-            if (*s != "passed" && *s != "failed" && *s != "running" && *s != "interrupted" && *s != "timed_out")
-                throw UsageError("--status expects passed, failed, running, interrupted or timed_out, got \"" + *s + "\"");
+            if (*s != "passed" && *s != "failed" && *s != "running" && *s != "interrupted" && *s != "timed_out" &&
+                *s != "crashed")
+                throw UsageError("--status expects passed, failed, running, crashed, interrupted or timed_out, got \"" +
+                                 *s + "\"");
             f.status = *s;
         }
         if (auto s = o.flag("--script")) f.script_contains = *s;
@@ -66,7 +68,9 @@ int cmdRuns(int argc, char** argv) {
         std::printf("%6s  %-11s  %-19s  %7s  %5s  %-14s  %s\n", "RUN", "STATUS", "STARTED", "SECONDS",
                     "STEPS", "REPLAY OF", "SCRIPT");
         for (const auto& r : runs) {
-            double secs = r.ended_at > 0 ? r.ended_at - r.started_at : 0;
+            // A crashed run has no end: its last heartbeat is the last sign of life.
+            double secs = r.ended_at > 0 ? r.ended_at - r.started_at
+                          : r.status == "crashed" && r.heartbeat_at > 0 ? r.heartbeat_at - r.started_at : 0;
             std::string of = r.replay_of ? std::to_string(*r.replay_of) + " (" + r.replay_mode + ")" : "-";
             std::printf("%6lld  %-11s  %-19s  %7.1f  %5lld  %-14s  %s\n", (long long)r.id, r.status.c_str(),
                         formatLocalTime(r.started_at).c_str(), secs, (long long)r.step_count, of.c_str(),

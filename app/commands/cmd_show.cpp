@@ -102,6 +102,10 @@ int cmdShow(int argc, char** argv) {
                     run->scale, formatLocalTime(run->started_at).c_str());
         if (run->ended_at > 0) std::printf(", %.1f s", run->ended_at - run->started_at);
         std::printf("\n");
+        if (run->pid > 0)
+            std::printf("  process pid %lld on %s, last heartbeat %s%s\n", (long long)run->pid, run->host.c_str(),
+                        formatLocalTime(run->heartbeat_at).c_str(),
+                        run->status == "crashed" ? " (the process is gone: crashed)" : "");
         if (!run->error.empty())
             std::printf("  error   %s\n", paint(colour, "31", firstLine(run->error)).c_str());
         // A replay: where it differs from the run it replays.

@@ -4,27 +4,39 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "process/ProcessIdentity.h"
+#include "record/RunLiveness.h"
 #include "record/Statement.h"
 
 namespace eacu {
 
-RunLog::RunLog(const std::string& path) : RunReader(path) {}
+RunLog::RunLog(const std::string& path) : RunReader(path, true) {}
+
+RunLog::~RunLog() = default;
 
 int64_t RunLog::beginRun(const RunRecord& r) {
+    int64_t id = 0;
     try {
+        ProcessIdentity me = currentProcess();
+        double started = r.started_at > 0 ? r.started_at : wallSeconds();
         Statement q(db(),
                     "INSERT INTO runs(script, args, device, screen_w, screen_h, scale, status, "
-                    "started_at, replay_of, replay_mode) VALUES(?,?,?,?,?,?, 'running', ?,?,?) RETURNING id");
+                    "started_at, replay_of, replay_mode, pid, pid_start, host, heartbeat_at) "
+                    "VALUES(?,?,?,?,?,?, 'running', ?,?,?,?,?,?,?) RETURNING id");
         q.bind(1, r.script).bind(2, r.args_json).bind(3, r.device).bind(4, r.screen_w)
-            .bind(5, r.screen_h).bind(6, r.scale).bind(7, r.started_at > 0 ? r.started_at : wallSeconds())
-            .bind(8, r.replay_of).bind(9, r.replay_mode.empty() ? std::optional<std::string>() : r.replay_mode);
-        return insertedId(q);
+            .bind(5, r.screen_h).bind(6, r.scale).bind(7, started)
+            .bind(8, r.replay_of).bind(9, r.replay_mode.empty() ? std::optional<std::string>() : r.replay_mode)
+            .bind(10, me.pid).bind(11, me.start_ticks).bind(12, me.host).bind(13, wallSeconds());
+        id = insertedId(q);
     } catch (const std::exception& e) {
         fail(e.what());
     }
+    heartbeat_ = std::make_unique<RunHeartbeat>(path(), id, kRunHeartbeatSeconds);
+    return id;
 }
 
 void RunLog::endRun(int64_t run_id, const std::string& status, const std::string& error) {
+    if (heartbeat_ && heartbeat_->runId() == run_id) heartbeat_.reset();
     try {
         Statement q(db(), "UPDATE runs SET status=?, error=?, ended_at=? WHERE id=?");
         q.bind(1, status).bind(2, error).bind(3, wallSeconds()).bind(4, run_id);

@@ -1,11 +1,13 @@
 // The run log: a SQLite file (WAL) recording runs, their steps, frames and model calls.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "base/Frame.h"
 #include "model/ModelCallStore.h"
+#include "record/RunHeartbeat.h"
 #include "record/RunReader.h"
 
 namespace eacu {
@@ -18,13 +20,19 @@ namespace eacu {
 class RunLog : public RunReader, public model::ModelCallStore {
 public:
     /// Opens (creating if needed) the file at `path`, creating parent folders, switching to
-    /// WAL, and creating or migrating the schema to kRunLogSchemaVersion. Throws if the file is
-    /// not a SQLite database or was written by a newer eacu.
+    /// WAL, and creating or migrating the schema to kRunLogSchemaVersion, then checks it can
+    /// write (see RunReader(path, writer)). Throws if the file is not a SQLite database, was
+    /// written by a newer eacu, is read-only ("cannot write: read-only file ...") or stays
+    /// locked by another process for RunReader::kBusyTimeoutSeconds ("is locked by another
+    /// process (waited 5 s)"); nothing is written then.
     explicit RunLog(const std::string& path);
+    ~RunLog() override;
 
-    /// Inserts a run with status "running"; returns its id.
+    /// Inserts a run with status "running" and this process's pid, start time and host
+    /// (ProcessIdentity.h), and starts its heartbeat (RunHeartbeat, every kRunHeartbeatSeconds
+    /// until endRun or the destruction of this RunLog); returns its id.
     int64_t beginRun(const RunRecord& run);
-    /// Sets the final status ("passed", "failed", "interrupted"), error and end time.
+    /// Stops the run's heartbeat and sets the final status ("passed", "failed", "interrupted"), error and end time.
     void endRun(int64_t run_id, const std::string& status, const std::string& error);
     /// Stores a frame as PNG (fast compression); returns its id.
     int64_t addFrame(int64_t run_id, const Frame& frame);
@@ -37,6 +45,9 @@ public:
     std::optional<ModelCallRecord> modelCallByCacheKey(const std::string& cache_key) const override {
         return RunReader::modelCallByCacheKey(cache_key);
     }
+
+private:
+    std::unique_ptr<RunHeartbeat> heartbeat_;  // of the run begun last, until it ends
 };
 
 }  // namespace eacu

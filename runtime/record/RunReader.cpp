@@ -1,9 +1,13 @@
 #include "record/RunReader.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/Clock.h"
+#include "record/RunLiveness.h"
 #include "record/Statement.h"
 
 namespace fs = std::filesystem;
@@ -19,7 +23,7 @@ const char* kStepColumns =
 const char* kRunColumns =
     "r.id, r.script, r.args, r.device, r.screen_w, r.screen_h, r.scale, r.status, r.error, "
     "r.started_at, r.ended_at, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id), "
-    "r.replay_of, r.replay_mode";
+    "r.replay_of, r.replay_mode, r.pid, r.pid_start, r.host, r.heartbeat_at";
 
 const char* kModelCallColumns =
     "id, run_id, step_id, seq, kind, provider, model, endpoint, request_json, response_json, answer, status, "
@@ -42,6 +46,12 @@ RunRecord readRun(const Statement& q) {
     r.step_count = q.integer(11);
     r.replay_of = q.optInteger(12);
     r.replay_mode = q.text(13);
+    r.pid = q.isNull(14) ? 0 : q.integer(14);
+    r.pid_start = q.isNull(15) ? 0 : q.integer(15);
+    r.host = q.text(16);
+    r.heartbeat_at = q.isNull(17) ? 0 : q.real(17);
+    r.stored_status = r.status;
+    r.status = shownRunStatus(r, wallSeconds());
     return r;
 }
 
@@ -106,12 +116,15 @@ ModelCallRecord readModelCall(const Statement& q) {
 
 }  // namespace
 
-RunReader::RunReader(const std::string& path) : path_(path) {
+RunReader::RunReader(const std::string& path) : RunReader(path, false) {}
+
+RunReader::RunReader(const std::string& path, bool writer) : path_(path) {
     fs::path p(path);
     if (p.has_parent_path()) {
         std::error_code ec;
         fs::create_directories(p.parent_path(), ec);
     }
+    if (writer) refuseReadOnly();
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
         SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -119,17 +132,64 @@ RunReader::RunReader(const std::string& path) : path_(path) {
         db_ = nullptr;
         throw std::runtime_error("run log " + path + ": cannot open: " + msg);
     }
-    sqlite3_busy_timeout(db_, 5000);
+    sqlite3_busy_timeout(db_, int(kBusyTimeoutSeconds * 1000));
+    double t0 = monotonicSeconds();
     try {
         execSql(db_, "PRAGMA journal_mode=WAL");
         execSql(db_, "PRAGMA synchronous=NORMAL");
         execSql(db_, "PRAGMA foreign_keys=ON");
         migrateRunLogSchema(db_);
+        if (writer) {
+            // A writer finds out now, before its run starts anything, whether it can write:
+            // take the write lock once (it waits up to kBusyTimeoutSeconds for another writer).
+            if (sqlite3_db_readonly(db_, "main") == 1) throw std::runtime_error("attempt to write a readonly database");
+            t0 = monotonicSeconds();
+            execSql(db_, "BEGIN IMMEDIATE");
+            execSql(db_, "COMMIT");
+        }
     } catch (const std::exception& e) {
+        std::string what = explain(e.what(), monotonicSeconds() - t0);
         sqlite3_close(db_);
         db_ = nullptr;
-        fail(e.what());
+        fail(what);
     }
+}
+
+void RunReader::refuseReadOnly() const {
+    // Write permission as the file's mode bits say, for every user: root may write a file
+    // whatever its bits, but a run log made read-only (chmod a-w) is not written.
+    std::error_code ec;
+    fs::path p(path_);
+    auto st = fs::status(p, ec);
+    if (!ec && fs::exists(st) && (st.permissions() & fs::perms::all & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) == fs::perms::none)
+        fail("cannot write: read-only file (no write permission; chmod u+w it or use another --db)");
+    fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    auto dst = fs::status(dir, ec);
+    if (!ec && fs::exists(dst) && (dst.permissions() & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) == fs::perms::none)
+        fail("cannot write: read-only directory " + dir.string() + " (SQLite keeps its -wal and -shm files beside the run log)");
+}
+
+std::string RunReader::explain(const std::string& what, double waited) const {
+    int code = db_ ? sqlite3_extended_errcode(db_) & 0xff : SQLITE_OK;
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f", waited);
+        return std::string("is locked by another process (waited ") + buf + " s): " + what;
+    }
+    if (code == SQLITE_READONLY || code == SQLITE_PERM || what.find("readonly database") != std::string::npos) {
+        fs::path p(path_);
+        fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        if (::access(path_.c_str(), F_OK) == 0 && ::access(path_.c_str(), W_OK) != 0)
+            return "cannot write: read-only file (" + what + ")";
+        if (::access(dir.c_str(), W_OK) != 0) return "cannot write: read-only directory " + dir.string() + " (" + what + ")";
+        return "cannot write: read-only database (" + what + ")";
+    }
+    if (code == SQLITE_CANTOPEN) {
+        fs::path p(path_);
+        fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        if (::access(dir.c_str(), W_OK) != 0) return "cannot write: read-only directory " + dir.string() + " (" + what + ")";
+    }
+    return what;
 }
 
 RunReader::~RunReader() {
@@ -160,16 +220,22 @@ std::optional<RunRecord> RunReader::run(int64_t id) const {
 }
 
 std::vector<RunRecord> RunReader::listRuns(const RunFilter& f) const {
+    // "running" and "crashed" are both stored as running: select those, then keep the ones
+    // whose shown status matches, applying the limit after that.
+    const bool live = f.status == "running" || f.status == "crashed";
     try {
         std::string sql = std::string("SELECT ") + kRunColumns +
                           " FROM runs r WHERE (?1 = '' OR r.status = ?1) AND (?2 = '' OR "
                           "instr(r.script, ?2) > 0) AND r.started_at >= ?3 AND (?5 = 0 OR r.replay_of "
                           "IS NOT NULL) ORDER BY r.id DESC LIMIT ?4";
         Statement q(db_, sql);
-        q.bind(1, f.status).bind(2, f.script_contains).bind(3, f.since).bind(4, f.limit)
-            .bind(5, f.replays_only ? 1 : 0);
+        q.bind(1, live ? std::string("running") : f.status).bind(2, f.script_contains).bind(3, f.since)
+            .bind(4, live ? int64_t(-1) : int64_t(f.limit)).bind(5, f.replays_only ? 1 : 0);
         std::vector<RunRecord> out;
-        while (q.step()) out.push_back(readRun(q));
+        while (q.step() && (f.limit <= 0 || int(out.size()) < f.limit)) {
+            RunRecord r = readRun(q);
+            if (!live || r.status == f.status) out.push_back(std::move(r));
+        }
         return out;
     } catch (const std::exception& e) {
         fail(e.what());

@@ -58,13 +58,26 @@ public:
     /// ~/.local/share/eacu/runs.db.
     static std::string defaultPath();
 
+    /// How long a connection waits for another one's lock before it fails (seconds).
+    static constexpr double kBusyTimeoutSeconds = 5.0;
+
 protected:
+    /// Opens like RunReader(path); `writer` also refuses, before opening, a file or folder
+    /// without write permission bits (even for root), and takes the write lock once after
+    /// opening. Errors: "run log <path>: cannot write: read-only file (...)" / "read-only
+    /// directory D (...)", "run log <path>: is locked by another process (waited N s): ...".
+    RunReader(const std::string& path, bool writer);
     /// The open connection, for RunLog's writes.
     sqlite3* db() const { return db_; }
     /// Throws std::runtime_error("run log <path>: <what>").
     [[noreturn]] void fail(const std::string& what) const;
 
 private:
+    void refuseReadOnly() const;
+    /// `what` (SQLite's message after a failed statement), said as a run-log problem when it
+    /// is a lock (`waited`: seconds) or a read-only file or folder.
+    std::string explain(const std::string& what, double waited) const;
+
     std::string path_;
     sqlite3* db_ = nullptr;
 };

@@ -17,12 +17,22 @@ struct RunRecord {
     std::string device;
     int screen_w = 0, screen_h = 0;
     double scale = 1.0;
-    std::string status;  // running | passed | failed | interrupted | timed_out
+    std::string status;  // running | passed | failed | interrupted | timed_out; readers show
+                         // crashed for a running run whose process is gone (RunLiveness.h)
     std::string error;
     double started_at = 0, ended_at = 0;
     int64_t step_count = 0;  // filled by the reader
     std::optional<int64_t> replay_of;  // the run this run replays (eacu replay), if any
     std::string replay_mode;           // "actions" | "script" for a replay, else ""
+    // The writer (schema 5; 0/"" in older rows), filled by RunLog::beginRun: its pid, its start
+    // time (field 22 of /proc/PID/stat, clock ticks since boot), its host (gethostname), and
+    // the last heartbeat (seconds since the epoch, refreshed every kRunHeartbeatSeconds while
+    // the run is open).
+    int64_t pid = 0;
+    int64_t pid_start = 0;
+    std::string host;
+    double heartbeat_at = 0;
+    std::string stored_status;  // the status column as stored (filled by the reader)
 };
 
 /// One row of `steps`: an action with what it looked for and what it found.
@@ -65,6 +75,7 @@ using ModelCallRecord = model::ModelCallRecord;
 /// - `since`: started_at >= since (seconds since the Unix epoch).
 /// - `limit`: at most this many runs, the newest.
 /// - `replays_only`: only runs made by `eacu replay` (replay_of set).
+/// - `status`: the shown status (so "crashed" and "running" are told apart as readers show them).
 struct RunFilter {
     std::string status;
     std::string script_contains;

@@ -149,6 +149,21 @@ CREATE INDEX task_events_by_session ON task_events(session_id, id);
 CREATE INDEX task_events_by_task ON task_events(task_id, id);
 )SQL";
 
+// Version 5: who writes a run (issue 15, crashed runs): the writer's pid, its start time (field
+// 22 of /proc/PID/stat), its host, and a heartbeat it refreshes while the run is open, so that
+// readers tell a run that still runs from one whose process was killed (RunLiveness.h).
+const char* kSchemaV5 = R"SQL(
+ALTER TABLE runs ADD COLUMN pid INTEGER;
+ALTER TABLE runs ADD COLUMN pid_start INTEGER;
+ALTER TABLE runs ADD COLUMN host TEXT;
+ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
+)SQL";
+
+std::string newerError(int v) {
+    return "schema version " + std::to_string(v) + " is newer than this eacu supports (" +
+           std::to_string(kRunLogSchemaVersion) + "): written by a newer eacu; use that eacu or another --db";
+}
+
 }  // namespace
 
 int runLogSchemaVersion(sqlite3* db) {
@@ -159,16 +174,18 @@ int runLogSchemaVersion(sqlite3* db) {
 
 void migrateRunLogSchema(sqlite3* db) {
     int v = runLogSchemaVersion(db);
-    if (v > kRunLogSchemaVersion)
-        throw std::runtime_error("schema version " + std::to_string(v) + " is newer than this eacu supports (" +
-                                 std::to_string(kRunLogSchemaVersion) + ")");
+    if (v > kRunLogSchemaVersion) throw std::runtime_error(newerError(v));
     if (v == kRunLogSchemaVersion) return;
     execSql(db, "BEGIN IMMEDIATE");
     try {
+        // Read again under the write lock: another process may have migrated meanwhile.
+        v = runLogSchemaVersion(db);
+        if (v > kRunLogSchemaVersion) throw std::runtime_error(newerError(v));
         if (v < 1) execSql(db, kSchemaV1);
         if (v < 2) execSql(db, kSchemaV2);
         if (v < 3) execSql(db, kSchemaV3);
         if (v < 4) execSql(db, kSchemaV4);
+        if (v < 5) execSql(db, kSchemaV5);
         execSql(db, "PRAGMA user_version=" + std::to_string(kRunLogSchemaVersion));
         execSql(db, "COMMIT");
     } catch (...) {

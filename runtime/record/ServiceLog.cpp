@@ -54,7 +54,7 @@ MessageRecord taskMessage(const TaskRecord& task, const std::string& role, const
     return m;
 }
 
-ServiceLog::ServiceLog(const std::string& path) : RunReader(path) {}
+ServiceLog::ServiceLog(const std::string& path) : RunReader(path, true) {}
 
 int64_t ServiceLog::createSession(const std::string& title) {
     try {

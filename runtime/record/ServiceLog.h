@@ -61,7 +61,8 @@ struct EventRecord {
 /// SQLite errors.
 class ServiceLog : public RunReader {
 public:
-    /// Opens (creating or migrating) the run log at `path`; see RunReader.
+    /// Opens (creating or migrating) the run log at `path` as a writer: a read-only or locked
+    /// file is refused at once, as for RunLog (see RunReader(path, writer)).
     explicit ServiceLog(const std::string& path);
 
     /// A new session titled `title`; returns its id.

@@ -21,9 +21,10 @@ RunRecord runRecordFor(const Device& device, const std::string& script, const st
     return rec;
 }
 
-Run::Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator, RunSpec spec)
+Run::Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator, RunSpec spec,
+         std::unique_ptr<RunLog> log)
     : device_(std::move(device)),
-      log_(std::make_unique<RunLog>(spec.db.empty() ? RunLog::defaultPath() : spec.db)),
+      log_(log ? std::move(log) : std::make_unique<RunLog>(spec.db.empty() ? RunLog::defaultPath() : spec.db)),
       token_(std::make_shared<CancelToken>()) {
     if (!device_.device) throw std::invalid_argument("Run: expected a device, got none");
     installNavigationPolicy(*device_.device);  // seed 001 §9's domain lists for the page's own navigations

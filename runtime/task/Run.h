@@ -53,7 +53,10 @@ struct RunOutcome {
 class Run {
 public:
     /// `device`: from openDevice (device/DeviceFactory.h); the run owns it from now on.
-    Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator, RunSpec spec);
+    /// `log`: the run log already opened on spec.db (so that an unusable one fails before the
+    /// device is opened, see openRun), or null to open it here.
+    Run(DeviceHandle device, const AssetLibrary& assets, const Locator& locator, RunSpec spec,
+        std::unique_ptr<RunLog> log = nullptr);
     ~Run();
     Run(const Run&) = delete;
     Run& operator=(const Run&) = delete;

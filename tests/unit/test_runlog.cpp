@@ -149,7 +149,8 @@ TEST_CASE("each step is committed when it ends; a killed writer loses only the s
     RunLog after(db);
     auto runs = after.listRuns();
     REQUIRE(runs.size() == 1);
-    CHECK(runs[0].status == "running");  // never ended
+    CHECK(runs[0].stored_status == "running");  // never ended
+    CHECK(runs[0].status == "crashed");         // and its writer is gone
     CHECK(after.steps(runs[0].id).size() == 3);
     CHECK(after.frames(runs[0].id).size() == 3);
 }
