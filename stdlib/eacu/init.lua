@@ -71,6 +71,7 @@ end
 local function keyboard_opts(fname, opts)
   if opts == nil then return nil, nil end
   if type(opts) ~= "table" then error(fname .. ": expected options {window=, focus=}, got " .. type(opts), 3) end
+  target.check_fields(opts, fname, { "window", "focus" }, "option", 3)
   if opts.focus ~= nil and type(opts.focus) ~= "boolean" then
     error(fname .. ": focus must be true or false, got " .. type(opts.focus), 3)
   end
@@ -104,6 +105,7 @@ end
 function M.scroll(opts)
   if type(opts) == "number" then opts = { dy = opts } end
   if type(opts) ~= "table" then error("scroll: expected {dy=, dx=, at=} or a number, got " .. type(opts), 2) end
+  target.check_fields(opts, "scroll", target.SCROLL_FIELDS, "field", 2)
   local at = opts.at ~= nil and (target.normalize(opts.at, "scroll", opts)) or nil
   failure.call(2, native.scroll, opts.dx or 0, opts.dy or 0, at)
 end
@@ -118,6 +120,7 @@ end
 --- options apply to both ends.
 function M.swipe(opts)
   if type(opts) ~= "table" then error("swipe: expected {from=, to=, duration=}", 2) end
+  target.check_fields(opts, "swipe", target.SWIPE_FIELDS, "field", 2)
   failure.call(2, native.drag, (target.normalize(opts.from, "swipe", opts)), (target.normalize(opts.to, "swipe", opts)),
     opts.duration or 0.3)
 end

@@ -16,10 +16,18 @@ local function not_found(t, m, message, level)
     best = m }, level + 1)
 end
 
+-- The options each model verb takes (any other is an error naming it).
+local OPTIONS = {
+  ask = { "json", "provider" },
+  plan = { "max_replans", "max_steps", "provider", "raise" },
+  agent = { "max_steps", "keep_images", "max_invalid", "provider", "raise", "protocol", "tool", "click_check" },
+}
+
 local function check_opts(fname, opts, level)
   if opts ~= nil and type(opts) ~= "table" then
     error(string.format("%s: expected an options table, got %s", fname, type(opts)), level + 1)
   end
+  if opts ~= nil then target.check_fields(opts, fname, OPTIONS[fname], "option", level + 1) end
   return opts or {}
 end
 
@@ -181,6 +189,10 @@ end
 function M.config(cfg)
   if cfg ~= false and type(cfg) ~= "table" then
     error("model.config: expected {provider=, model=, base_url=, api_key_env=} or false, got " .. type(cfg), 2)
+  end
+  if cfg then
+    target.check_fields(cfg, "model.config", { "provider", "model", "base_url", "api_key", "api_key_env", "timeout",
+      "max_retries" }, "field", 2)
   end
   return failure.call(2, native.config, cfg)
 end

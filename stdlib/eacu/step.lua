@@ -67,6 +67,39 @@ local hooks = {
   end,
 }
 
+-- The fields of step{} tables (any other is an error naming it): an action (one of the kinds,
+-- or seed 002's form), the action's options, and the step's own fields.
+local ACTION_FIELDS = { "tap", "double_tap", "long_press", "input", "key", "scroll", "swipe", "wait", "call",
+  "action", "target", "target_ref", "params", "text", "button", "hold" }
+local STEP_OWN = { "name", "timeout", "retry", "fallback", "fallback_max", "wait_before", "wait_after", "optional",
+  "risky", "verify", "success" }
+local STEP_FIELDS = {}
+for _, f in ipairs(ACTION_FIELDS) do STEP_FIELDS[#STEP_FIELDS + 1] = f end
+for _, f in ipairs(STEP_OWN) do STEP_FIELDS[#STEP_FIELDS + 1] = f end
+
+-- Checks an action table's fields (`known`: the table's field list) and its scroll= / swipe=
+-- value; `what` names it in errors. A step's scroll and swipe tables have no window options
+-- (the targets in them carry their own).
+local function check_action(a, known, what)
+  if type(a) ~= "table" or match.is(a) then return end
+  target.check_fields(a, what, known, "field", 4)
+  if type(a.scroll) == "table" then target.check_fields(a.scroll, what .. " scroll", { "dy", "dx", "at" }, "field", 4) end
+  if type(a.swipe) == "table" then
+    target.check_fields(a.swipe, what .. " swipe", { "from", "to", "duration" }, "field", 4)
+  end
+end
+
+-- step{}'s table and its fallbacks (one action table or a list of them) checked for unknown fields.
+local function check_step(s)
+  check_action(s, STEP_FIELDS, "step")
+  local fb = s.fallback
+  if type(fb) ~= "table" or match.is(fb) then return end
+  local any = false
+  for _, f in ipairs(ACTION_FIELDS) do if fb[f] ~= nil then any = true end end
+  if any then check_action(fb, ACTION_FIELDS, "step fallback"); return end
+  for i, a in ipairs(fb) do check_action(a, ACTION_FIELDS, "step fallback " .. i) end
+end
+
 --- step(spec) -> result {ok, attempts, fallbacks, reason, suggestion, value, match, step_id}
 --- (with code and error, a failure value, when an optional step failed).
 --- spec: one action (tap=, double_tap=, long_press=, input=, key=, scroll=, swipe=, wait=,
@@ -88,6 +121,7 @@ local hooks = {
 --- value: what call= returned, else what the action found (a Match).
 function M.step(s)
   if type(s) ~= "table" then error("step: expected a step table, got " .. type(s), 2) end
+  check_step(s)
   local ok, res = pcall(steps.run_step, s, hooks)
   if not ok then failure.raise(res, 2) end
   if res.match then match.wrap(res.match) end

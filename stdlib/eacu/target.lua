@@ -27,6 +27,11 @@ M.VERB_OPTIONS = {
   verify = { "timeout" }, find_all = { "max" },
 }
 
+--- The fields of scroll{} and swipe{} tables (the verbs' and a step's scroll=/swipe= value;
+--- a step's action table has no window options: its targets carry them).
+M.SCROLL_FIELDS = { "dy", "dx", "at", "window", "raise" }
+M.SWIPE_FIELDS = { "from", "to", "duration", "window", "raise" }
+
 -- The fields of a step{} table that scripts may mistakenly put in the step's target.
 local STEP_FIELDS = { timeout = true, button = true, hold = true, retry = true, verify = true, fallback = true,
   optional = true }
