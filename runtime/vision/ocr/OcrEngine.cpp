@@ -1,5 +1,7 @@
 #include "vision/ocr/OcrEngine.h"
 
+#include "vision/ocr/TextProposals.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <opencv2/imgproc.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <tesseract/baseapi.h>
 #include <tesseract/resultiterator.h>
 
@@ -177,6 +180,58 @@ void singleThreadedOpenMp() {
     if (set) set(0);
 }
 
+/// Reads the proposal `r` of `grey` as one line (PSM 7); boxes in pixels of `grey`. Empty
+/// when nothing was read or the words' mean confidence is under `min_confidence`.
+std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r,
+                                    double min_confidence) {
+    double f = 1;
+    cv::Point o;
+    cv::Mat img = prepareLine(grey, r, 36, &f, &o);
+    auto back = api.GetPageSegMode();
+    api.SetPageSegMode(tesseract::PSM_SINGLE_LINE);
+    api.SetImage(img.data, img.cols, img.rows, 1, int(img.step));
+    api.SetSourceResolution(int(std::lround(96 * f)));
+    int rc = api.Recognize(nullptr);
+    OcrLine line;
+    std::unique_ptr<tesseract::ResultIterator> it(rc == 0 ? api.GetIterator() : nullptr);
+    double sum = 0;
+    if (it) do {
+        if (it->Empty(tesseract::RIL_WORD)) continue;
+        std::unique_ptr<char[]> t(it->GetUTF8Text(tesseract::RIL_WORD));
+        int l, tp, rt, b;
+        if (!t || !t[0] || !it->BoundingBox(tesseract::RIL_WORD, &l, &tp, &rt, &b)) continue;
+        OcrWord w;
+        w.text = t.get();
+        w.confidence = it->Confidence(tesseract::RIL_WORD) / 100.0f;
+        if (w.confidence <= 0) w.confidence = symbolConfidence(*it);
+        int x0 = o.x + int(std::floor((l - 10) / f)), y0 = o.y + int(std::floor((tp - 10) / f));
+        int x1 = o.x + int(std::ceil((rt - 10) / f)), y1 = o.y + int(std::ceil((b - 10) / f));
+        w.box = Rect{x0, y0, x1 - x0, y1 - y0}.intersect(Rect{0, 0, grey.cols, grey.rows});
+        if (w.box.empty()) continue;
+        sum += w.confidence;
+        line.text += (line.text.empty() ? "" : " ") + w.text;
+        if (line.words.empty()) {
+            line.box = w.box;
+        } else {
+            int bx0 = std::min(line.box.x, w.box.x), by0 = std::min(line.box.y, w.box.y);
+            int bx1 = std::max(line.box.x + line.box.w, w.box.x + w.box.w);
+            int by1 = std::max(line.box.y + line.box.h, w.box.y + w.box.h);
+            line.box = {bx0, by0, bx1 - bx0, by1 - by0};
+        }
+        line.words.push_back(std::move(w));
+    } while (it->Next(tesseract::RIL_WORD));
+    api.Clear();
+    api.SetPageSegMode(back);
+    if (rc != 0) throw std::runtime_error("OCR: Tesseract failed to recognise a text proposal");
+    if (getenv("DBGP") && line.words.empty()) fprintf(stderr, "P %d,%d %dx%d f=%.2f nothing\n", r.x, r.y, r.w, r.h, f);
+    if (line.words.empty()) return std::nullopt;
+    line.confidence = float(sum / double(line.words.size()));
+    if (getenv("DBGP")) fprintf(stderr, "P %d,%d %dx%d f=%.2f '%s' %.2f\n", r.x, r.y, r.w, r.h, f, line.text.c_str(), line.confidence);
+    if (getenv("DBGP") && line.text == getenv("DBGP")) cv::imwrite("/tmp/wg/p.png", img);
+    if (line.confidence < min_confidence) return std::nullopt;
+    return line;
+}
+
 Rect unscale(const Rect& r, double f, Point offset) {
     int x0 = int(std::floor(r.x / f)), y0 = int(std::floor(r.y / f));
     int x1 = int(std::ceil((r.x + r.w) / f)), y1 = int(std::ceil((r.y + r.h) / f));
@@ -278,6 +333,50 @@ OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& varian
     return *e;
 }
 
+void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& result) {
+    // Proposals no line read well covers (half of the proposal's area or more).
+    std::vector<Rect> todo;
+    for (const Rect& p : textProposals(grey, result.text_height)) {
+        Rect r{p.x + offset.x, p.y + offset.y, p.w, p.h};
+        bool covered = false;
+        for (const OcrLine& l : result.lines)
+            if (l.confidence >= options_.proposal_min_confidence && 2 * l.box.intersect(r).area() >= r.area()) {
+                covered = true;
+                break;
+            }
+        if (!covered) todo.push_back(p);
+        if (getenv("DBGP")) fprintf(stderr, "prop %d,%d %dx%d covered %d th %.1f\n", r.x, r.y, r.w, r.h, covered, result.text_height);
+    }
+    std::vector<std::optional<OcrLine>> read(todo.size());
+    std::vector<std::string> errors(todo.size());
+    std::atomic<size_t> next{0};
+    auto work = [&](Worker& w) {
+        singleThreadedOpenMp();
+        for (size_t i; (i = next++) < todo.size();) {
+            try {
+                read[i] = readProposal(w.api, grey, todo[i], options_.proposal_min_confidence);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < std::min(workers_.size(), todo.size()); ++i) threads.emplace_back(work, std::ref(*workers_[i]));
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (!e.empty()) throw std::runtime_error(e);
+    for (auto& l : read) {
+        if (!l) continue;
+        l->box.x += offset.x;
+        l->box.y += offset.y;
+        for (auto& w : l->words) {
+            w.box.x += offset.x;
+            w.box.y += offset.y;
+        }
+        result.lines.push_back(std::move(*l));
+    }
+}
+
 OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
     auto t0 = std::chrono::steady_clock::now();
     OcrResult result;
@@ -345,6 +444,7 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
             for (auto& w : line.words) w.box = unscale(w.box, f, offset);
             result.lines.push_back(std::move(line));
         }
+    if (options_.proposals) readProposals(grey, offset, result);
     std::stable_sort(result.lines.begin(), result.lines.end(), [](const OcrLine& a, const OcrLine& b) {
         return a.box.y + a.box.h / 2 < b.box.y + b.box.h / 2;
     });

@@ -1,0 +1,131 @@
+#include "vision/ocr/TextProposals.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace eacu {
+
+namespace {
+
+bool contains(const cv::Rect& outer, const cv::Rect& inner) {
+    return (outer & inner).area() * 10 >= inner.area() * 8 && outer.area() > inner.area();
+}
+
+int findRoot(std::vector<int>& parent, int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+}  // namespace
+
+std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast) {
+    std::vector<Rect> out;
+    if (grey.empty()) return out;
+    const double th = text_height > 0 ? text_height : 12.0;
+    const int max_h = int(std::min(120.0, 4 * th));
+    // Glyphs: maximally stable extremal regions of either polarity (Matas et al., BMVC 2002),
+    // as tall as text, not much wider than tall.
+    auto mser = cv::MSER::create(std::max(2, min_contrast / 5), 6, max_h * max_h * 3);
+    std::vector<std::vector<cv::Point>> regions;
+    std::vector<cv::Rect> found;
+    mser->detectRegions(grey, regions, found);
+    std::vector<cv::Rect> glyphs;
+    for (const cv::Rect& b : found)
+        if (b.height >= 5 && b.height <= max_h && b.width <= 3 * b.height && b.width >= 1) glyphs.push_back(b);
+    std::sort(glyphs.begin(), glyphs.end(), [](const cv::Rect& a, const cv::Rect& b) { return a.x < b.x; });
+    glyphs.erase(std::unique(glyphs.begin(), glyphs.end()), glyphs.end());
+    // A frame (a button's outline, a box) is not a glyph: it holds two or more glyphs side by
+    // side. (A letter's holes lie inside it one at a time or stacked: "o", "B", "8".)
+    {
+        std::vector<cv::Rect> kept;
+        for (size_t i = 0; i < glyphs.size(); ++i) {
+            const cv::Rect& a = glyphs[i];
+            int right_of_first = -1;
+            bool frame = false;
+            for (size_t j = i + 1; j < glyphs.size() && glyphs[j].x < a.x + a.width && !frame; ++j) {
+                if (!contains(a, glyphs[j])) continue;
+                if (right_of_first < 0)
+                    right_of_first = glyphs[j].x + glyphs[j].width;
+                else
+                    frame = glyphs[j].x >= right_of_first;
+            }
+            if (!frame) kept.push_back(a);
+        }
+        glyphs.swap(kept);
+    }
+    // Words and short lines: neighbours of similar height on one row, a gap under 0.8 x
+    // their height, neither inside the other (a letter inside a button's frame).
+    const size_t n = glyphs.size();
+    std::vector<int> parent(n);
+    for (size_t i = 0; i < n; ++i) parent[i] = int(i);
+    for (size_t i = 0; i < n; ++i) {
+        const cv::Rect& a = glyphs[i];
+        for (size_t j = i + 1; j < n; ++j) {
+            const cv::Rect& b = glyphs[j];
+            int hmax = std::max(a.height, b.height), hmin = std::min(a.height, b.height);
+            if (b.x > a.x + a.width + hmax) break;
+            if (hmax > 2 * hmin) continue;
+            int overlap = std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y);
+            if (overlap * 2 < hmin) continue;
+            int gap = b.x - (a.x + a.width);
+            if (gap * 5 > hmax * 4) continue;
+            if (contains(a, b) || contains(b, a)) continue;
+            parent[findRoot(parent, int(i))] = findRoot(parent, int(j));
+        }
+    }
+    std::vector<cv::Rect> groups(n);
+    std::vector<int> count(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        int r = findRoot(parent, int(i));
+        groups[r] = count[r]++ ? (groups[r] | glyphs[i]) : glyphs[i];
+    }
+    std::vector<cv::Rect> boxes;
+    for (size_t i = 0; i < n; ++i)
+        if (count[i] && groups[i].height >= 5 && groups[i].width >= 3) boxes.push_back(groups[i]);
+    // A group holding another (a frame around its label) is left out: its contents are read.
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        bool container = false;
+        for (size_t j = 0; j < boxes.size() && !container; ++j)
+            container = i != j && contains(boxes[i], boxes[j]);
+        if (!container) out.push_back({boxes[i].x, boxes[i].y, boxes[i].width, boxes[i].height});
+    }
+    std::sort(out.begin(), out.end(), [](const Rect& a, const Rect& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    return out;
+}
+
+cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin) {
+    int m = std::max(2, r.h / 4);
+    cv::Rect cut = cv::Rect(r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m) & cv::Rect(0, 0, grey.cols, grey.rows);
+    cv::Mat crop = grey(cut).clone();
+    // The margin's median against the middle's mean: which side is background.
+    std::vector<uchar> edge;
+    for (int x = 0; x < crop.cols; ++x) {
+        edge.push_back(crop.at<uchar>(0, x));
+        edge.push_back(crop.at<uchar>(crop.rows - 1, x));
+    }
+    for (int y = 0; y < crop.rows; ++y) {
+        edge.push_back(crop.at<uchar>(y, 0));
+        edge.push_back(crop.at<uchar>(y, crop.cols - 1));
+    }
+    std::nth_element(edge.begin(), edge.begin() + edge.size() / 2, edge.end());
+    double background = edge[edge.size() / 2];
+    double middle = cv::mean(crop)[0];
+    if (background < middle) cv::bitwise_not(crop, crop);
+    cv::normalize(crop, crop, 0, 255, cv::NORM_MINMAX);
+    double f = std::clamp(target_height / std::max(1, r.h), 1.0, 4.0);
+    cv::Mat big;
+    if (f != 1.0)
+        cv::resize(crop, big, cv::Size(), f, f, cv::INTER_CUBIC);
+    else
+        big = crop;
+    cv::Mat padded;
+    cv::copyMakeBorder(big, padded, 10, 10, 10, 10, cv::BORDER_CONSTANT, cv::Scalar(255));
+    *scale = f;
+    *origin = {cut.x, cut.y};
+    return padded;
+}
+
+}  // namespace eacu

@@ -1,0 +1,29 @@
+// Places in an image that look like a short line of text (a button, tab, menu or check-box
+// label), found from the image alone, and each prepared for single-line recognition.
+#pragma once
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "geometry/Rect.h"
+
+namespace eacu {
+
+/// Boxes (pixels of `grey`, 8-bit, one channel) of text-like blobs: the morphological
+/// gradient (3x3) thresholded at `min_contrast` grey levels, glyphs joined into words and
+/// short lines by a closing `text_height` * 0.6 wide (at least 3 px) and 3 px high, then the
+/// connected components that are as tall as text (5 px to 4 x `text_height`, at most 120 px;
+/// `text_height` <= 0 means 12 px) and not a thin rule (w >= 3 px, w <= 40 x h). A component
+/// that contains another one (a button's frame around its label) is left out: its contents are
+/// proposed instead. Ordered top to bottom, then left to right.
+std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast = 24);
+
+/// The box `r` of `grey` cut out with a margin, made dark text on a light background (inverted
+/// when the margin is darker than the middle: light text on dark), its contrast stretched to
+/// 0..255 (grey, disabled text), enlarged by `*scale` (set here: so that the box is about
+/// `target_height` px high, 1..4) and padded with 10 px of background, as Tesseract's
+/// single-line mode reads best. `*origin` is where the cut starts in `grey` (pixels of `grey`):
+/// a point p of the result is origin + (p - 10) / scale.
+cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin);
+
+}  // namespace eacu
