@@ -15,7 +15,6 @@
 #include <dlfcn.h>
 
 #include <opencv2/imgproc.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <tesseract/baseapi.h>
 #include <tesseract/resultiterator.h>
 
@@ -180,6 +179,12 @@ void singleThreadedOpenMp() {
     if (set) set(0);
 }
 
+Rect bounding(const Rect& a, const Rect& b) {
+    int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
+    int x1 = std::max(a.x + a.w, b.x + b.w), y1 = std::max(a.y + a.h, b.y + b.h);
+    return {x0, y0, x1 - x0, y1 - y0};
+}
+
 /// Reads the proposal `r` of `grey` as one line (PSM 7); boxes in pixels of `grey`. Empty
 /// when nothing was read or the words' mean confidence is under `min_confidence`.
 std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r,
@@ -210,24 +215,14 @@ std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& 
         if (w.box.empty()) continue;
         sum += w.confidence;
         line.text += (line.text.empty() ? "" : " ") + w.text;
-        if (line.words.empty()) {
-            line.box = w.box;
-        } else {
-            int bx0 = std::min(line.box.x, w.box.x), by0 = std::min(line.box.y, w.box.y);
-            int bx1 = std::max(line.box.x + line.box.w, w.box.x + w.box.w);
-            int by1 = std::max(line.box.y + line.box.h, w.box.y + w.box.h);
-            line.box = {bx0, by0, bx1 - bx0, by1 - by0};
-        }
+        line.box = line.words.empty() ? w.box : bounding(line.box, w.box);
         line.words.push_back(std::move(w));
     } while (it->Next(tesseract::RIL_WORD));
     api.Clear();
     api.SetPageSegMode(back);
     if (rc != 0) throw std::runtime_error("OCR: Tesseract failed to recognise a text proposal");
-    if (getenv("DBGP") && line.words.empty()) fprintf(stderr, "P %d,%d %dx%d f=%.2f nothing\n", r.x, r.y, r.w, r.h, f);
     if (line.words.empty()) return std::nullopt;
     line.confidence = float(sum / double(line.words.size()));
-    if (getenv("DBGP")) fprintf(stderr, "P %d,%d %dx%d f=%.2f '%s' %.2f\n", r.x, r.y, r.w, r.h, f, line.text.c_str(), line.confidence);
-    if (getenv("DBGP") && line.text == getenv("DBGP")) cv::imwrite("/tmp/wg/p.png", img);
     if (line.confidence < min_confidence) return std::nullopt;
     return line;
 }
@@ -334,18 +329,23 @@ OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& varian
 }
 
 void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& result) {
-    // Proposals no line read well covers (half of the proposal's area or more).
+    // Proposals that words read with confidence do not cover (half of the proposal's area, and
+    // their bounds about the proposal's), and every light-on-dark one: the page pass's
+    // binarisation reads those worst.
     std::vector<Rect> todo;
     for (const Rect& p : textProposals(grey, result.text_height)) {
         Rect r{p.x + offset.x, p.y + offset.y, p.w, p.h};
-        bool covered = false;
+        int area = 0;
+        Rect words;
         for (const OcrLine& l : result.lines)
-            if (l.confidence >= options_.proposal_min_confidence && 2 * l.box.intersect(r).area() >= r.area()) {
-                covered = true;
-                break;
-            }
+            if (l.box.intersect(r).area() > 0)
+                for (const OcrWord& w : l.words)
+                    if (w.confidence >= options_.proposal_covered_confidence && w.box.intersect(r).area() > 0) {
+                        area += w.box.intersect(r).area();
+                        words = words.empty() ? w.box : bounding(words, w.box);
+                    }
+        bool covered = 2 * area >= r.area() && words.iou(r) >= 0.5 && !lightOnDark(grey, p);
         if (!covered) todo.push_back(p);
-        if (getenv("DBGP")) fprintf(stderr, "prop %d,%d %dx%d covered %d th %.1f\n", r.x, r.y, r.w, r.h, covered, result.text_height);
     }
     std::vector<std::optional<OcrLine>> read(todo.size());
     std::vector<std::string> errors(todo.size());

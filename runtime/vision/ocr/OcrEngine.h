@@ -29,7 +29,8 @@ namespace eacu {
 ///   global Otsu threshold, small anti-aliased CJK glyphs fall apart into strokes.
 /// - `proposals`: after the page pass, text-like blobs found in the image (textProposals:
 ///   widget labels, one- and two-character words, labels beside icons, light text on dark)
-///   that no line read covers are read one by one in Tesseract's single-line mode (PSM 7,
+///   that words read with a confidence of at least `proposal_covered_confidence` do not
+///   cover (half of the proposal's area) are read one by one in Tesseract's single-line mode (PSM 7,
 ///   polarity and contrast normalised); a line kept needs a mean word confidence of at least
 ///   `proposal_min_confidence` (0..1).
 struct OcrOptions {
@@ -39,7 +40,8 @@ struct OcrOptions {
     double max_upscale = 4;
     int page_seg_mode = 11;
     bool proposals = true;
-    double proposal_min_confidence = 0.6;
+    double proposal_min_confidence = 0.4;
+    double proposal_covered_confidence = 0.8;
     std::vector<std::pair<std::string, std::string>> variables{{"thresholding_method", "2"}};
 };
 

@@ -96,10 +96,14 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
     return out;
 }
 
-cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin) {
+namespace {
+
+cv::Rect withMargin(const cv::Mat& grey, const Rect& r) {
     int m = std::max(2, r.h / 4);
-    cv::Rect cut = cv::Rect(r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m) & cv::Rect(0, 0, grey.cols, grey.rows);
-    cv::Mat crop = grey(cut).clone();
+    return cv::Rect(r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m) & cv::Rect(0, 0, grey.cols, grey.rows);
+}
+
+bool lightOnDark(const cv::Mat& crop) {
     // The margin's median against the middle's mean: which side is background.
     std::vector<uchar> edge;
     for (int x = 0; x < crop.cols; ++x) {
@@ -111,9 +115,17 @@ cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, do
         edge.push_back(crop.at<uchar>(y, crop.cols - 1));
     }
     std::nth_element(edge.begin(), edge.begin() + edge.size() / 2, edge.end());
-    double background = edge[edge.size() / 2];
-    double middle = cv::mean(crop)[0];
-    if (background < middle) cv::bitwise_not(crop, crop);
+    return edge[edge.size() / 2] < cv::mean(crop)[0];
+}
+
+}  // namespace
+
+bool lightOnDark(const cv::Mat& grey, const Rect& r) { return lightOnDark(grey(withMargin(grey, r))); }
+
+cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin) {
+    cv::Rect cut = withMargin(grey, r);
+    cv::Mat crop = grey(cut).clone();
+    if (lightOnDark(crop)) cv::bitwise_not(crop, crop);
     cv::normalize(crop, crop, 0, 255, cv::NORM_MINMAX);
     double f = std::clamp(target_height / std::max(1, r.h), 1.0, 4.0);
     cv::Mat big;

@@ -18,6 +18,10 @@ namespace eacu {
 /// proposed instead. Ordered top to bottom, then left to right.
 std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast = 24);
 
+/// Whether the box `r` of `grey` (with a margin of a quarter of its height) is light text on a
+/// dark background: the margin's median is darker than the mean of the whole.
+bool lightOnDark(const cv::Mat& grey, const Rect& r);
+
 /// The box `r` of `grey` cut out with a margin, made dark text on a light background (inverted
 /// when the margin is darker than the middle: light text on dark), its contrast stretched to
 /// 0..255 (grey, disabled text), enlarged by `*scale` (set here: so that the box is about
