@@ -185,15 +185,16 @@ Rect bounding(const Rect& a, const Rect& b) {
     return {x0, y0, x1 - x0, y1 - y0};
 }
 
-/// Reads the proposal `r` of `grey` as one line (PSM 7); boxes in pixels of `grey`. Empty
+/// Reads the proposal `r` of `grey` in page segmentation `mode` (single line, or sparse text
+/// for a row of separate labels), all words as one line; boxes in pixels of `grey`. Empty
 /// when nothing was read or the words' mean confidence is under `min_confidence`.
 std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r,
-                                    double min_confidence) {
+                                    double min_confidence, tesseract::PageSegMode mode) {
     double f = 1;
     cv::Point o;
     cv::Mat img = prepareLine(grey, r, 36, &f, &o);
     auto back = api.GetPageSegMode();
-    api.SetPageSegMode(tesseract::PSM_SINGLE_LINE);
+    api.SetPageSegMode(mode);
     api.SetImage(img.data, img.cols, img.rows, 1, int(img.step));
     api.SetSourceResolution(int(std::lround(96 * f)));
     int rc = api.Recognize(nullptr);
@@ -354,7 +355,11 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
         singleThreadedOpenMp();
         for (size_t i; (i = next++) < todo.size();) {
             try {
-                read[i] = readProposal(w.api, grey, todo[i], options_.proposal_min_confidence);
+                read[i] = readProposal(w.api, grey, todo[i], options_.proposal_min_confidence,
+                                       tesseract::PSM_SINGLE_LINE);
+                if (!read[i])
+                    read[i] = readProposal(w.api, grey, todo[i], options_.proposal_min_confidence,
+                                           tesseract::PSM_SPARSE_TEXT);
             } catch (const std::exception& e) {
                 errors[i] = e.what();
             }

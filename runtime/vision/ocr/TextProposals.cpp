@@ -84,7 +84,27 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
     }
     std::vector<cv::Rect> boxes;
     for (size_t i = 0; i < n; ++i)
-        if (count[i] && groups[i].height >= 5 && groups[i].width >= 3) boxes.push_back(groups[i]);
+        if (count[i]) boxes.push_back(groups[i]);
+    // Pieces of one label that glyph linking left apart (a small letter beside a frame's arc,
+    // a word after a space): groups on one row with a gap under 0.6 x the taller one's height.
+    for (bool merged = true; merged;) {
+        merged = false;
+        std::sort(boxes.begin(), boxes.end(), [](const cv::Rect& a, const cv::Rect& b) { return a.x < b.x; });
+        for (size_t i = 0; i < boxes.size() && !merged; ++i)
+            for (size_t j = i + 1; j < boxes.size() && !merged; ++j) {
+                const cv::Rect &a = boxes[i], &b = boxes[j];
+                int hmax = std::max(a.height, b.height), hmin = std::min(a.height, b.height);
+                if (b.x > a.x + a.width + hmax) break;
+                int overlap = std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y);
+                int gap = b.x - (a.x + a.width);
+                if (overlap * 10 < hmax * 7 || gap * 5 > hmax * 3 || contains(a, b) || contains(b, a)) continue;
+                boxes[i] = a | b;
+                boxes.erase(boxes.begin() + long(j));
+                merged = true;
+            }
+    }
+    boxes.erase(std::remove_if(boxes.begin(), boxes.end(), [](const cv::Rect& b) { return b.height < 5 || b.width < 3; }),
+                boxes.end());
     // A group holding another (a frame around its label) is left out: its contents are read.
     for (size_t i = 0; i < boxes.size(); ++i) {
         bool container = false;
@@ -104,18 +124,14 @@ cv::Rect withMargin(const cv::Mat& grey, const Rect& r) {
 }
 
 bool lightOnDark(const cv::Mat& crop) {
-    // The margin's median against the middle's mean: which side is background.
-    std::vector<uchar> edge;
-    for (int x = 0; x < crop.cols; ++x) {
-        edge.push_back(crop.at<uchar>(0, x));
-        edge.push_back(crop.at<uchar>(crop.rows - 1, x));
-    }
-    for (int y = 0; y < crop.rows; ++y) {
-        edge.push_back(crop.at<uchar>(y, 0));
-        edge.push_back(crop.at<uchar>(y, crop.cols - 1));
-    }
-    std::nth_element(edge.begin(), edge.begin() + edge.size() / 2, edge.end());
-    return edge[edge.size() / 2] < cv::mean(crop)[0];
+    // The background is most of the pixels: their median against the mean, which the text
+    // pulls towards its own shade. (The margin alone can be mostly a button's frame.)
+    int hist[256] = {0};
+    for (int y = 0; y < crop.rows; ++y)
+        for (int x = 0; x < crop.cols; ++x) ++hist[crop.at<uchar>(y, x)];
+    int half = crop.rows * crop.cols / 2, seen = 0, median = 0;
+    while (median < 255 && (seen += hist[median]) <= half) ++median;
+    return median < cv::mean(crop)[0];
 }
 
 }  // namespace
@@ -127,6 +143,26 @@ cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, do
     cv::Mat crop = grey(cut).clone();
     if (lightOnDark(crop)) cv::bitwise_not(crop, crop);
     cv::normalize(crop, crop, 0, 255, cv::NORM_MINMAX);
+    // Frames drawn around the label (Xaw's rounded buttons, focus boxes) are erased: dark
+    // shapes that enclose other dark shapes, or taller than 3/4 of the cut (glyphs are at most
+    // 2/3 of it). Tesseract reads a framed word as nothing.
+    cv::Mat bin, labels, stats, centroids;
+    cv::threshold(crop, bin, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
+    int n = cv::connectedComponentsWithStats(bin, labels, stats, centroids, 8, CV_32S);
+    auto box = [&](int i) {
+        return cv::Rect(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
+                        stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
+    };
+    for (int i = 1; i < n; ++i) {
+        cv::Rect a = box(i);
+        // Taller than any glyph of the proposal can be (its box plus the margin), or around others.
+        bool frame = a.height * 4 > crop.rows * 3;
+        for (int j = 1; j < n && !frame; ++j) {
+            cv::Rect b = box(j);
+            frame = j != i && b.x > a.x && b.y > a.y && b.x + b.width < a.x + a.width && b.y + b.height < a.y + a.height;
+        }
+        if (frame) crop.setTo(255, labels == i);
+    }
     double f = std::clamp(target_height / std::max(1, r.h), 1.0, 4.0);
     cv::Mat big;
     if (f != 1.0)
