@@ -334,7 +334,26 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
     // their bounds about the proposal's), and every light-on-dark one: the page pass's
     // binarisation reads those worst.
     std::vector<Rect> todo;
-    for (const Rect& p : textProposals(grey, result.text_height)) {
+    // Glyphs are looked for (MSER, the costly part) only in the areas with detail that words
+    // read with confidence do not cover (most of a page of text is).
+    std::vector<Rect> props;
+    for (const Rect& a : detailAreas(grey)) {
+        Rect fa{a.x + offset.x, a.y + offset.y, a.w, a.h};
+        int covered = 0;
+        for (const OcrLine& l : result.lines)
+            if (l.box.intersect(fa).area() > 0)
+                for (const OcrWord& w : l.words)
+                    if (w.confidence >= options_.proposal_covered_confidence) covered += w.box.intersect(fa).area();
+        if (covered * 10 >= fa.area() * 7) continue;
+        for (Rect p : textProposals(grey(cv::Rect(a.x, a.y, a.w, a.h)), result.text_height)) {
+            p.x += a.x;
+            p.y += a.y;
+            bool seen = false;
+            for (const Rect& q : props) seen = seen || q.iou(p) > 0.8;
+            if (!seen) props.push_back(p);
+        }
+    }
+    for (const Rect& p : props) {
         Rect r{p.x + offset.x, p.y + offset.y, p.w, p.h};
         int area = 0;
         Rect words;

@@ -21,6 +21,23 @@ int findRoot(std::vector<int>& parent, int i) {
 
 }  // namespace
 
+std::vector<Rect> detailAreas(const cv::Mat& grey) {
+    std::vector<Rect> out;
+    if (grey.empty()) return out;
+    cv::Mat grad, bin, labels, stats, centroids;
+    cv::morphologyEx(grey, grad, cv::MORPH_GRADIENT, cv::getStructuringElement(cv::MORPH_RECT, {3, 3}));
+    cv::threshold(grad, bin, 24, 255, cv::THRESH_BINARY);
+    cv::morphologyEx(bin, bin, cv::MORPH_CLOSE, cv::getStructuringElement(cv::MORPH_RECT, {15, 5}));
+    int n = cv::connectedComponentsWithStats(bin, labels, stats, centroids, 8, CV_32S);
+    for (int i = 1; i < n; ++i) {
+        Rect r{stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP), stats.at<int>(i, cv::CC_STAT_WIDTH),
+               stats.at<int>(i, cv::CC_STAT_HEIGHT)};
+        r = r.grown(4).intersect(Rect{0, 0, grey.cols, grey.rows});
+        if (r.h >= 5 && r.w >= 3) out.push_back(r);
+    }
+    return out;
+}
+
 std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast) {
     std::vector<Rect> out;
     if (grey.empty()) return out;
@@ -87,21 +104,28 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
         if (count[i]) boxes.push_back(groups[i]);
     // Pieces of one label that glyph linking left apart (a small letter beside a frame's arc,
     // a word after a space): groups on one row with a gap under 0.6 x the taller one's height.
-    for (bool merged = true; merged;) {
-        merged = false;
+    for (size_t before = 0; before != boxes.size();) {
+        before = boxes.size();
         std::sort(boxes.begin(), boxes.end(), [](const cv::Rect& a, const cv::Rect& b) { return a.x < b.x; });
-        for (size_t i = 0; i < boxes.size() && !merged; ++i)
-            for (size_t j = i + 1; j < boxes.size() && !merged; ++j) {
+        std::vector<bool> gone(boxes.size(), false);
+        for (size_t i = 0; i < boxes.size(); ++i) {
+            if (gone[i]) continue;
+            for (size_t j = i + 1; j < boxes.size(); ++j) {
+                if (gone[j]) continue;
                 const cv::Rect &a = boxes[i], &b = boxes[j];
-                int hmax = std::max(a.height, b.height), hmin = std::min(a.height, b.height);
+                int hmax = std::max(a.height, b.height);
                 if (b.x > a.x + a.width + hmax) break;
                 int overlap = std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y);
                 int gap = b.x - (a.x + a.width);
                 if (overlap * 10 < hmax * 7 || gap * 5 > hmax * 3 || contains(a, b) || contains(b, a)) continue;
                 boxes[i] = a | b;
-                boxes.erase(boxes.begin() + long(j));
-                merged = true;
+                gone[j] = true;
             }
+        }
+        std::vector<cv::Rect> left;
+        for (size_t i = 0; i < boxes.size(); ++i)
+            if (!gone[i]) left.push_back(boxes[i]);
+        boxes.swap(left);
     }
     boxes.erase(std::remove_if(boxes.begin(), boxes.end(), [](const cv::Rect& b) { return b.height < 5 || b.width < 3; }),
                 boxes.end());

@@ -9,6 +9,11 @@
 
 namespace eacu {
 
+/// Boxes (pixels of `grey`, 8-bit, one channel) of the areas with detail: the morphological
+/// gradient (3x3) over 24 grey levels, closed over 15x5 px, as connected components grown by
+/// 4 px (clipped to the image). Cheap (a few ms for 1080p): where text proposals are looked for.
+std::vector<Rect> detailAreas(const cv::Mat& grey);
+
 /// Boxes (pixels of `grey`, 8-bit, one channel) of text-like blobs: the morphological
 /// gradient (3x3) thresholded at `min_contrast` grey levels, glyphs joined into words and
 /// short lines by a closing `text_height` * 0.6 wide (at least 3 px) and 3 px high, then the
