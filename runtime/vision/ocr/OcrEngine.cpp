@@ -389,8 +389,15 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
     for (auto& t : threads) t.join();
     for (const auto& e : errors)
         if (!e.empty()) throw std::runtime_error(e);
+    const size_t page_lines = result.lines.size();
     for (auto& l : read) {
         if (!l) continue;
+        // The same text the page pass read there already: nothing new.
+        Rect at{l->box.x + offset.x, l->box.y + offset.y, l->box.w, l->box.h};
+        bool again = false;
+        for (size_t i = 0; i < page_lines && !again; ++i)
+            again = result.lines[i].text == l->text && result.lines[i].box.iou(at) > 0.3;
+        if (again) continue;
         l->box.x += offset.x;
         l->box.y += offset.y;
         for (auto& w : l->words) {
