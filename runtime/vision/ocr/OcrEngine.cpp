@@ -228,6 +228,30 @@ std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& 
     return line;
 }
 
+/// Runs job(api, i) for every i in [0, n) on threads of our own, one per Tesseract instance of
+/// `workers` (at most n), each taking the next i; the first error is thrown after all ended.
+/// (Always on threads of our own: the OpenMP setting stays off the caller's thread.)
+template <class Worker, class Job>
+void onWorkers(std::vector<std::unique_ptr<Worker>>& workers, size_t n, Job job) {
+    std::vector<std::string> errors(n);
+    std::atomic<size_t> next{0};
+    auto work = [&](Worker& w) {
+        singleThreadedOpenMp();
+        for (size_t i; (i = next++) < n;) {
+            try {
+                job(w.api, i);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < std::min(workers.size(), n); ++i) threads.emplace_back(work, std::ref(*workers[i]));
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (!e.empty()) throw std::runtime_error(e);
+}
+
 Rect unscale(const Rect& r, double f, Point offset) {
     int x0 = int(std::floor(r.x / f)), y0 = int(std::floor(r.y / f));
     int x1 = int(std::ceil((r.x + r.w) / f)), y1 = int(std::ceil((r.y + r.h) / f));
@@ -368,27 +392,11 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
         if (!covered) todo.push_back(p);
     }
     std::vector<std::optional<OcrLine>> read(todo.size());
-    std::vector<std::string> errors(todo.size());
-    std::atomic<size_t> next{0};
-    auto work = [&](Worker& w) {
-        singleThreadedOpenMp();
-        for (size_t i; (i = next++) < todo.size();) {
-            try {
-                read[i] = readProposal(w.api, grey, todo[i], options_.proposal_min_confidence,
-                                       tesseract::PSM_SINGLE_LINE);
-                if (!read[i])
-                    read[i] = readProposal(w.api, grey, todo[i], options_.proposal_min_confidence,
-                                           tesseract::PSM_SPARSE_TEXT);
-            } catch (const std::exception& e) {
-                errors[i] = e.what();
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < std::min(workers_.size(), todo.size()); ++i) threads.emplace_back(work, std::ref(*workers_[i]));
-    for (auto& t : threads) t.join();
-    for (const auto& e : errors)
-        if (!e.empty()) throw std::runtime_error(e);
+    onWorkers(workers_, todo.size(), [&](tesseract::TessBaseAPI& api, size_t i) {
+        read[i] = readProposal(api, grey, todo[i], options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE);
+        if (!read[i])
+            read[i] = readProposal(api, grey, todo[i], options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT);
+    });
     const size_t page_lines = result.lines.size();
     for (auto& l : read) {
         if (!l) continue;
@@ -448,25 +456,8 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
 
     int ppi = int(std::lround(96 * f));
     std::vector<std::vector<OcrLine>> out(bands.size());
-    std::vector<std::string> errors(bands.size());
-    std::atomic<size_t> next{0};
-    auto work = [&](Worker& w) {
-        singleThreadedOpenMp();
-        for (size_t b; (b = next++) < bands.size();) {
-            try {
-                out[b] = readBand(w.api, big, bands[b], ppi);
-            } catch (const std::exception& e) {
-                errors[b] = e.what();
-            }
-        }
-    };
-    // Always on threads of our own: the OpenMP setting above stays off the caller's thread.
-    int nthreads = std::min<int>(nworkers, int(bands.size()));
-    std::vector<std::thread> threads;
-    for (int i = 0; i < nthreads; ++i) threads.emplace_back(work, std::ref(*workers_[i]));
-    for (auto& t : threads) t.join();
-    for (const auto& e : errors)
-        if (!e.empty()) throw std::runtime_error(e);
+    onWorkers(workers_, bands.size(),
+              [&](tesseract::TessBaseAPI& api, size_t b) { out[b] = readBand(api, big, bands[b], ppi); });
 
     Point offset{area.x, area.y};
     for (auto& band : out)
