@@ -23,15 +23,21 @@ double msSince(std::chrono::steady_clock::time_point t0) {
 }
 
 struct Group {
-    int n = 0, hits = 0;
+    int n = 0, hits = 0, wrong = 0;  // wrong: found somewhere that is not the label
     std::vector<double> ocr_ms, lookup_ms;
 };
 
 void printGroup(const std::string& name, const Group& g) {
     Percentiles o = percentiles(g.ocr_ms), l = percentiles(g.lookup_ms);
-    std::printf("  %-8s %4d cases  hit %6.1f%%   OCR/frame median %7.0f ms  p90 %7.0f ms (%zu frames)   "
+    std::printf("  %-10s %4d cases  hit %6.1f%%  wrong %3d   OCR/frame median %7.0f ms  p90 %7.0f ms (%zu frames)   "
                 "lookup median %5.2f ms  p90 %5.2f ms\n",
-                name.c_str(), g.n, g.n ? 100.0 * g.hits / g.n : 0.0, o.median, o.p90, g.ocr_ms.size(), l.median, l.p90);
+                name.c_str(), g.n, g.n ? 100.0 * g.hits / g.n : 0.0, g.wrong, o.median, o.p90, g.ocr_ms.size(), l.median,
+                l.p90);
+}
+
+/// "chars" for a phrase of one or two characters (after folding: "OK", "确定"), else "words".
+std::string lengthGroup(const std::string& phrase) {
+    return foldText(phrase).size() <= 2 ? "chars" : "words";
 }
 
 }  // namespace
@@ -47,6 +53,7 @@ int benchOcr(const std::string& corpus_dir, const std::string& out_path, const s
         OcrCache cache(4);
         std::map<std::string, cv::Mat> images;
         std::map<double, Group> by_scale;
+        std::map<std::string, Group> by_toolkit, by_length;
         Group total;
         int ntext = 0;
         for (const auto& c : cases) ntext += c.kind == "text";
@@ -84,9 +91,15 @@ int benchOcr(const std::string& corpus_dir, const std::string& out_path, const s
             j["lookup_ms"] = lookup_ms;
             j["hit"] = hit;
             if (out) out << j.dump() << "\n";
-            for (Group* g : {&by_scale[c.scale], &total}) {
+            std::vector<Group*> groups{&by_scale[c.scale], &total};
+            if (!c.toolkit.empty()) {
+                groups.push_back(&by_toolkit[c.toolkit]);
+                groups.push_back(&by_length[lengthGroup(c.text)]);
+            }
+            for (Group* g : groups) {
                 g->n++;
                 g->hits += hit;
+                g->wrong += !found.empty() && !hit;
                 if (!hit_cache) g->ocr_ms.push_back(ocr_ms);
                 g->lookup_ms.push_back(lookup_ms);
             }
@@ -100,6 +113,8 @@ int benchOcr(const std::string& corpus_dir, const std::string& out_path, const s
             std::snprintf(name, sizeof name, "x%.2f", scale);
             printGroup(name, g);
         }
+        for (const auto& [toolkit, g] : by_toolkit) printGroup(toolkit, g);
+        for (const auto& [length, g] : by_length) printGroup(length, g);
         printGroup("total", total);
         return 0;
     } catch (const std::exception& e) {

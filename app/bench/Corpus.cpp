@@ -58,6 +58,10 @@ std::vector<CorpusCase> loadCorpus(const std::string& dir) {
             for (const auto& e : j["also"]) c.also.push_back(box(e, "each box of \"also\""));
         }
         if (j.contains("scale") && j["scale"].is_number()) c.scale = j["scale"];
+        if (j.contains("toolkit")) {
+            if (!j["toolkit"].is_string()) fail("\"toolkit\" must be a string such as \"gtk3\"");
+            c.toolkit = j["toolkit"];
+        }
         out.push_back(std::move(c));
     }
     return out;

@@ -11,7 +11,8 @@ namespace eacu {
 /// One case of cases.json. `kind` is "positive", "negative" or "text"; paths are absolute.
 /// `expect` is the true box (physical pixels of the screenshot), absent for negatives;
 /// `also` (text cases) the phrase's other occurrences on the screenshot, each as good a hit;
-/// `scale` is how large the template appears (never given to the locator).
+/// `scale` is how large the template appears (never given to the locator); `toolkit` (widget
+/// corpus: "gtk3", "gtk2", "tk", "xaw") the toolkit that drew the label, "" when not given.
 struct CorpusCase {
     std::string kind;
     std::string screenshot;
@@ -20,6 +21,7 @@ struct CorpusCase {
     std::optional<Rect> expect;
     std::vector<Rect> also;
     double scale = 1.0;
+    std::string toolkit;
 };
 
 /// Reads `dir`/cases.json. Throws std::runtime_error naming the file and the case for a

@@ -1,5 +1,7 @@
 #include "vision/ocr/OcrEngine.h"
 
+#include "vision/ocr/TextProposals.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -177,6 +179,79 @@ void singleThreadedOpenMp() {
     if (set) set(0);
 }
 
+Rect bounding(const Rect& a, const Rect& b) {
+    int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
+    int x1 = std::max(a.x + a.w, b.x + b.w), y1 = std::max(a.y + a.h, b.y + b.h);
+    return {x0, y0, x1 - x0, y1 - y0};
+}
+
+/// Reads the proposal `r` of `grey` in page segmentation `mode` (single line, or sparse text
+/// for a row of separate labels), all words as one line; boxes in pixels of `grey`. Empty
+/// when nothing was read or the words' mean confidence is under `min_confidence`.
+std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r,
+                                    double min_confidence, tesseract::PageSegMode mode) {
+    double f = 1;
+    cv::Point o;
+    cv::Mat img = prepareLine(grey, r, 36, &f, &o);
+    auto back = api.GetPageSegMode();
+    api.SetPageSegMode(mode);
+    api.SetImage(img.data, img.cols, img.rows, 1, int(img.step));
+    api.SetSourceResolution(int(std::lround(96 * f)));
+    int rc = api.Recognize(nullptr);
+    OcrLine line;
+    std::unique_ptr<tesseract::ResultIterator> it(rc == 0 ? api.GetIterator() : nullptr);
+    double sum = 0;
+    if (it) do {
+        if (it->Empty(tesseract::RIL_WORD)) continue;
+        std::unique_ptr<char[]> t(it->GetUTF8Text(tesseract::RIL_WORD));
+        int l, tp, rt, b;
+        if (!t || !t[0] || !it->BoundingBox(tesseract::RIL_WORD, &l, &tp, &rt, &b)) continue;
+        OcrWord w;
+        w.text = t.get();
+        w.confidence = it->Confidence(tesseract::RIL_WORD) / 100.0f;
+        if (w.confidence <= 0) w.confidence = symbolConfidence(*it);
+        int x0 = o.x + int(std::floor((l - 10) / f)), y0 = o.y + int(std::floor((tp - 10) / f));
+        int x1 = o.x + int(std::ceil((rt - 10) / f)), y1 = o.y + int(std::ceil((b - 10) / f));
+        w.box = Rect{x0, y0, x1 - x0, y1 - y0}.intersect(Rect{0, 0, grey.cols, grey.rows});
+        if (w.box.empty()) continue;
+        sum += w.confidence;
+        line.text += (line.text.empty() ? "" : " ") + w.text;
+        line.box = line.words.empty() ? w.box : bounding(line.box, w.box);
+        line.words.push_back(std::move(w));
+    } while (it->Next(tesseract::RIL_WORD));
+    api.Clear();
+    api.SetPageSegMode(back);
+    if (rc != 0) throw std::runtime_error("OCR: Tesseract failed to recognise a text proposal");
+    if (line.words.empty()) return std::nullopt;
+    line.confidence = float(sum / double(line.words.size()));
+    if (line.confidence < min_confidence) return std::nullopt;
+    return line;
+}
+
+/// Runs job(api, i) for every i in [0, n) on threads of our own, one per Tesseract instance of
+/// `workers` (at most n), each taking the next i; the first error is thrown after all ended.
+/// (Always on threads of our own: the OpenMP setting stays off the caller's thread.)
+template <class Worker, class Job>
+void onWorkers(std::vector<std::unique_ptr<Worker>>& workers, size_t n, Job job) {
+    std::vector<std::string> errors(n);
+    std::atomic<size_t> next{0};
+    auto work = [&](Worker& w) {
+        singleThreadedOpenMp();
+        for (size_t i; (i = next++) < n;) {
+            try {
+                job(w.api, i);
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < std::min(workers.size(), n); ++i) threads.emplace_back(work, std::ref(*workers[i]));
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (!e.empty()) throw std::runtime_error(e);
+}
+
 Rect unscale(const Rect& r, double f, Point offset) {
     int x0 = int(std::floor(r.x / f)), y0 = int(std::floor(r.y / f));
     int x1 = int(std::ceil((r.x + r.w) / f)), y1 = int(std::ceil((r.y + r.h) / f));
@@ -278,6 +353,69 @@ OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& varian
     return *e;
 }
 
+void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& result) {
+    // Proposals that words read with confidence do not cover (half of the proposal's area, and
+    // their bounds about the proposal's), and every light-on-dark one: the page pass's
+    // binarisation reads those worst.
+    std::vector<Rect> todo;
+    // Glyphs are looked for (MSER, the costly part) only in the areas with detail that words
+    // read with confidence do not cover (most of a page of text is).
+    std::vector<Rect> props;
+    for (const Rect& a : detailAreas(grey)) {
+        Rect fa{a.x + offset.x, a.y + offset.y, a.w, a.h};
+        int covered = 0;
+        for (const OcrLine& l : result.lines)
+            if (l.box.intersect(fa).area() > 0)
+                for (const OcrWord& w : l.words)
+                    if (w.confidence >= options_.proposal_covered_confidence) covered += w.box.intersect(fa).area();
+        if (covered * 10 >= fa.area() * 7) continue;
+        for (Rect p : textProposals(grey(cv::Rect(a.x, a.y, a.w, a.h)), result.text_height)) {
+            p.x += a.x;
+            p.y += a.y;
+            bool seen = false;
+            for (const Rect& q : props) seen = seen || q.iou(p) > 0.8;
+            if (!seen) props.push_back(p);
+        }
+    }
+    for (const Rect& p : props) {
+        Rect r{p.x + offset.x, p.y + offset.y, p.w, p.h};
+        int area = 0;
+        Rect words;
+        for (const OcrLine& l : result.lines)
+            if (l.box.intersect(r).area() > 0)
+                for (const OcrWord& w : l.words)
+                    if (w.confidence >= options_.proposal_covered_confidence && w.box.intersect(r).area() > 0) {
+                        area += w.box.intersect(r).area();
+                        words = words.empty() ? w.box : bounding(words, w.box);
+                    }
+        bool covered = 2 * area >= r.area() && words.iou(r) >= 0.5 && !lightOnDark(grey, p);
+        if (!covered) todo.push_back(p);
+    }
+    std::vector<std::optional<OcrLine>> read(todo.size());
+    onWorkers(workers_, todo.size(), [&](tesseract::TessBaseAPI& api, size_t i) {
+        read[i] = readProposal(api, grey, todo[i], options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE);
+        if (!read[i])
+            read[i] = readProposal(api, grey, todo[i], options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT);
+    });
+    const size_t page_lines = result.lines.size();
+    for (auto& l : read) {
+        if (!l) continue;
+        // The same text the page pass read there already: nothing new.
+        Rect at{l->box.x + offset.x, l->box.y + offset.y, l->box.w, l->box.h};
+        bool again = false;
+        for (size_t i = 0; i < page_lines && !again; ++i)
+            again = result.lines[i].text == l->text && result.lines[i].box.iou(at) > 0.3;
+        if (again) continue;
+        l->box.x += offset.x;
+        l->box.y += offset.y;
+        for (auto& w : l->words) {
+            w.box.x += offset.x;
+            w.box.y += offset.y;
+        }
+        result.lines.push_back(std::move(*l));
+    }
+}
+
 OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
     auto t0 = std::chrono::steady_clock::now();
     OcrResult result;
@@ -318,25 +456,8 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
 
     int ppi = int(std::lround(96 * f));
     std::vector<std::vector<OcrLine>> out(bands.size());
-    std::vector<std::string> errors(bands.size());
-    std::atomic<size_t> next{0};
-    auto work = [&](Worker& w) {
-        singleThreadedOpenMp();
-        for (size_t b; (b = next++) < bands.size();) {
-            try {
-                out[b] = readBand(w.api, big, bands[b], ppi);
-            } catch (const std::exception& e) {
-                errors[b] = e.what();
-            }
-        }
-    };
-    // Always on threads of our own: the OpenMP setting above stays off the caller's thread.
-    int nthreads = std::min<int>(nworkers, int(bands.size()));
-    std::vector<std::thread> threads;
-    for (int i = 0; i < nthreads; ++i) threads.emplace_back(work, std::ref(*workers_[i]));
-    for (auto& t : threads) t.join();
-    for (const auto& e : errors)
-        if (!e.empty()) throw std::runtime_error(e);
+    onWorkers(workers_, bands.size(),
+              [&](tesseract::TessBaseAPI& api, size_t b) { out[b] = readBand(api, big, bands[b], ppi); });
 
     Point offset{area.x, area.y};
     for (auto& band : out)
@@ -345,6 +466,7 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
             for (auto& w : line.words) w.box = unscale(w.box, f, offset);
             result.lines.push_back(std::move(line));
         }
+    if (options_.proposals) readProposals(grey, offset, result);
     std::stable_sort(result.lines.begin(), result.lines.end(), [](const OcrLine& a, const OcrLine& b) {
         return a.box.y + a.box.h / 2 < b.box.y + b.box.h / 2;
     });

@@ -27,12 +27,21 @@ namespace eacu {
 /// - `variables`: Tesseract parameters (name, value), set after loading the models. The
 ///   default picks Sauvola's adaptive binarisation (thresholding_method 2): with Tesseract's
 ///   global Otsu threshold, small anti-aliased CJK glyphs fall apart into strokes.
+/// - `proposals`: after the page pass, text-like blobs found in the image (textProposals:
+///   widget labels, one- and two-character words, labels beside icons, light text on dark)
+///   that words read with a confidence of at least `proposal_covered_confidence` do not
+///   cover (half of the proposal's area) are read one by one in Tesseract's single-line mode (PSM 7,
+///   polarity and contrast normalised); a line kept needs a mean word confidence of at least
+///   `proposal_min_confidence` (0..1).
 struct OcrOptions {
     int threads = 0;
     double upscale = 0;
     double target_text_height = 22;
     double max_upscale = 4;
     int page_seg_mode = 11;
+    bool proposals = true;
+    double proposal_min_confidence = 0.4;
+    double proposal_covered_confidence = 0.8;
     std::vector<std::pair<std::string, std::string>> variables{{"thresholding_method", "2"}};
 };
 
@@ -84,6 +93,9 @@ public:
 
 private:
     struct Worker;
+    /// The proposal pass (see OcrOptions::proposals) on `grey`, the image read, whose pixel
+    /// (0,0) is `offset` in the frame; adds the lines read to `result`. Caller holds mutex_.
+    void readProposals(const cv::Mat& grey, Point offset, OcrResult& result);
     std::string langs_;
     OcrOptions options_;
     std::vector<std::unique_ptr<Worker>> workers_;

@@ -31,6 +31,7 @@ OcrEngine& lineEngine(const std::string& langs, Binarisation b) {
     o.threads = 1;
     o.upscale = 1;
     o.page_seg_mode = 7;
+    o.proposals = false;  // one line already: no text proposals inside it
     o.variables = {{"thresholding_method", b == Binarisation::otsu ? "0" : "2"}};
     return OcrEngine::shared(langs, b == Binarisation::otsu ? "line/otsu" : "line/sauvola", o);
 }

@@ -48,6 +48,13 @@ bool isPunct(char32_t c) {
     return false;
 }
 
+/// Folded characters that match: equal ones, and "I" with "l" (after case folding "i" and
+/// "l"): one glyph in sans-serif fonts (DejaVu Sans, the GTK and Tk default here), read either
+/// way by OCR (a tab "UI" read "Ul").
+bool sameGlyph(char32_t a, char32_t b) {
+    return a == b || (a == U'i' && b == U'l') || (a == U'l' && b == U'i');
+}
+
 /// One folded character of a line and where it came from.
 struct Src {
     int word;   // index in the line's words
@@ -202,7 +209,7 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
             cur[0] = 0;
             cur_start[0] = j;
             for (size_t i = 1; i <= m; ++i) {
-                size_t sub = prev[i - 1] + (pat[i - 1] != t.chars[j - 1]);
+                size_t sub = prev[i - 1] + !sameGlyph(pat[i - 1], t.chars[j - 1]);
                 size_t del = prev[i] + 1;     // an extra character in the text
                 size_t ins = cur[i - 1] + 1;  // a phrase character missing from the text
                 if (sub <= del && sub <= ins) {
