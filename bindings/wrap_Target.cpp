@@ -6,6 +6,10 @@ extern "C" {
 
 #include "luax.h"
 
+#include <algorithm>
+#include <iterator>
+#include <memory>
+
 namespace eacu {
 namespace {
 
@@ -59,8 +63,36 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     if (lua_type(L, idx) != LUA_TTABLE)
         luaL_error(L, "expected a target (asset name, image path, {image=...} or {x=, y=}), got %s",
                    luaL_typename(L, idx));
+    static const char* const relations[] = {"right_of", "left_of", "above", "below", "near", "inside"};
+    for (const char* r : relations) {
+        lua_getfield(L, idx, r);
+        if (!lua_isnil(L, -1)) {
+            if (t.anchor) luaL_error(L, "a relative target has one of right_of, left_of, above, below, near, inside, not several");
+            t.anchor = std::make_shared<const TargetSpec>(luax_checktarget(L, -1));
+            t.relative.relation = *relationFromName(r);
+        }
+        lua_pop(L, 1);
+    }
+    if (auto kind = luax_optstringfield(L, idx, "kind")) {
+        static const char* const kinds[] = {"field", "button", "checkbox", "text", "image", "any"};
+        if (std::find(std::begin(kinds), std::end(kinds), *kind) == std::end(kinds))
+            luaL_error(L, "kind must be \"field\", \"button\", \"checkbox\", \"text\", \"image\" or \"any\", got \"%s\"",
+                       kind->c_str());
+        t.relative.kind = *kind;
+    }
+    if (auto nth = luax_optnumberfield(L, idx, "nth")) {
+        if (*nth < 1 || *nth != int(*nth)) luaL_error(L, "nth must be a whole number >= 1, got %f", *nth);
+        t.relative.nth = int(*nth);
+    }
+    if (!t.anchor) {
+        lua_getfield(L, idx, "kind");
+        lua_getfield(L, idx, "nth");
+        bool stray = !lua_isnil(L, -1) || !lua_isnil(L, -2);
+        lua_pop(L, 2);
+        if (stray) luaL_error(L, "kind = and nth = go with right_of, left_of, above, below, near or inside");
+    }
     t.image = luax_optstringfield(L, idx, "image");
-    if (!t.image) {
+    if (!t.image && !t.anchor) {
         lua_rawgeti(L, idx, 1);
         if (lua_type(L, -1) == LUA_TSTRING) t.image = lua_tostring(L, -1);
         lua_pop(L, 1);
@@ -85,9 +117,10 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
         if ((role && role->empty()) || (name && name->empty()))
             luaL_error(L, "a11y target: role= and name= must not be empty strings");
     }
-    if (int(t.image.has_value()) + int(t.text.has_value()) + int(t.point.has_value()) + int(t.a11y.has_value()) > 1)
-        luaL_error(L, "a target has one of image=, text=, role=/name= or x/y, not several");
-    if (!t.image && !t.point && !t.text && !t.a11y)
+    if (int(t.image.has_value()) + int(t.text.has_value()) + int(t.point.has_value()) + int(t.a11y.has_value()) +
+            int(t.anchor != nullptr) > 1)
+        luaL_error(L, "a target has one of image=, text=, role=/name=, x/y or a relation (right_of=, ...), not several");
+    if (!t.image && !t.point && !t.text && !t.a11y && !t.anchor)
         luaL_error(L, "expected a target table with image=..., text=..., role=/name= (accessibility tree) or x=, y= (got none)");
     t.threshold = luax_optnumberfield(L, idx, "threshold");
     if (t.threshold && (*t.threshold < 0 || *t.threshold > 1))
@@ -118,6 +151,10 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     else if (t.image) t.label = "\"" + *t.image + "\"";
     else if (t.text) t.label = "{text=\"" + *t.text + "\"}";
     else if (t.a11y) t.label = describeQuery(*t.a11y);
+    else if (t.anchor)
+        t.label = std::string("{") + relationName(t.relative.relation) + " = " + t.anchor->label +
+                  (t.relative.kind == "any" ? "" : ", kind = \"" + t.relative.kind + "\"") +
+                  (t.relative.nth == 1 ? "" : ", nth = " + std::to_string(t.relative.nth)) + "}";
     return t;
 }
 

@@ -243,8 +243,10 @@ private:
         Frame frame;
         std::vector<StageResult> stages;
         std::optional<A11yElement> element;  // an a11y target's element
-        std::string note;                     // an a11y target's miss: what the tree holds
+        std::string note;                     // an a11y or relative target's miss: what was seen
+        std::optional<Rect> anchor;           // a relative target's anchor box
     };
+    Located findRelative(const TargetSpec& t, double timeout);
     Located lookForA11y(const TargetSpec& t);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     // A capture for looking for `t`: its window's own pixels (origin: the screen position of

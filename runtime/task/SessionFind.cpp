@@ -8,6 +8,7 @@
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
+#include "vision/som/Som.h"
 
 namespace eacu {
 
@@ -104,6 +105,7 @@ Frame Session::captureFor(const TargetSpec& t, Point& origin) {
 }
 
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
+    if (t.anchor) return findRelative(t, timeout);
     if (!t.text && !t.image && !t.a11y)
         throw std::invalid_argument("expected an image, text or a11y target, got " + describeTarget(t));
     std::vector<Template> variants;
@@ -153,6 +155,63 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
         }
         if (best.match.found == want_present) return best;
         if (monotonicSeconds() + options_.poll_interval > deadline) return best;
+        cancel().sleep(options_.poll_interval);
+    }
+}
+
+// The kind a relative target asks for ("field", "button", ...) of a Set-of-Marks element: a
+// control box without text is taken for a field, with text for a button.
+static std::string relKind(const SomElement& e) {
+    if (e.kind == "text_field") return "field";
+    if (e.kind == "button" || e.kind == "checkbox" || e.kind == "check box" || e.kind == "radio button")
+        return e.kind == "button" ? "button" : "checkbox";
+    if (e.kind == "label") return "text";
+    if (e.kind == "icon" || e.kind == "asset") return "image";
+    if (e.kind == "control") return e.content.empty() ? "field" : "button";
+    return e.kind;
+}
+
+// A relative target: its anchor found (within the timeout), then the candidates of the frame
+// the anchor was found on (Set-of-Marks proposals and OCR lines) picked by pickRelative. A
+// miss carries describeMiss's text in `note`.
+Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
+    const double deadline = monotonicSeconds() + std::max(0.0, timeout);
+    for (;;) {
+        Located a = find(*t.anchor, std::max(0.0, deadline - monotonicSeconds()), true);
+        double t0 = monotonicSeconds();
+        Located l;
+        l.match.method = "relative";
+        l.match.threshold = a.match.threshold;
+        if (!a.match.found) {
+            l.frame = std::move(a.frame);
+            l.note = "anchor " + describeTarget(*t.anchor) + " not found (best score " + fixed(a.match.score) + ")";
+            return l;
+        }
+        // Window or tree anchors are in screen coordinates: look at the screen.
+        l.frame = (t.anchor->window || t.anchor->a11y || a.frame.empty()) ? device_.capture() : std::move(a.frame);
+        std::vector<SomOcrLine> lines;
+        for (const OcrLine& ln : OcrCache::shared().get(l.frame.bgr, std::nullopt, "eng")->lines)
+            lines.push_back({ln.text, ln.box, ln.confidence});
+        SomOptions so;
+        so.scale = l.frame.scale;
+        so.max_elements = 200;
+        SomResult som = buildSom(l.frame.bgr, lines, {}, so);
+        std::vector<RelCandidate> cs;
+        for (const SomElement& e : som.elements) cs.push_back({e.box, relKind(e), e.content, e.source});
+        RelPick p = pickRelative(a.match.box, cs, t.relative);
+        l.match.ms = msBetween(t0, monotonicSeconds());
+        l.anchor = a.match.box;
+        if (p.chosen >= 0) {
+            const Rect& b = cs[p.chosen].box;
+            l.match.found = true;
+            l.match.box = b;
+            l.match.score = l.match.color_score = a.match.score;
+            Point c = b.center();
+            l.match.target = {c.x + (t.offset ? t.offset->x : 0), c.y + (t.offset ? t.offset->y : 0)};
+            return l;
+        }
+        l.note = describeMiss(describeTarget(*t.anchor), a.match.box, t.relative, cs, p);
+        if (monotonicSeconds() + options_.poll_interval > deadline) return l;
         cancel().sleep(options_.poll_interval);
     }
 }
@@ -225,13 +284,14 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
     const Match& m = l.match;
     std::string msg = s.action + " " + describeTarget(t) + ": " + verb;
     if (timeout > 0) msg += " within " + fixed(timeout, 1) + " s";
-    if (t.a11y) msg += ": " + l.note;
+    if (t.a11y || t.anchor) msg += ": " + l.note;
     else msg += ": best score " + fixed(m.score) + " (colour " + fixed(m.color_score) + ") at " +
            m.box.str() + ", threshold " + fixed(m.threshold);
     if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";
     if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";
     nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json);
     params["stages"] = stagesJson(l.stages);
+    if (l.anchor) params["anchor"] = {l.anchor->x, l.anchor->y, l.anchor->w, l.anchor->h};
     s.params_json = params.dump();
     if (frame) msg += "; frame " + std::to_string(frame) + " of run " + std::to_string(run_id_);
     if (log_) msg += " in " + log_->path();
@@ -255,6 +315,7 @@ Match Session::locate(const TargetSpec& t, double timeout) {
     s.box = l.match.box;
     s.locate_ms = l.match.ms;
     mergeParams(s, {{"stages", stagesJson(l.stages)}, {"scale", l.match.scale}});
+    if (l.anchor) mergeParams(s, {{"anchor", {l.anchor->x, l.anchor->y, l.anchor->w, l.anchor->h}}});
     s.status = l.match.found ? "ok" : "not_found";
     commit(s);
     return l.match;

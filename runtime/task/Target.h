@@ -2,11 +2,13 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "geometry/Rect.h"
 #include "task/A11yTarget.h"
+#include "task/RelativeTarget.h"
 
 namespace eacu {
 
@@ -32,6 +34,9 @@ namespace eacu {
 /// - `a11y`: an element of the accessibility tree, by role and/or name (task/A11yTarget.h): found
 ///   in the tree of the whole screen, or of `window`'s program; tapped at its bounds' centre,
 ///   or by its action when `a11y->press` is set.
+/// - `anchor` + `relative`: a relative target (task/RelativeTarget.h): the element in
+///   `relative.relation` to where `anchor` is found, of `relative.kind`, the `relative.nth`
+///   nearest; candidates are the frame's Set-of-Marks proposals and OCR lines.
 /// - `label`: how the script wrote the target, for messages and the run log.
 struct TargetSpec {
     std::string label;
@@ -46,9 +51,12 @@ struct TargetSpec {
     std::optional<A11yQuery> a11y;
     bool raise = false;
     bool focus = true;
+    std::shared_ptr<const TargetSpec> anchor;
+    RelQuery relative;
 
-    /// True for targets that are searched for (an image, a text or an a11y element), not points.
-    bool searched() const { return image.has_value() || text.has_value() || a11y.has_value(); }
+    /// True for targets that are searched for (an image, a text, an a11y element or a relative
+    /// target), not points.
+    bool searched() const { return image.has_value() || text.has_value() || a11y.has_value() || anchor != nullptr; }
 };
 
 }  // namespace eacu

@@ -15,7 +15,10 @@ local M = {}
 -- What a target table may hold besides the verb's per-call options, in the order error
 -- messages list them.
 M.FIELDS = { "image", "text", "threshold", "region", "offset", "lang", "window", "raise", "focus",
-  "role", "name", "press" }
+  "role", "name", "press", "right_of", "left_of", "above", "below", "near", "inside", "kind", "nth" }
+
+-- The fields of a relative target holding its anchor (any target), as runtime/task/RelativeTarget.h.
+M.RELATIONS = { "right_of", "left_of", "above", "below", "near", "inside" }
 -- Fields listed after the verb's options: a point, and the label the run log shows.
 M.FIELDS_TAIL = { "x", "y", "label" }
 
@@ -126,6 +129,8 @@ end
 ---   {image=..., threshold=, region=, offset=} / {"name", ...} -> the table
 ---   {"text:...", ...} / {"a11y:...", ...} -> as {text=...} / {name=...} (the string form's meaning)
 ---   {x=, y=}                        -> the table (pixels, or fractions in 0..1)
+---   {right_of = T, kind=, nth=}     -> the table, T normalized (also left_of, above, below, near,
+---                                      inside): a relative target, resolved natively
 ---   a Match                         -> its input point {x=cx, y=cy}
 --- Raises an error naming what was expected otherwise, or the field a target table does not
 --- know. `in_step`: the target of a step{} action (per-call options belong to the step).
@@ -177,6 +182,12 @@ function M.plain(t, fname, level, in_step)
       local s = string_form(p, out.label)
       out[1], out.label = nil, s.label
       out[field] = s[field]
+    end
+    for _, r in ipairs(M.RELATIONS) do
+      if out[r] ~= nil then  -- a relative target: its anchor is a target too (the native side resolves it)
+        out[r] = M.plain(out[r], fname .. " " .. r, level + 1, true)
+        return out, opts
+      end
     end
     if out.image or out.text or type(out[1]) == "string" or (out.x ~= nil and out.y ~= nil) then return out, opts end
     if out.role ~= nil or out.name ~= nil then return out, opts end

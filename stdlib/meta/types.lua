@@ -26,7 +26,7 @@
 ---known ones. A positional string means what it means alone: `{"text:OK"}` is `"text:OK"`,
 ---`{"a11y:OK"}` is `"a11y:OK"`. The verb's per-call options (`CallOptions`) may be given in the
 ---target table too, with the same effect; given in both places with different values: an error.
----@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget|A11yTarget
+---@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget|A11yTarget|RelativeTarget
 
 ---A region to search or read: `{x, y, w, h}` or `{x=, y=, w=, h=}`: physical pixels, or
 ---fractions of the screen when all four lie in 0..1 and one is fractional. Clipped to the
@@ -79,6 +79,21 @@
 ---@field x number
 ---@field y number
 ---@field label? string how errors and the run log name the target
+
+---A relative target (issue 14; SikuliX regions, Maestro's rightOf/below): the element in one
+---relation to where its anchor (any target) is found, among the frame's Set-of-Marks control
+---proposals and OCR lines; by default the nearest on the anchor's row (right_of/left_of) or
+---column (above/below). Give one relation. A miss is an error (code not_found) naming the
+---anchor's box and each candidate rejected, with why.
+---@class RelativeTarget: CallOptions
+---@field right_of? Target the element right of this one, on its row
+---@field left_of? Target left of it, on its row
+---@field above? Target above it, in its column
+---@field below? Target below it, in its column
+---@field near? Target nearest to it (centre distance)
+---@field inside? Target inside its box, in reading order
+---@field kind? "field"|"button"|"checkbox"|"text"|"image"|"any" what to take (default "any")
+---@field nth? integer the nth nearest (1-based, default 1)
 
 ---An element described in words, found by the vision model (Set-of-Marks element id or a
 ---0-1000 box). Configure the model with the environment or `eacu.model.config{}`.

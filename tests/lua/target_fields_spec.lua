@@ -6,7 +6,8 @@ local spec = require "spec"
 local check, error_of, has, expect_has = spec.check, spec.error_of, spec.has, spec.expect_has
 local target = require "eacu.target"
 
-local known = "(known: image, text, threshold, region, offset, lang, window, raise, focus, role, name, press, "
+local known = "(known: image, text, threshold, region, offset, lang, window, raise, focus, role, name, press, " ..
+  "right_of, left_of, above, below, near, inside, kind, nth, "
 
 -- Unknown fields, named with the known ones, for every verb.
 local e = error_of(tap, { text = "OK", treshold = 0.9 })
@@ -82,5 +83,14 @@ expect_has(error_of(tap, { "7", timeout = -1 }), "tap: timeout must be a number 
 expect_has(error_of(tap, "7", { timout = 1 }), 'tap: unknown option "timout" (did you mean "timeout"?) (known: timeout, button, window, raise, focus)', "a misspelled option")
 expect_has(error_of(find_all, "7", { max = 2, timeout = 1 }), 'find_all: unknown option "timeout" (known: max, window, raise, focus)', "find_all takes no timeout")
 expect_has(error_of(tap, "7", 5), "tap: expected options as a table {timeout=, window=, ...}, got number", "options not a table")
+
+-- Relative targets (issue 14 part 3): fields checked in the anchor too, kind and nth checked natively.
+expect_has(error_of(tap, { right_of = { text = "DEC", treshold = 0.5 } }), 'tap right_of: unknown target field "treshold"', "the anchor's fields")
+expect_has(error_of(tap, { right_of = "7", kind = "slider" }), 'kind must be "field", "button", "checkbox", "text", "image" or "any", got "slider"', "a bad kind")
+expect_has(error_of(tap, { right_of = "7", nth = 0 }), "nth must be a whole number >= 1", "a bad nth")
+expect_has(error_of(tap, { image = "7", kind = "button" }), "kind = and nth = go with right_of", "kind without a relation")
+expect_has(error_of(tap, { right_of = "7", below = "8" }), "not several", "two relations")
+expect_has(error_of(tap, { right_of = "7", kind = "field", timeout = 0 }), "no field right_of", "a miss names what was asked")
+expect_has(error_of(tap, { right_of = "7", kind = "field", timeout = 0 }), "anchor found at", "a miss names the anchor's box")
 
 spec.finish("target_fields_spec")

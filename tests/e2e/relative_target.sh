@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Relative targets (issue 14 part 3) on a real GTK3 zenity --forms dialog: the fields right of
+# their labels found from the image (Set-of-Marks proposals, OCR lines) and filled; zenity prints
+# what was typed. The run log records the steps with method "relative" and the anchor's box; a
+# relative target that matches nothing names the anchor and the candidates it rejected.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.bash"
+start_test
+db=$OUT/runs.db
+cat >"$OUT/form.lua" <<'LUA'
+local zen = launch { "zenity", "--forms", "--title=eacu relative", "--add-entry=Name", "--add-entry=City" }
+assert(window({ title = "eacu relative" }, 20))
+tap { right_of = "text:Name", kind = "field", timeout = 20 }
+input "Ann"
+tap { right_of = "text:City", kind = "field" }
+input "Oslo"
+local ok, e = pcall(tap, { left_of = "text:Name", kind = "button", timeout = 0 })
+assert(not ok and e.code == "not_found", "a miss is not_found, got " .. tostring(e))
+print("miss: " .. tostring(e))
+tap "text:OK"
+assert(zen:wait(10) == 0, "zenity exited non-zero")
+print("form: " .. zen:read(1))
+LUA
+out=$("$EACU" run "$OUT/form.lua" --display virtual --db "$db" 2>&1) || fail "form.lua exited $?: $out"
+echo "$out"
+expect_contains "$out" "form: Ann|Oslo" "zenity's output"
+expect_contains "$out" "no button left_of" "the miss says what was asked"
+expect_contains "$out" "anchor found at (" "the miss names the anchor's box"
+expect_contains "$out" "rejected:" "the miss lists rejected candidates"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND status='ok' AND json_array_length(json_extract(params, '$.anchor')) = 4")" "2" "relative tap steps with their anchor box"
+echo "relative_target: 6 passed, 0 failed"
