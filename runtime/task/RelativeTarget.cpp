@@ -99,12 +99,13 @@ std::string describeMiss(const std::string& label, const Rect& anchor, const Rel
     s += "; rejected:";
     int n = 0;
     for (const auto& r : p.rejected) {
-        if (n++ == max_listed) {
-            s += " ... (" + std::to_string(p.rejected.size() - max_listed) + " more)";
+        if (n == max_listed) {
+            s += ", ... (" + std::to_string(p.rejected.size() - max_listed) + " more)";
             break;
         }
-        s += " " + r.candidate.kind + (r.candidate.content.empty() ? "" : " \"" + r.candidate.content + "\"") + " " +
-             boxText(r.candidate.box) + " " + r.reason + ";";
+        s += std::string(n++ ? ", " : " ") + r.candidate.kind +
+             (r.candidate.content.empty() ? "" : " \"" + r.candidate.content + "\"") + " " +
+             boxText(r.candidate.box) + " " + r.reason;
     }
     return s;
 }
