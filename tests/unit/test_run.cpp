@@ -97,7 +97,9 @@ TEST_CASE("Run: the time limit is the deadline of every wait; the run ends as ti
     Run r(privateDisplay(), assets, locator, spec);
     Ended e = waitForAbsent(r, 20);
     CHECK(e.how == "timeout");
-    CHECK(e.seconds < 1.5);
+    // The 1 s limit cut the 20 s wait short; the margin allows one capture + locate pass in
+    // flight on a loaded machine (2 shared cores), not a wait that ignored the deadline.
+    CHECK(e.seconds < 3.0);
     RunOutcome o = r.finish("the run's time limit of 1 s is used up");
     CHECK(o.status == "timed_out");
     CHECK(RunLog(spec.db).run(r.id())->status == "timed_out");
