@@ -14,13 +14,14 @@ namespace eacu {
 /// 4 px (clipped to the image). Cheap (a few ms for 1080p): where text proposals are looked for.
 std::vector<Rect> detailAreas(const cv::Mat& grey);
 
-/// Boxes (pixels of `grey`, 8-bit, one channel) of text-like blobs: the morphological
-/// gradient (3x3) thresholded at `min_contrast` grey levels, glyphs joined into words and
-/// short lines by a closing `text_height` * 0.6 wide (at least 3 px) and 3 px high, then the
-/// connected components that are as tall as text (5 px to 4 x `text_height`, at most 120 px;
-/// `text_height` <= 0 means 12 px) and not a thin rule (w >= 3 px, w <= 40 x h). A component
-/// that contains another one (a button's frame around its label) is left out: its contents are
-/// proposed instead. Ordered top to bottom, then left to right.
+/// Boxes (pixels of `grey`, 8-bit, one channel) of text-like blobs: glyphs are MSER regions
+/// (Matas et al., BMVC 2002; delta `min_contrast` / 5) of either polarity, 5 px to 4 x
+/// `text_height` tall (at most 120 px; `text_height` <= 0 means 12 px) and at most 3 x as wide;
+/// a region holding two glyphs side by side is a frame, not a glyph. Glyphs of similar height
+/// on one row with a gap under 0.8 x their height are joined into words, and words with a gap
+/// under 0.6 x their height into short lines. A box that contains another one (a button's
+/// frame around its label) is left out: its contents are proposed instead. Ordered top to
+/// bottom, then left to right.
 std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast = 24);
 
 /// Whether the box `r` of `grey` (with a margin of a quarter of its height) is light text on a
