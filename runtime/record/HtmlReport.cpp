@@ -39,18 +39,23 @@ std::string htmlEscape(const std::string& s) {
     return o;
 }
 
-// JSON safe to place inside <script>: no "</" sequences.
+// JSON safe to place inside <script>: no "<", ">" or "&" characters.
 std::string scriptJson(const json& j) {
     std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+    // '<', '>' and '&' only occur inside JSON strings, where \u escapes mean the same: no
+    // "</script>", "<!--" or "<script" of a recorded text can end or change the script element
+    // (as Go's html/template and JSON.stringify-into-HTML guides do).
     std::string o;
     o.reserve(s.size());
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '<' && i + 1 < s.size() && s[i + 1] == '/') {
-            o += "<\\/";
-            ++i;
-        } else {
-            o += s[i];
-        }
+    for (char c : s) {
+        if (c == '<')
+            o += "\\u003c";
+        else if (c == '>')
+            o += "\\u003e";
+        else if (c == '&')
+            o += "\\u0026";
+        else
+            o += c;
     }
     return o;
 }

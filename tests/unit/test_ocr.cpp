@@ -207,6 +207,24 @@ TEST_CASE("TextFinder: phrases across words, fuzzy, partial words, ranking", "[o
         REQUIRE(!m.empty());
         CHECK(m[0].end_line == m[0].line);
     }
+    SECTION("a phrase read as two lines side by side on one row") {
+        // Tesseract's sparse-text pass reads widely spaced words of a small fixed font apart.
+        OcrResult row;
+        row.lines.push_back(line({{"Save", {142, 34, 29, 11}, 0.96f}}));
+        row.lines.push_back(line({{"all", {177, 34, 22, 11}, 0.95f}}));
+        row.lines.push_back(line({{"Retry", {92, 34, 40, 11}, 0.95f}}));
+        row.lines.push_back(line({{"far", {260, 34, 22, 11}, 0.95f}}));  // a gap of 3 text heights
+        auto m = findText(row, "Save all");
+        REQUIRE(!m.empty());
+        CHECK(m[0].score == 1.0);
+        CHECK(m[0].line == 0);
+        CHECK(m[0].end_line == 1);
+        CHECK(m[0].box == Rect{142, 34, 57, 11});
+        CHECK(findText(row, "all far").empty());
+        m = findText(row, "Retry Save");  // 10 px apart: the same row, one text height
+        REQUIRE(!m.empty());
+        CHECK(m[0].box == Rect{92, 34, 79, 11});
+    }
     SECTION("punctuation-only phrases compare punctuation") {
         auto m = findText(r, "»");
         REQUIRE(!m.empty());

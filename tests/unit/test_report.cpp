@@ -150,7 +150,8 @@ TEST_CASE("model calls recorded for a step show with its reasoning and answer", 
     std::string html = renderHtmlReport(log, run);
     CHECK(html.find("id=\"model-calls\">2</b> model calls") != std::string::npos);
     CHECK(html.find("\"calls\":[{\"answer\":\"{\\\"thought\\\":\\\"the key 7 is blue\\\"") != std::string::npos);
-    CHECK(html.find("\"error\":\"boom <\\/script>\"") != std::string::npos);  // JSON cannot end its <script>
+    CHECK(html.find("\"error\":\"boom \\u003c/script\\u003e\"") != std::string::npos);  // JSON cannot end its <script>
+    CHECK(html.find("boom </script>") == std::string::npos);
     CHECK(html.find("\"in\":1000") != std::string::npos);
 }
 

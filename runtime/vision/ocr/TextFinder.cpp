@@ -130,6 +130,25 @@ int wrapsOnto(const OcrResult& ocr, size_t i) {
     return best;
 }
 
+/// The line that continues line `i` on the same row: the nearest line starting right of it,
+/// at most one text height away, of a similar height (within 1.5x), overlapping 70 % of the
+/// lower one's rows. Tesseract's sparse-text pass reads a label such as "Save all" as two
+/// lines when a small fixed font spaces its words widely. -1 if none.
+int continuesOnRow(const OcrResult& ocr, size_t i) {
+    const Rect& a = ocr.lines[i].box;
+    int best = -1;
+    for (size_t j = 0; j < ocr.lines.size(); ++j) {
+        if (j == i) continue;
+        const Rect& b = ocr.lines[j].box;
+        int gap = b.x - (a.x + a.w);
+        int hmax = std::max(a.h, b.h), hmin = std::min(a.h, b.h);
+        int overlap = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
+        if (gap < -hmin / 3 || gap > hmin || hmax * 2 > hmin * 3 || overlap * 10 < hmin * 7) continue;
+        if (best < 0 || b.x < ocr.lines[size_t(best)].box.x) best = int(j);
+    }
+    return best;
+}
+
 }  // namespace
 
 std::u32string foldText(std::string_view utf8, bool case_sensitive, bool keep_punct) {
@@ -166,8 +185,9 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
 
     std::vector<Candidate> found;
     std::vector<size_t> prev(m + 1), cur(m + 1), prev_start(m + 1), cur_start(m + 1);
-    // What is searched: every line, then every line followed by the line it wraps onto (a
-    // phrase broken over two lines; only matches that cross the break count there).
+    // What is searched: every line, then every line followed by the line that continues it
+    // on the same row or the line it wraps onto (a phrase broken over two lines; only
+    // matches that cross the break count there).
     struct Seq {
         size_t a;
         int b;         // the next line, or -1
@@ -176,8 +196,8 @@ std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
     std::vector<Seq> seqs;
     for (size_t li = 0; li < ocr.lines.size(); ++li) seqs.push_back({li, -1, ocr.lines[li].words.size()});
     for (size_t li = 0; li < ocr.lines.size(); ++li) {
-        int b = wrapsOnto(ocr, li);
-        if (b >= 0) seqs.push_back({li, b, ocr.lines[li].words.size()});
+        for (int b : {continuesOnRow(ocr, li), wrapsOnto(ocr, li)})
+            if (b >= 0) seqs.push_back({li, b, ocr.lines[li].words.size()});
     }
     OcrLine joined;
     for (const Seq& seq : seqs) {

@@ -29,7 +29,8 @@ struct TextFindOptions {
 /// - `confidence`: the lowest OCR confidence (0..1) of the matched words.
 /// - `line`, `first_word`: where the match starts (indices into the OcrResult);
 ///   `end_line`, `last_word`: where it ends. `end_line` differs from `line` when the phrase
-///   wraps onto the next line (the box then bounds both parts).
+///   continues in the line read beside it on the same row or wraps onto the next line (the
+///   box then bounds both parts).
 /// - `whole_words`: the match starts and ends on word boundaries.
 struct TextMatch {
     Rect box;
@@ -50,8 +51,9 @@ struct TextMatch {
 /// bullet, or the line's ends) before words inside running text, then reading order; except
 /// that among the first equally ranked, a clearly larger rendering (over 10 % wider per
 /// character, e.g. a heading) goes first. Phrase and text are compared after folding (see
-/// foldText); a phrase may span several words of one line, wrap onto the next line, or be
-/// part of a word. Throws std::invalid_argument for an empty phrase (after folding) or
+/// foldText); a phrase may span several words of one line, continue in the line read beside
+/// it on the same row (at most one text height away), wrap onto the next line, or be part of
+/// a word. Throws std::invalid_argument for an empty phrase (after folding) or
 /// invalid UTF-8.
 std::vector<TextMatch> findText(const OcrResult& ocr, const std::string& phrase,
                                 const TextFindOptions& options = {});

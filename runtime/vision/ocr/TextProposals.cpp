@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -49,28 +50,60 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
     std::vector<std::vector<cv::Point>> regions;
     std::vector<cv::Rect> found;
     mser->detectRegions(grey, regions, found);
-    std::vector<cv::Rect> glyphs;
-    for (const cv::Rect& b : found)
-        if (b.height >= 5 && b.height <= max_h && b.width <= 3 * b.height && b.width >= 1) glyphs.push_back(b);
-    std::sort(glyphs.begin(), glyphs.end(), [](const cv::Rect& a, const cv::Rect& b) { return a.x < b.x; });
+    // Glyphs: as tall as text, not much wider than tall. Pieces: what is too small for a glyph
+    // (an "i"'s dot, a comma, the small letters of a small fixed font split by MSER), added
+    // to a word beside them below.
+    std::vector<cv::Rect> glyphs, pieces;
+    for (const cv::Rect& b : found) {
+        if (b.height >= 5 && b.height <= max_h && b.width <= 3 * b.height && b.width >= 1)
+            glyphs.push_back(b);
+        else if (b.height >= 2 && b.height < 5 && b.width <= 3 * b.height)
+            pieces.push_back(b);
+    }
+    auto byX = [](const cv::Rect& a, const cv::Rect& b) { return a.x != b.x ? a.x < b.x : a.y < b.y; };
+    std::sort(glyphs.begin(), glyphs.end(), byX);
     glyphs.erase(std::unique(glyphs.begin(), glyphs.end()), glyphs.end());
     // A frame (a button's outline, a box) is not a glyph: it holds two or more glyphs side by
-    // side. (A letter's holes lie inside it one at a time or stacked: "o", "B", "8".)
+    // side, clearly shorter than it. (A letter's holes lie inside it one at a time or stacked:
+    // "o", "B", "8"; its stems are about as tall as it is: "u", "H".) Frames
+    // are looked for among all regions, of any width: the sides of a rounded frame (Xaw's
+    // buttons) come out as thin glyphs taller than the label inside, and are left out too.
     {
-        std::vector<cv::Rect> kept;
-        for (size_t i = 0; i < glyphs.size(); ++i) {
-            const cv::Rect& a = glyphs[i];
-            int right_of_first = -1;
+        std::vector<bool> drop(glyphs.size(), false);
+        std::sort(found.begin(), found.end(), byX);
+        found.erase(std::unique(found.begin(), found.end()), found.end());
+        for (const cv::Rect& a : found) {
+            if (a.height > max_h) continue;
+            size_t first = size_t(std::lower_bound(glyphs.begin(), glyphs.end(), cv::Rect(a.x, std::numeric_limits<int>::min(), 0, 0), byX) -
+                                  glyphs.begin());
+            // A side: a thin glyph along the frame's left or right edge.
+            auto side = [&](const cv::Rect& g) {
+                bool at_side = std::abs(g.x - a.x) <= 2 || std::abs(g.x + g.width - a.x - a.width) <= 2;
+                bool within = g.y >= a.y - 2 && g.y + g.height <= a.y + a.height + 2;
+                return at_side && within && g.width * 3 <= g.height;
+            };
+            int right_of_first = -1, tallest = 0;
             bool frame = false;
-            for (size_t j = i + 1; j < glyphs.size() && glyphs[j].x < a.x + a.width && !frame; ++j) {
-                if (!contains(a, glyphs[j])) continue;
+            for (size_t j = first; j < glyphs.size() && glyphs[j].x < a.x + a.width; ++j) {
+                // Inside a frame, not a part of a letter (the stems of "u", "H", "m" are about
+                // as tall as the letter): at most 4/5 of its height.
+                if (!contains(a, glyphs[j]) || glyphs[j].height * 5 > a.height * 4) continue;
+                tallest = std::max(tallest, glyphs[j].height);
                 if (right_of_first < 0)
                     right_of_first = glyphs[j].x + glyphs[j].width;
                 else
-                    frame = glyphs[j].x >= right_of_first;
+                    frame = frame || glyphs[j].x >= right_of_first;
             }
-            if (!frame) kept.push_back(a);
+            if (!frame) continue;
+            for (size_t j = first; j < glyphs.size() && glyphs[j].x < a.x + a.width; ++j)
+                if (side(glyphs[j]) && glyphs[j].height > tallest + 1) drop[j] = true;
+            // The frame itself, when it is narrow enough to be among the glyphs.
+            auto it = std::lower_bound(glyphs.begin(), glyphs.end(), a, byX);
+            if (it != glyphs.end() && *it == a) drop[size_t(it - glyphs.begin())] = true;
         }
+        std::vector<cv::Rect> kept;
+        for (size_t i = 0; i < glyphs.size(); ++i)
+            if (!drop[i]) kept.push_back(glyphs[i]);
         glyphs.swap(kept);
     }
     // Words and short lines: neighbours of similar height on one row, a gap under 0.8 x
@@ -102,8 +135,21 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
     std::vector<cv::Rect> boxes;
     for (size_t i = 0; i < n; ++i)
         if (count[i]) boxes.push_back(groups[i]);
+    // Pieces beside a group, within its rows (1 px either way), no wider than it is tall and
+    // at most half its height away, belong to it (left to right, so a run of them is taken).
+    std::sort(pieces.begin(), pieces.end(), byX);
+    for (cv::Rect& g : boxes) {
+        auto it = std::lower_bound(pieces.begin(), pieces.end(),
+                                   cv::Rect(g.x - 2 * g.height, std::numeric_limits<int>::min(), 0, 0), byX);
+        for (; it != pieces.end() && it->x <= g.x + g.width + g.height / 2; ++it) {
+            const cv::Rect& p = *it;
+            int gap = std::max(p.x - (g.x + g.width), g.x - (p.x + p.width));
+            if (p.y >= g.y - 1 && p.y + p.height <= g.y + g.height + 1 && p.width <= g.height && gap * 2 <= g.height)
+                g |= p;
+        }
+    }
     // Pieces of one label that glyph linking left apart (a small letter beside a frame's arc,
-    // a word after a space): groups on one row with a gap under 0.6 x the taller one's height.
+    // a word after a space): groups on one row with a gap up to the taller one's height.
     for (size_t before = 0; before != boxes.size();) {
         before = boxes.size();
         std::sort(boxes.begin(), boxes.end(), [](const cv::Rect& a, const cv::Rect& b) { return a.x < b.x; });
@@ -117,7 +163,7 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
                 if (b.x > a.x + a.width + hmax) break;
                 int overlap = std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y);
                 int gap = b.x - (a.x + a.width);
-                if (overlap * 10 < hmax * 7 || gap * 5 > hmax * 3 || contains(a, b) || contains(b, a)) continue;
+                if (overlap * 10 < hmax * 7 || gap > hmax || contains(a, b) || contains(b, a)) continue;
                 boxes[i] = a | b;
                 gone[j] = true;
             }

@@ -17,9 +17,12 @@ std::vector<Rect> detailAreas(const cv::Mat& grey);
 /// Boxes (pixels of `grey`, 8-bit, one channel) of text-like blobs: glyphs are MSER regions
 /// (Matas et al., BMVC 2002; delta `min_contrast` / 5) of either polarity, 5 px to 4 x
 /// `text_height` tall (at most 120 px; `text_height` <= 0 means 12 px) and at most 3 x as wide;
-/// a region holding two glyphs side by side is a frame, not a glyph. Glyphs of similar height
-/// on one row with a gap under 0.8 x their height are joined into words, and words with a gap
-/// under 0.6 x their height into short lines. A box that contains another one (a button's
+/// a region holding two glyphs side by side is a frame, not a glyph, and so are its sides
+/// (thin glyphs along its left or right edge taller than the glyphs inside: a rounded
+/// button's arcs). Glyphs of similar height on one row with a gap under 0.8 x their height are
+/// joined into words; smaller regions (2 to 4 px tall: dots, commas, a small font's letters)
+/// within a word's rows and at most half its height away are added to it; words with a gap up
+/// to their height are joined into short lines. A box that contains another one (a button's
 /// frame around its label) is left out: its contents are proposed instead. Ordered top to
 /// bottom, then left to right.
 std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast = 24);
