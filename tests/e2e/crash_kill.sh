@@ -5,9 +5,9 @@
 # the steps the script saw committed are all there (at most the step in flight more), and no
 # Xvfb or xcalc of the killed run is left. A live run is shown as running meanwhile.
 # Half the kill points fall at random in the start-up, half among the taps.
-# Usage: crash_kill.sh EACU OUT [KILLS] (default 30, or $EACU_KILL_POINTS; seed $EACU_KILL_SEED).
+# Usage: crash_kill.sh EACU OUT [KILLS] (default 100, or $EACU_KILL_POINTS; seed $EACU_KILL_SEED).
 set -euo pipefail
-EACU=$1; OUT=$2; KILLS=${3:-${EACU_KILL_POINTS:-30}}
+EACU=$1; OUT=$2; KILLS=${3:-${EACU_KILL_POINTS:-100}}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
