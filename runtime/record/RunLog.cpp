@@ -32,18 +32,33 @@ int64_t RunLog::beginRun(const RunRecord& r) {
         fail(e.what());
     }
     heartbeat_ = std::make_unique<RunHeartbeat>(path(), id, kRunHeartbeatSeconds);
+    reserve_ = std::make_unique<DiskReserve>(path(), kEndReserveBytes);
     return id;
 }
 
 void RunLog::endRun(int64_t run_id, const std::string& status, const std::string& error) {
     if (heartbeat_ && heartbeat_->runId() == run_id) heartbeat_.reset();
-    try {
+    auto update = [&] {
         Statement q(db(), "UPDATE runs SET status=?, error=?, ended_at=? WHERE id=?");
         q.bind(1, status).bind(2, error).bind(3, wallSeconds()).bind(4, run_id);
         q.run();
+    };
+    try {
+        update();
     } catch (const std::exception& e) {
-        fail(e.what());
+        // A full disk: the reserve makes room for this one write.
+        bool retried = false;
+        if (reserve_ && reserve_->release()) {
+            try {
+                update();
+                retried = true;
+            } catch (const std::exception&) {
+            }
+        }
+        reserve_.reset();
+        if (!retried) fail(e.what());
     }
+    reserve_.reset();
 }
 
 int64_t RunLog::addFrame(int64_t run_id, const Frame& frame) {

@@ -7,6 +7,7 @@
 
 #include "base/Frame.h"
 #include "model/ModelCallStore.h"
+#include "record/DiskReserve.h"
 #include "record/RunHeartbeat.h"
 #include "record/RunReader.h"
 
@@ -29,11 +30,16 @@ public:
     ~RunLog() override;
 
     /// Inserts a run with status "running" and this process's pid, start time and host
-    /// (ProcessIdentity.h), and starts its heartbeat (RunHeartbeat, every kRunHeartbeatSeconds
-    /// until endRun or the destruction of this RunLog); returns its id.
+    /// (ProcessIdentity.h), starts its heartbeat (RunHeartbeat, every kRunHeartbeatSeconds
+    /// until endRun or the destruction of this RunLog) and keeps kEndReserveBytes of disk
+    /// beside the file for endRun (DiskReserve); returns its id.
     int64_t beginRun(const RunRecord& run);
-    /// Stops the run's heartbeat and sets the final status ("passed", "failed", "interrupted"), error and end time.
+    /// Stops the run's heartbeat and sets the final status ("passed", "failed", "interrupted"),
+    /// error and end time. When that write fails (the disk is full), the reserve kept by
+    /// beginRun is freed and the write tried once more.
     void endRun(int64_t run_id, const std::string& status, const std::string& error);
+    /// Disk kept free for endRun's write: a few WAL frames of 4 KiB pages, with room to spare.
+    static constexpr size_t kEndReserveBytes = 256 * 1024;
     /// Stores a frame as PNG (fast compression); returns its id.
     int64_t addFrame(int64_t run_id, const Frame& frame);
     /// Inserts a finished step; returns its id.
@@ -48,6 +54,7 @@ public:
 
 private:
     std::unique_ptr<RunHeartbeat> heartbeat_;  // of the run begun last, until it ends
+    std::unique_ptr<DiskReserve> reserve_;     // room for that run's endRun
 };
 
 }  // namespace eacu

@@ -189,6 +189,15 @@ std::string RunReader::explain(const std::string& what, double waited) const {
         fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
         if (::access(dir.c_str(), W_OK) != 0) return "cannot write: read-only directory " + dir.string() + " (" + what + ")";
     }
+    if (code == SQLITE_FULL || code == SQLITE_IOERR) {
+        // Growing the -wal or -shm file on a full disk fails as an I/O error.
+        fs::path p(path_);
+        std::error_code ec;
+        fs::space_info sp = fs::space(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
+        if (!ec && sp.available < 64 * 1024)
+            return "cannot write: the disk that holds it is full (" + std::to_string(sp.available) +
+                   " bytes free; free some, or use --db on another disk): " + what;
+    }
     return what;
 }
 

@@ -31,7 +31,10 @@ bool Statement::step() {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("SQL error: ") + sqlite3_errmsg(db_));
+    std::string msg = std::string("SQL error: ") + sqlite3_errmsg(db_);
+    if ((rc & 0xff) == SQLITE_FULL)
+        msg += " (no space left on the disk that holds it: free some, or record to a file on another disk with --db)";
+    throw std::runtime_error(msg);
 }
 
 bool Statement::isNull(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }

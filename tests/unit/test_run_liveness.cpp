@@ -6,12 +6,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
 #include "base/Clock.h"
 #include "process/ProcessIdentity.h"
+#include "record/DiskReserve.h"
 #include "record/RunLiveness.h"
 #include "record/RunLog.h"
 
@@ -148,4 +150,48 @@ TEST_CASE("the heartbeat refreshes heartbeat_at until the run ends", "[record][l
     double after = ended->heartbeat_at;
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     CHECK(RunReader(db).run(id)->heartbeat_at == after);  // no beat once the run has ended
+}
+
+TEST_CASE("the disk reserve beside the run log: made, released, stale ones removed", "[record][liveness]") {
+    std::string db = freshDb("reserve.db");
+    auto reserves = [&] {
+        int n = 0;
+        for (const auto& e : fs::directory_iterator(fs::path(db).parent_path()))
+            if (e.path().filename().string().rfind("reserve.db.reserve-", 0) == 0) ++n;
+        return n;
+    };
+    // A reserve of a process that is gone (a run killed with SIGKILL) is removed by the next one.
+    std::string stale = db + ".reserve-" + hostName() + "-" + std::to_string(deadPid()) + "-1";
+    { std::ofstream(stale) << "x"; }
+    // One of another host is never touched (its process cannot be looked at from here).
+    std::string other_host = db + ".reserve-elsewhere.example-1-1";
+    { std::ofstream(other_host) << "x"; }
+    {
+        DiskReserve r(db, 100 * 1024);
+        REQUIRE(r.held());
+        CHECK_FALSE(fs::exists(stale));
+        CHECK(fs::exists(other_host));
+        CHECK(reserves() == 2);
+        std::string mine;
+        for (const auto& e : fs::directory_iterator(fs::path(db).parent_path()))
+            if (e.path().filename().string().find(std::to_string(getpid())) != std::string::npos) mine = e.path();
+        REQUIRE(!mine.empty());
+        CHECK(fs::file_size(mine) == 100 * 1024);
+        CHECK(r.release());
+        CHECK_FALSE(r.held());
+        CHECK_FALSE(fs::exists(mine));
+        CHECK_FALSE(r.release());
+    }
+    {
+        DiskReserve r(db, 4096);
+        CHECK(r.held());
+    }
+    CHECK(reserves() == 1);  // the other host's
+    fs::remove(other_host);
+    // A run keeps one while it is open and removes it when it ends.
+    RunLog log(db);
+    int64_t id = log.beginRun(running());
+    CHECK(reserves() == 1);
+    log.endRun(id, "passed", "");
+    CHECK(reserves() == 0);
 }
