@@ -338,7 +338,7 @@ class Handler(BaseHTTPRequestHandler):
             entry["auth_ok"] = (got == ARGS.key) if ARGS.key else True
             if not entry["auth_ok"]:
                 self.reply(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
-                           if anthropic else {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+                           if anthropic else {"error": {"message": f"Incorrect API key provided: {got}", "type": "invalid_request_error"}})
                 return
             body = json.loads(raw)
             display = computer_tool(body, anthropic)
