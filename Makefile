@@ -2,7 +2,12 @@
 #   make demo   install Debian packages, build the eacu executable (no test targets), run
 #               examples/calculator.lua on a private Xvfb
 #   make test   install, build everything, run the whole test suite (what .ci/run runs)
+#   make test-sanitize  the same sources built with AddressSanitizer + UBSan (clang, build-san):
+#               unit tests, Lua specs, fuzz regressions, and end-to-end tests that need no timing
+#   make fuzz   every libFuzzer target (tests/fuzz) for FUZZ_SECONDS each (default 60)
 BUILD ?= build
+SAN_BUILD ?= build-san
+FUZZ_SECONDS ?= 60
 JOBS  ?= 2
 # Debian packages: build, runtime, and the programs the tests drive.
 PACKAGES = build-essential cmake pkg-config ccache \
@@ -10,11 +15,12 @@ PACKAGES = build-essential cmake pkg-config ccache \
   libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
   libcpp-httplib-dev libatspi2.0-dev libboost-dev \
+  clang-14 libclang-rt-14-dev \
   xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps x11-utils zenity openbox sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm \
   dbus at-spi2-core libatk-adaptor libgail-common hexchat
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps configure build build-eacu demo test clean
+.PHONY: deps configure build build-eacu demo test clean configure-san test-sanitize fuzz
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -40,5 +46,22 @@ demo: build-eacu
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
+# One sanitizer build for both: clang with ASan + UBSan everywhere and libFuzzer's coverage.
+configure-san: deps
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DEACU_SANITIZE=ON -DEACU_FUZZ=ON
+
+test-sanitize: configure-san
+	cmake --build $(SAN_BUILD) -j$(JOBS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=$(SAN_ASAN) UBSAN_OPTIONS=$(SAN_UBSAN) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp \
+	  ctest --output-on-failure -j$(JOBS) -LE 'timing' -E '^corpus_'
+
+fuzz: configure-san
+	cmake --build $(SAN_BUILD) -j$(JOBS) --target fuzzers
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp bash tests/fuzz/run_fuzzers.sh $(SAN_BUILD) $(FUZZ_SECONDS)
+
+SAN_ASAN = detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:strict_string_checks=1
+SAN_UBSAN = print_stacktrace=1:halt_on_error=1
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD)

@@ -14,7 +14,26 @@ namespace eacu {
 Template Template::load(const std::string& path) {
     if (!std::filesystem::is_regular_file(path))
         throw std::runtime_error("cannot read image \"" + path + "\": no such file");
-    cv::Mat img = cv::imread(path, cv::IMREAD_UNCHANGED);
+    // Only PNG and JPEG reach a decoder (OpenCV would also try BMP, TIFF, EXR, WebP, ... by
+    // their content): reference images are screenshots, and fewer decoders see hostile files.
+    {
+        std::ifstream in(path, std::ios::binary);
+        unsigned char head[8] = {0};
+        in.read(reinterpret_cast<char*>(head), 8);
+        static const unsigned char kPngSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+        bool png = in.gcount() == 8 && std::memcmp(head, kPngSig, 8) == 0;
+        bool jpeg = in.gcount() >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
+        if (!png && !jpeg)
+            throw std::runtime_error("cannot read image \"" + path + "\": not a PNG or JPEG file (expected the PNG "
+                                     "signature or a JPEG start of image, got " + std::to_string(in.gcount()) +
+                                     " bytes that are neither)");
+    }
+    cv::Mat img;
+    try {
+        img = cv::imread(path, cv::IMREAD_UNCHANGED);
+    } catch (const cv::Exception& e) {
+        throw std::runtime_error("cannot read image \"" + path + "\": the decoder refused it: " + e.msg);
+    }
     if (img.empty())
         throw std::runtime_error("cannot read image \"" + path +
                                  "\": not a PNG/JPEG image OpenCV can decode");

@@ -29,7 +29,8 @@ struct Template {
 
     /// Loads a PNG/JPEG from `path` (alpha becomes the mask when it is not fully opaque; a
     /// PNG's pHYs chunk, when present, gives `scale`: see pngScale). Throws
-    /// std::runtime_error("cannot read image \"...\"") when the file is missing or not an image.
+    /// std::runtime_error("cannot read image \"...\"") when the file is missing, is not a PNG or
+    /// JPEG file (by its first bytes: no other decoder sees it), or cannot be decoded.
     static Template load(const std::string& path);
 };
 
