@@ -16,7 +16,9 @@ namespace {
 
 void sendJson(httplib::Response& res, int status, const json& body) {
     res.status = status;
-    res.set_content(body.dump(), "application/json; charset=utf-8");
+    // Invalid UTF-8 (a request path of any bytes, echoed in "no route ...") becomes U+FFFD:
+    // a strict dump would throw from cpp-httplib's error handler and end the process.
+    res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json; charset=utf-8");
 }
 
 void sendError(httplib::Response& res, int status, const std::string& message) {

@@ -93,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         e.type = id % 2 ? "icon" : "text";
         e.kind = id % 3 ? "button" : "label";
         e.interactivity = id % 2;
-        e.box = {int(uint8_t(raw[at])) * 5 % 1280, id * 20 % 800, 1 + n, 10};
+        e.box = {int(uint8_t(raw[at])) * 5 % 1280, id * 20 % 800, 1 + int(n), 10};
         e.content = raw.substr(at, n);
         som.elements.push_back(e);
         at += n;

@@ -7,7 +7,7 @@
 # sanitizer's report is printed.
 # Usage: run_fuzzers.sh BUILD SECONDS [NAME...]
 set -euo pipefail
-BUILD=$1; SECONDS_EACH=$2; shift 2
+BUILD=$(cd "$1" && pwd); SECONDS_EACH=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(fuzz_model_answer fuzz_asset_index fuzz_keys_text fuzz_image_decode fuzz_runlog fuzz_serve_http)
@@ -26,7 +26,7 @@ for name in "${names[@]}"; do
   max_len=4096
   [ "$name" = fuzz_runlog ] && max_len=131072
   rc=0
-  (cd "$work" && TMPDIR=$work/tmp "$OLDPWD/$bin" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
+  (cd "$work" && TMPDIR=$work/tmp "$bin" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
       -max_len=$max_len -timeout=10 -rss_limit_mb=4096 -artifact_prefix="$work/crashes/" "$work/corpus") \
       >"$log" 2>&1 || rc=$?
   rm -rf "$work/tmp"/*
