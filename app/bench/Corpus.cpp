@@ -18,7 +18,7 @@ std::vector<CorpusCase> loadCorpus(const std::string& dir) {
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range (a number too large)
         throw std::runtime_error("corpus: " + file.string() + " is not valid JSON: " + e.what());
     }
     if (!doc.is_array()) throw std::runtime_error("corpus: " + file.string() + ": expected a JSON array of cases");

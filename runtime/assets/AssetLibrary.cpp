@@ -36,7 +36,7 @@ void AssetLibrary::loadIndex(const std::string& index_path, const std::string& a
     json doc;
     try {
         doc = json::parse(in);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large ("1E1111")
         throw std::runtime_error(index_path + ": not valid JSON: " + e.what());
     }
     if (!doc.is_object())

@@ -216,19 +216,21 @@ std::pair<pid_t, int> orphanAfter(const std::function<void()>& how) {
 }  // namespace
 
 TEST_CASE("Process: signal cleanup kills every child group, then the signal acts", "[process]") {
-    auto [sleepPid, status] = orphanAfter([] {
+    const auto [sleep_pid, status] = orphanAfter([] {
         Process::installSignalCleanup();
         raise(SIGTERM);
     });
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGTERM);
+    const pid_t sleepPid = sleep_pid;  // a structured binding cannot be captured (clang 14)
     CHECK(waitFor([&] { return processGone(sleepPid); }, 5));
     if (!processGone(sleepPid)) kill(sleepPid, SIGKILL);
 }
 
 TEST_CASE("Process: exit() kills every child group", "[process]") {
-    auto [sleepPid, status] = orphanAfter([] { std::exit(0); });
+    const auto [sleep_pid, status] = orphanAfter([] { std::exit(0); });
     CHECK(WIFEXITED(status));
+    const pid_t sleepPid = sleep_pid;  // a structured binding cannot be captured (clang 14)
     CHECK(waitFor([&] { return processGone(sleepPid); }, 5));
     if (!processGone(sleepPid)) kill(sleepPid, SIGKILL);
 }
