@@ -90,3 +90,32 @@ use_model_server() {
   export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
   export EACU_MODEL_API_KEY=${MODEL_KEY:-sk-e2e} EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
 }
+
+# Starts `eacu serve --port 0 ARGS...` logging to $OUT/serve.out and $OUT/serve.err; sets
+# $serve_pid and $url (its address, without a query) once it prints it, waiting up to 10 s. An
+# EXIT trap stops it (and the model server of start_model_server, if any).
+start_serve() {
+  "$EACU" serve --port 0 "$@" >"$OUT/serve.out" 2>"$OUT/serve.err" &
+  serve_pid=$!
+  trap '[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null || true' EXIT
+  url=
+  local i
+  for i in $(seq 100); do
+    url=$(sed -n 's|^eacu serve: listening on \(http://[^ ]*\) .*|\1|p' "$OUT/serve.out")
+    [ -n "$url" ] && { url=${url%%\?*}; return 0; }
+    kill -0 "$serve_pid" 2>/dev/null || fail "eacu serve exited: $(cat "$OUT/serve.err")"
+    sleep 0.1
+  done
+  fail "eacu serve did not print its address within 10 s"
+}
+
+# Headless Chromium with a fresh profile under $OUT, 60 s at most, its messages appended to
+# $OUT/chromium.log; prints what it prints (the DOM with --dump-dom). Flags come first.
+chrome() {
+  local bin=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+  [ -n "$bin" ] || fail "chromium is not installed (make deps installs it)"
+  local prof; prof=$(mktemp -d "$OUT/profile.XXXX")
+  timeout 60 "$bin" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
+    --user-data-dir="$prof" --window-size=1500,950 "$@" 2>>"$OUT/chromium.log"
+}

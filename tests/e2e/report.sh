@@ -10,17 +10,7 @@ root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-[ -n "$CHROMIUM" ] || fail "chromium is not installed (make deps installs it)"
 check() { python3 "$here/report_check.py" "$@"; }
-# Headless Chromium with a fresh profile; prints the DOM after load (--dump-dom) or writes a
-# screenshot. Extra flags come first.
-chrome() {
-  local prof; prof=$(mktemp -d "$OUT/profile.XXXX")
-  timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
-    --user-data-dir="$prof" --window-size=1500,950 "$@" 2>>"$OUT/chromium.log"
-}
 
 # 1. A real run, its report.
 "$EACU" run "$root/examples/calculator.lua" --display virtual --db "$db" >/dev/null 2>"$OUT/run.err" || {

@@ -12,18 +12,7 @@ MODEL_KEY="sk-hostile-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 use_model_server --key "$MODEL_KEY"
 token="tok-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 db=$OUT/serve.db
-"$EACU" serve --port 0 --workers 1 --token "$token" --launch xcalc --db "$db" >"$OUT/serve.out" 2>"$OUT/serve.err" &
-serve_pid=$!
-trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null || true' EXIT
-url=
-for i in $(seq 100); do
-  url=$(sed -n 's|^eacu serve: listening on \(http://[^ ]*\) .*|\1|p' "$OUT/serve.out")
-  [ -n "$url" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || fail "eacu serve exited: $(cat "$OUT/serve.err")"
-  sleep 0.1
-done
-[ -n "$url" ] || fail "eacu serve did not print its address within 10 s"
-url=${url%%\?*}
+start_serve --workers 1 --token "$token" --launch xcalc --db "$db"
 python3 "$here/serve_hostile.py" "$EACU" "$OUT" "$url" "$token"
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true
 # The console: what eacu serve printed from start to stop.

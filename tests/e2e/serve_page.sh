@@ -12,17 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 start_test
 use_model_server
 db=$OUT/serve.db
-"$EACU" serve --port 0 --workers 2 --launch xcalc --db "$db" >"$OUT/serve.out" 2>"$OUT/serve.err" &
-serve_pid=$!
-trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null || true' EXIT
-url=
-for i in $(seq 100); do
-  url=$(sed -n 's|^eacu serve: listening on \(http://[^ ]*\) .*|\1|p' "$OUT/serve.out")
-  [ -n "$url" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || fail "eacu serve exited: $(cat "$OUT/serve.err")"
-  sleep 0.1
-done
-[ -n "$url" ] || fail "eacu serve did not print its address within 10 s"
+start_serve --workers 2 --launch xcalc --db "$db"
 
 python3 "$here/serve_page.py" "$url" --out "$OUT/page" --stop --login-task "work out 12*34 after login" \
   | tee "$OUT/page.out"
