@@ -95,7 +95,8 @@ use_model_server() {
 # $serve_pid and $url (its address, without a query) once it prints it, waiting up to 10 s. An
 # EXIT trap stops it (and the model server of start_model_server, if any).
 start_serve() {
-  "$EACU" serve --port 0 "$@" >"$OUT/serve.out" 2>"$OUT/serve.err" &
+  : >"$OUT/serve.out"  # there before the first look (the background job opens it later)
+  "$EACU" serve --port 0 "$@" >>"$OUT/serve.out" 2>"$OUT/serve.err" &
   serve_pid=$!
   trap '[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null || true' EXIT
   url=
