@@ -46,17 +46,15 @@ void RunLog::endRun(int64_t run_id, const std::string& status, const std::string
     try {
         update();
     } catch (const std::exception& e) {
-        // A full disk: the reserve makes room for this one write.
-        bool retried = false;
-        if (reserve_ && reserve_->release()) {
-            try {
-                update();
-                retried = true;
-            } catch (const std::exception&) {
-            }
-        }
+        // A full disk: the reserve makes room for this one write, tried once more.
+        bool freed = reserve_ && reserve_->release();
         reserve_.reset();
-        if (!retried) fail(e.what());
+        if (!freed) fail(e.what());
+        try {
+            update();
+        } catch (const std::exception&) {
+            fail(e.what());
+        }
     }
     reserve_.reset();
 }

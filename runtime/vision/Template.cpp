@@ -4,33 +4,66 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
+#include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 namespace eacu {
 
+namespace {
+
+const unsigned char kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+// pngScale of a file's bytes.
+std::optional<double> pngScaleOf(const std::vector<unsigned char>& b) {
+    if (b.size() < 8 || std::memcmp(b.data(), kPngSignature, 8) != 0) return std::nullopt;
+    auto be32 = [](const unsigned char* p) {
+        return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
+    };
+    // Chunks: length, type, data, CRC. pHYs comes before the image data (IDAT).
+    for (size_t at = 8; at + 8 <= b.size();) {
+        uint32_t len = be32(&b[at]);
+        std::string type(reinterpret_cast<const char*>(&b[at + 4]), 4);
+        if (type == "IDAT" || type == "IEND") return std::nullopt;
+        if (type == "pHYs" && len == 9) {
+            if (at + 8 + 9 > b.size()) return std::nullopt;
+            const unsigned char* d = &b[at + 8];
+            uint32_t ppm = be32(d);
+            if (d[8] != 1 || ppm == 0) return std::nullopt;  // unit 1 = metre
+            double dpi = ppm * 0.0254;
+            double base = std::abs(dpi / 72 - std::round(dpi / 72)) < 0.02 ? 72.0 : 96.0;
+            double scale = std::round(dpi / base * 100) / 100;
+            return scale > 0.2 && scale < 8 ? std::optional<double>(scale) : std::nullopt;
+        }
+        at += 12 + size_t(len);  // length, type, data, CRC
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Template Template::load(const std::string& path) {
     if (!std::filesystem::is_regular_file(path))
         throw std::runtime_error("cannot read image \"" + path + "\": no such file");
-    // Only PNG and JPEG reach a decoder (OpenCV would also try BMP, TIFF, EXR, WebP, ... by
-    // their content): reference images are screenshots, and fewer decoders see hostile files.
+    // The file is read once. Only PNG and JPEG reach a decoder (OpenCV would also try BMP,
+    // TIFF, EXR, WebP, ... by their content): reference images are screenshots, and fewer
+    // decoders see hostile files.
+    std::vector<unsigned char> bytes;
     {
         std::ifstream in(path, std::ios::binary);
-        unsigned char head[8] = {0};
-        in.read(reinterpret_cast<char*>(head), 8);
-        static const unsigned char kPngSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-        bool png = in.gcount() == 8 && std::memcmp(head, kPngSig, 8) == 0;
-        bool jpeg = in.gcount() >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF;
-        if (!png && !jpeg)
-            throw std::runtime_error("cannot read image \"" + path + "\": not a PNG or JPEG file (expected the PNG "
-                                     "signature or a JPEG start of image, got " + std::to_string(in.gcount()) +
-                                     " bytes that are neither)");
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
+    bool png = bytes.size() >= 8 && std::memcmp(bytes.data(), kPngSignature, 8) == 0;
+    bool jpeg = bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;
+    if (!png && !jpeg)
+        throw std::runtime_error("cannot read image \"" + path + "\": not a PNG or JPEG file (expected the PNG "
+                                 "signature or a JPEG start of image in its first bytes)");
     cv::Mat img;
     try {
-        img = cv::imread(path, cv::IMREAD_UNCHANGED);
+        img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
     } catch (const cv::Exception& e) {
         throw std::runtime_error("cannot read image \"" + path + "\": the decoder refused it: " + e.msg);
     }
@@ -39,7 +72,7 @@ Template Template::load(const std::string& path) {
                                  "\": not a PNG/JPEG image OpenCV can decode");
     Template t;
     t.path = path;
-    if (auto s = pngScale(path)) t.scale = *s;
+    if (auto s = pngScaleOf(bytes)) t.scale = *s;
     t.name = std::filesystem::path(path).stem().string();
     if (img.depth() != CV_8U) img.convertTo(img, CV_8U, 1.0 / 256);
     switch (img.channels()) {
@@ -61,31 +94,8 @@ Template Template::load(const std::string& path) {
 
 std::optional<double> pngScale(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    unsigned char sig[8];
-    static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (!in.read(reinterpret_cast<char*>(sig), 8) || std::memcmp(sig, kPng, 8) != 0) return std::nullopt;
-    auto be32 = [](const unsigned char* p) {
-        return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
-    };
-    // Chunks: length, type, data, CRC. pHYs comes before the image data (IDAT).
-    unsigned char head[8];
-    while (in.read(reinterpret_cast<char*>(head), 8)) {
-        uint32_t len = be32(head);
-        std::string type(reinterpret_cast<char*>(head + 4), 4);
-        if (type == "IDAT" || type == "IEND") return std::nullopt;
-        if (type == "pHYs" && len == 9) {
-            unsigned char d[9];
-            if (!in.read(reinterpret_cast<char*>(d), 9)) return std::nullopt;
-            uint32_t ppm = be32(d);
-            if (d[8] != 1 || ppm == 0) return std::nullopt;  // unit 1 = metre
-            double dpi = ppm * 0.0254;
-            double base = std::abs(dpi / 72 - std::round(dpi / 72)) < 0.02 ? 72.0 : 96.0;
-            double scale = std::round(dpi / base * 100) / 100;
-            return scale > 0.2 && scale < 8 ? std::optional<double>(scale) : std::nullopt;
-        }
-        in.seekg(len + 4, std::ios::cur);
-    }
-    return std::nullopt;
+    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return pngScaleOf(bytes);
 }
 
 }  // namespace eacu

@@ -64,6 +64,20 @@ expect_display_gone() {
   expect_process_gone "$pid" "$start" "the Xvfb of display :$n (started by this test)"
 }
 
+# Prints what sed expression $3 captures from file $1 once process $2 has written it there,
+# waiting up to 10 s; fails naming $4 (and showing file $5, its stderr, if given) when the
+# process exits first or nothing comes. Call as x=$(await_printed ...) || exit 1.
+await_printed() {
+  local got i
+  for i in $(seq 100); do
+    got=$(sed -n "$3" "$1" 2>/dev/null)
+    [ -n "$got" ] && { echo "$got"; return 0; }
+    kill -0 "$2" 2>/dev/null || fail "$4 exited${5:+: $(cat "$5")}"
+    sleep 0.1
+  done
+  fail "$4 printed nothing within 10 s (expected a line for $3 in $1)"
+}
+
 # Starts the suite's model server (tests/model_server/fake_model.py, 127.0.0.1, a free port)
 # with the given arguments, logging to $OUT/server.jsonl; sets $server_pid and $port, waiting
 # up to 10 s for the port. An EXIT trap stops it.
@@ -72,15 +86,7 @@ start_model_server() {
   python3 "$lib_root/tests/model_server/fake_model.py" --log "$OUT/server.jsonl" "$@" >"$OUT/port" &
   server_pid=$!
   trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true' EXIT
-  port=
-  local i
-  for i in $(seq 100); do
-    port=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$OUT/port")
-    [ -n "$port" ] && return 0
-    kill -0 "$server_pid" 2>/dev/null || fail "the model server exited"
-    sleep 0.1
-  done
-  fail "the model server did not print its port within 10 s"
+  port=$(await_printed "$OUT/port" "$server_pid" 's/^PORT \([0-9]*\)$/\1/p' "the model server") || exit 1
 }
 
 # start_model_server ARGS, then points eacu at it as an OpenAI-compatible provider (model
@@ -95,19 +101,12 @@ use_model_server() {
 # $serve_pid and $url (its address, without a query) once it prints it, waiting up to 10 s. An
 # EXIT trap stops it (and the model server of start_model_server, if any).
 start_serve() {
-  : >"$OUT/serve.out"  # there before the first look (the background job opens it later)
-  "$EACU" serve --port 0 "$@" >>"$OUT/serve.out" 2>"$OUT/serve.err" &
+  "$EACU" serve --port 0 "$@" >"$OUT/serve.out" 2>"$OUT/serve.err" &
   serve_pid=$!
   trap '[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; kill "$serve_pid" 2>/dev/null || true' EXIT
-  url=
-  local i
-  for i in $(seq 100); do
-    url=$(sed -n 's|^eacu serve: listening on \(http://[^ ]*\) .*|\1|p' "$OUT/serve.out")
-    [ -n "$url" ] && { url=${url%%\?*}; return 0; }
-    kill -0 "$serve_pid" 2>/dev/null || fail "eacu serve exited: $(cat "$OUT/serve.err")"
-    sleep 0.1
-  done
-  fail "eacu serve did not print its address within 10 s"
+  url=$(await_printed "$OUT/serve.out" "$serve_pid" 's|^eacu serve: listening on \(http://[^ ]*\) .*|\1|p' \
+    "eacu serve" "$OUT/serve.err") || exit 1
+  url=${url%%\?*}
 }
 
 # Headless Chromium with a fresh profile under $OUT, 60 s at most, its messages appended to
