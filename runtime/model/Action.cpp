@@ -1,7 +1,10 @@
 #include "model/Action.h"
 
+#include <climits>
 #include <cmath>
 #include <set>
+
+#include "model/JsonInteger.h"
 
 namespace eacu::model {
 
@@ -124,13 +127,14 @@ Action parseAction(const std::string& raw, const ActionContext& ctx) {
     if (j.contains("element_id")) {
         const json& e = j["element_id"];
         if (!e.is_number_integer()) throw fail("expected \"element_id\" to be an integer, got " + typeName(e));
-        int id = e.get<int>();
-        auto it = ctx.elements.find(id);
+        std::optional<int64_t> in_range = jsonInteger(e, INT_MIN, INT_MAX);
+        int id = in_range ? int(*in_range) : INT_MIN;
+        auto it = in_range ? ctx.elements.find(id) : ctx.elements.end();
         if (it == ctx.elements.end()) {
             std::string range = ctx.elements.empty() ? "the list is empty"
                                                      : "IDs " + std::to_string(ctx.elements.begin()->first) + ".." +
                                                            std::to_string(ctx.elements.rbegin()->first);
-            throw fail("element_id " + std::to_string(id) + " is not in the element list (" + range + ")");
+            throw fail("element_id " + e.dump() + " is not in the element list (" + range + ")");
         }
         if (has_coord) throw fail("expected element_id or a coordinate, got both");
         a.element_id = id;
@@ -218,8 +222,9 @@ Action parseAction(const std::string& raw, const ActionContext& ctx) {
             throw fail("expected \"direction\" up|down|left|right, got \"" + a.direction + "\"");
         if (j.contains("amount")) {
             if (!j["amount"].is_number_integer()) throw fail("expected \"amount\" to be an integer, got " + typeName(j["amount"]));
-            a.amount = j["amount"].get<int>();
-            if (a.amount < 1 || a.amount > 50) throw fail("expected \"amount\" in 1..50, got " + std::to_string(a.amount));
+            std::optional<int64_t> amount = jsonInteger(j["amount"], 1, 50);
+            if (!amount) throw fail("expected \"amount\" in 1..50, got " + j["amount"].dump());
+            a.amount = int(*amount);
         }
         break;
     }

@@ -2,9 +2,11 @@
 #include "model/AnthropicClient.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "base/Base64.h"
+#include "model/JsonInteger.h"
 #include "model/ModelClientSupport.h"
 
 namespace eacu::model {
@@ -125,7 +127,10 @@ Response AnthropicClient::parseBody(const json& j) {
     r.model = j.value("model", "");
     if (j.contains("usage") && j["usage"].is_object()) {
         const json& u = j["usage"];
-        auto n = [&](const char* k) { return u.contains(k) && u[k].is_number() ? u[k].get<int64_t>() : 0; };
+        // A count that is not a non-negative integer (a float, 1e300, -5) is unknown: 0.
+        auto n = [&](const char* k) -> int64_t {
+            return u.contains(k) ? jsonInteger(u[k], 0, INT64_MAX).value_or(0) : 0;
+        };
         r.usage = {n("input_tokens"), n("output_tokens"), n("cache_read_input_tokens"),
                    n("cache_creation_input_tokens")};
     }

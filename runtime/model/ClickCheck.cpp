@@ -7,6 +7,7 @@
 
 #include "base/Utf8.h"
 #include "model/Action.h"
+#include "model/JsonInteger.h"
 
 namespace eacu::model {
 
@@ -40,7 +41,9 @@ namespace {
 
 int integerField(const json& j, const char* key, const std::string& text) {
     const json& v = j.at(key);
-    if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int>();
+    if (v.is_number_integer()) {  // signed or unsigned; pixels: within a million either way
+        if (auto i = jsonInteger(v, -999999, 999999)) return int(*i);
+    }
     if (v.is_number_float()) {
         double d = v.get<double>();
         if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 1e6) return int(d);

@@ -2,9 +2,11 @@
 #include "model/OpenAIClient.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "base/Base64.h"
+#include "model/JsonInteger.h"
 #include "model/ModelClientSupport.h"
 
 namespace eacu::model {
@@ -125,8 +127,9 @@ Response OpenAIClient::parseBody(const json& j) {
     r.model = j.value("model", "");
     if (j.contains("usage") && j["usage"].is_object()) {
         const json& u = j["usage"];
+        // A count that is not a non-negative integer (a float, 1e300, -5) is unknown: 0.
         auto n = [](const json& o, const char* k) -> int64_t {
-            return o.is_object() && o.contains(k) && o[k].is_number() ? o[k].get<int64_t>() : 0;
+            return o.is_object() && o.contains(k) ? jsonInteger(o[k], 0, INT64_MAX).value_or(0) : 0;
         };
         r.usage.input_tokens = n(u, "prompt_tokens");
         r.usage.output_tokens = n(u, "completion_tokens");

@@ -79,6 +79,10 @@ TEST_CASE("actions: markdown fences are stripped, anything else is rejected with
     rejects("{\"action\": \"hotkey\", \"keys\": []}", "non-empty array");
     rejects("{\"action\": \"scroll\", \"direction\": \"sideways\"}", "expected \"direction\" up|down|left|right");
     rejects("{\"action\": \"scroll\", \"direction\": \"up\", \"amount\": 1000}", "expected \"amount\" in 1..50");
+    // Integers beyond int are refused, not wrapped (4294967297 would become 1, 4294967299 3).
+    rejects("{\"action\": \"click\", \"element_id\": 4294967297}", "element_id 4294967297 is not in the element list");
+    rejects("{\"action\": \"click\", \"element_id\": 18446744073709551615}", "is not in the element list");
+    rejects("{\"action\": \"scroll\", \"direction\": \"up\", \"amount\": 4294967299}", "expected \"amount\" in 1..50, got 4294967299");
     rejects("{\"action\": \"wait\", \"seconds\": 3600}", "expected \"seconds\" in 0..60");
     rejects("{\"action\": \"click\", \"coordinate\": [10, 10]}", "coordinates are not accepted here");
     rejects("", "not JSON");

@@ -343,6 +343,20 @@ TEST_CASE("a body that is not JSON, or an answer that is not an action, is an er
     // Well-formed JSON that is not a message.
     CHECK_THROWS_AS(AnthropicClient::parseBody(json{{"foo", 1}}), ModelError);
     CHECK_THROWS_AS(OpenAIClient::parseBody(json{{"choices", json::array()}}), ModelError);
+    // Token counts that are no count (beyond int64, a float, negative) are unknown: 0.
+    json anth = json::parse(R"({"type": "message", "role": "assistant", "content": [{"type": "text", "text": "hi"}],
+        "usage": {"input_tokens": 888888888888888888887, "output_tokens": -5, "cache_read_input_tokens": 2.5,
+                  "cache_creation_input_tokens": 7}})");
+    Response ra = AnthropicClient::parseBody(anth);
+    CHECK(ra.usage.input_tokens == 0);
+    CHECK(ra.usage.output_tokens == 0);
+    CHECK(ra.usage.cache_read_tokens == 0);
+    CHECK(ra.usage.cache_creation_tokens == 7);
+    json oai = json::parse(R"({"choices": [{"message": {"role": "assistant", "content": "hi"}}],
+        "usage": {"prompt_tokens": 1e300, "completion_tokens": 12}})");
+    Response ro = OpenAIClient::parseBody(oai);
+    CHECK(ro.usage.input_tokens == 0);
+    CHECK(ro.usage.output_tokens == 12);
 }
 
 TEST_CASE("connection refused is retried, then reported", "[model]") {
