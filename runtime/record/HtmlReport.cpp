@@ -2,6 +2,7 @@
 
 #include "base/Base64.h"
 #include "base/Clock.h"
+#include "base/ImageDecode.h"
 
 #include <filesystem>
 #include <fstream>
@@ -62,8 +63,12 @@ std::string scriptJson(const json& j) {
 
 
 std::vector<unsigned char> thumbnail(const std::vector<unsigned char>& png, int width) {
-    cv::Mat img = cv::imdecode(png, cv::IMREAD_COLOR);
-    if (img.empty()) return {};
+    cv::Mat img;
+    try {
+        img = decodeImage(png, cv::IMREAD_COLOR);
+    } catch (const std::runtime_error&) {
+        return {};  // a frame that cannot be shown has no thumbnail
+    }
     double f = double(width) / img.cols;
     cv::Mat small;
     if (f < 1) cv::resize(img, small, {}, f, f, cv::INTER_AREA);

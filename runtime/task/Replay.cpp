@@ -7,6 +7,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "base/Format.h"
+#include "base/ImageDecode.h"
 #include "task/ActionExecutor.h"
 #include "task/Session.h"
 
@@ -110,7 +111,11 @@ private:
 
     cv::Mat recordedFrame(int64_t id) {
         if (auto it = cache_.find(id); it != cache_.end()) return it->second;
-        cv::Mat m = cv::imdecode(log_.framePng(id), cv::IMREAD_COLOR);
+        cv::Mat m;
+        try {
+            m = decodeImage(log_.framePng(id), cv::IMREAD_COLOR);
+        } catch (const std::runtime_error&) {  // a frame that cannot be read compares as none
+        }
         cache_.clear();
         cache_[id] = m;
         return m;

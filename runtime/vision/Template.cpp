@@ -1,5 +1,7 @@
 #include "vision/Template.h"
 
+#include "base/ImageDecode.h"
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -15,11 +17,9 @@ namespace eacu {
 
 namespace {
 
-const unsigned char kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-
 // pngScale of a file's bytes.
 std::optional<double> pngScaleOf(const std::vector<unsigned char>& b) {
-    if (b.size() < 8 || std::memcmp(b.data(), kPngSignature, 8) != 0) return std::nullopt;
+    if (!hasPngSignature(b)) return std::nullopt;
     auto be32 = [](const unsigned char* p) {
         return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
     };
@@ -48,28 +48,19 @@ std::optional<double> pngScaleOf(const std::vector<unsigned char>& b) {
 Template Template::load(const std::string& path) {
     if (!std::filesystem::is_regular_file(path))
         throw std::runtime_error("cannot read image \"" + path + "\": no such file");
-    // The file is read once. Only PNG and JPEG reach a decoder (OpenCV would also try BMP,
-    // TIFF, EXR, WebP, ... by their content): reference images are screenshots, and fewer
-    // decoders see hostile files.
+    // The file is read once: decoded (PNG or JPEG only, its declared size checked first:
+    // decodeImage) and its pHYs scale read from the same bytes.
     std::vector<unsigned char> bytes;
     {
         std::ifstream in(path, std::ios::binary);
         bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
-    bool png = bytes.size() >= 8 && std::memcmp(bytes.data(), kPngSignature, 8) == 0;
-    bool jpeg = bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;
-    if (!png && !jpeg)
-        throw std::runtime_error("cannot read image \"" + path + "\": not a PNG or JPEG file (expected the PNG "
-                                 "signature or a JPEG start of image in its first bytes)");
     cv::Mat img;
     try {
-        img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
-    } catch (const cv::Exception& e) {
-        throw std::runtime_error("cannot read image \"" + path + "\": the decoder refused it: " + e.msg);
+        img = decodeImage(bytes, cv::IMREAD_UNCHANGED);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error("cannot read image \"" + path + "\": " + e.what());
     }
-    if (img.empty())
-        throw std::runtime_error("cannot read image \"" + path +
-                                 "\": not a PNG/JPEG image OpenCV can decode");
     Template t;
     t.path = path;
     if (auto s = pngScaleOf(bytes)) t.scale = *s;

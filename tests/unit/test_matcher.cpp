@@ -4,6 +4,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "base/ImageDecode.h"
 #include "vision/Nms.h"
 #include "vision/TemplateMatcher.h"
 
@@ -137,4 +138,32 @@ TEST_CASE("a PNG's pHYs gives the scale it was captured at", "[vision]") {
     CHECK(pngScale(f + "/dpi144.png") == Approx(2.0));   // 144 dpi: macOS's 2x
     CHECK_FALSE(pngScale(f + "/xcalc.png").has_value());  // no pHYs
     CHECK(Template::load(f + "/dpi192.png").scale == Approx(2.0));
+}
+
+TEST_CASE("images are decoded only as PNG or JPEG, and only up to the pixels they may have", "[vision]") {
+    cv::Mat small(12, 16, CV_8UC3, cv::Scalar(10, 200, 30));
+    std::vector<unsigned char> png, jpg;
+    cv::imencode(".png", small, png);
+    cv::imencode(".jpg", small, jpg);
+    CHECK(hasPngSignature(png));
+    CHECK_FALSE(hasPngSignature(jpg));
+    CHECK(decodeImage(png, cv::IMREAD_COLOR).size() == cv::Size(16, 12));
+    CHECK(decodeImage(jpg, cv::IMREAD_COLOR).size() == cv::Size(16, 12));
+    // A JPEG whose start of frame declares 63224x16393 (a gigapixel, 3 GB as BGR): refused
+    // before any decoder allocates.
+    for (size_t i = 2; i + 9 < jpg.size(); ++i)
+        if (jpg[i] == 0xFF && jpg[i + 1] == 0xC0) {
+            jpg[i + 5] = 0x40, jpg[i + 6] = 0x09, jpg[i + 7] = 0xF6, jpg[i + 8] = 0xF8;
+            break;
+        }
+    CHECK_THROWS_WITH(decodeImage(jpg, cv::IMREAD_COLOR), Catch::Contains("declares 63224x16393 pixels"));
+    // The same for a PNG's IHDR.
+    png[16] = 0x00, png[17] = 0x01, png[18] = 0x00, png[19] = 0x00;  // width 65536
+    png[20] = 0x00, png[21] = 0x01, png[22] = 0x00, png[23] = 0x00;  // height 65536
+    CHECK_THROWS_WITH(decodeImage(png, cv::IMREAD_COLOR), Catch::Contains("declares 65536x65536 pixels"));
+    // BMP (OpenCV would decode it) and truncated data.
+    std::vector<unsigned char> bmp{'B', 'M', 0, 0, 0, 0};
+    CHECK_THROWS_WITH(decodeImage(bmp, cv::IMREAD_COLOR), Catch::Contains("not a PNG or JPEG"));
+    std::vector<unsigned char> cut(jpg.begin(), jpg.begin() + 20);
+    CHECK_THROWS_AS(decodeImage(cut, cv::IMREAD_COLOR), std::runtime_error);
 }

@@ -12,6 +12,7 @@
 
 #include "base/Base64.h"
 #include "base/Clock.h"
+#include "base/ImageDecode.h"
 #include "base/Utf8.h"
 #include "device/chromium/CdpConnection.h"
 #include "device/chromium/WebSocketTransport.h"
@@ -239,10 +240,12 @@ Size ChromiumDevice::screenSize() const {
 Frame ChromiumDevice::capture() {
     nlohmann::json r = call("Page.captureScreenshot", {{"format", "png"}, {"optimizeForSpeed", true}});
     std::string png = base64Decode(r.value("data", ""));
-    cv::Mat bytes(1, int(png.size()), CV_8U, png.data());
     Frame f;
-    f.bgr = cv::imdecode(bytes, cv::IMREAD_COLOR);
-    if (f.bgr.empty()) throw DeviceError(peer_ + ": Page.captureScreenshot gave no image");
+    try {
+        f.bgr = decodeImage(std::vector<unsigned char>(png.begin(), png.end()), cv::IMREAD_COLOR);
+    } catch (const std::runtime_error& e) {
+        throw DeviceError(peer_ + ": Page.captureScreenshot gave no image: " + e.what());
+    }
     f.scale = metrics_.scale;
     f.timestamp = wallSeconds();
     f.monotonic = monotonicSeconds();
