@@ -18,10 +18,15 @@ uint32_t be32(const unsigned char* p) {
 }
 
 // The width and height a JPEG's first start-of-frame segment (SOF0..SOF15 but DHT, JPG, DAC)
-// declares (ITU-T T.81 B.2.2), or nullopt when none is found in the bytes.
+// declares (ITU-T T.81 B.2.2), or nullopt when none comes before the scan. Markers are found as
+// libjpeg finds them: segments skipped by their length, other bytes before a marker skipped
+// ("extraneous bytes before marker").
 std::optional<std::pair<uint32_t, uint32_t>> jpegSize(const std::vector<unsigned char>& b) {
     for (size_t at = 2; at + 4 <= b.size();) {
-        if (b[at] != 0xFF) return std::nullopt;
+        if (b[at] != 0xFF) {
+            ++at;
+            continue;
+        }
         unsigned char m = b[at + 1];
         if (m == 0xFF) {  // fill byte
             ++at;
@@ -57,7 +62,10 @@ cv::Mat decodeImage(const std::vector<unsigned char>& b, int flags) {
     std::optional<std::pair<uint32_t, uint32_t>> size;
     if (png && b.size() >= 24 && std::memcmp(&b[12], "IHDR", 4) == 0) size = std::make_pair(be32(&b[16]), be32(&b[20]));
     if (jpeg) size = jpegSize(b);
-    if (size && uint64_t(size->first) * size->second > uint64_t(kMaxImagePixels))
+    if (!size)  // nothing is decoded unchecked
+        throw std::runtime_error(std::string("declares no size (expected ") +
+                                 (png ? "an IHDR chunk first" : "a start-of-frame segment before the scan") + ")");
+    if (uint64_t(size->first) * size->second > uint64_t(kMaxImagePixels))
         throw std::runtime_error("declares " + std::to_string(size->first) + "x" + std::to_string(size->second) +
                                  " pixels, more than the " + std::to_string(kMaxImagePixels) + " an image may have");
     cv::Mat img;

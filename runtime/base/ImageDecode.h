@@ -18,9 +18,9 @@ bool hasPngSignature(const std::vector<unsigned char>& bytes);
 
 /// Decodes `bytes` with cv::imdecode(`flags`) after checking, from the bytes alone, that they are
 /// a PNG (signature) or a JPEG (start of image) and that the size its header declares (PNG IHDR,
-/// JPEG start of frame) is at most kMaxImagePixels. Throws std::runtime_error saying what was
-/// expected and what came: "not a PNG or JPEG (...)", "declares 63224x16393 pixels, more than
-/// ...", "the decoder refused it: ...", "cannot be decoded (truncated or corrupt)". The result is
+/// JPEG start of frame, found as libjpeg finds it) is known and at most kMaxImagePixels. Throws
+/// std::runtime_error saying what was expected and what came: "not a PNG or JPEG (...)",
+/// "declares no size (...)", "declares 63224x16393 pixels, more than ...", "the decoder refused it: ...", "cannot be decoded (truncated or corrupt)". The result is
 /// never empty.
 cv::Mat decodeImage(const std::vector<unsigned char>& bytes, int flags);
 

@@ -157,6 +157,14 @@ TEST_CASE("images are decoded only as PNG or JPEG, and only up to the pixels the
             break;
         }
     CHECK_THROWS_WITH(decodeImage(jpg, cv::IMREAD_COLOR), Catch::Contains("declares 63224x16393 pixels"));
+    // A stray byte before the frame header: libjpeg skips it and decodes, so the check must too.
+    std::vector<unsigned char> stray = jpg;
+    for (size_t i = 2; i + 1 < stray.size(); ++i)
+        if (stray[i] == 0xFF && stray[i + 1] == 0xC0) {
+            stray.insert(stray.begin() + long(i), 0x00);
+            break;
+        }
+    CHECK_THROWS_WITH(decodeImage(stray, cv::IMREAD_COLOR), Catch::Contains("declares 63224x16393 pixels"));
     // The same for a PNG's IHDR.
     png[16] = 0x00, png[17] = 0x01, png[18] = 0x00, png[19] = 0x00;  // width 65536
     png[20] = 0x00, png[21] = 0x01, png[22] = 0x00, png[23] = 0x00;  // height 65536
