@@ -14,6 +14,7 @@ namespace eacu::model {
 using json = nlohmann::json;
 using detail::parseJsonBody;
 using detail::snippet;
+using detail::stringField;
 using detail::throwHttpError;
 using detail::timed;
 
@@ -117,14 +118,14 @@ Response AnthropicClient::parseBody(const json& j) {
                                                snippet(j.dump(), 200));
     Response r;
     for (const auto& block : j["content"]) {
-        std::string type = block.value("type", "");
-        if (type == "text") r.text += block.value("text", "");
+        std::string type = stringField(block, "type");
+        if (type == "text") r.text += stringField(block, "text");
         else if (type == "tool_use")
-            r.tool_calls.push_back({block.value("id", ""), block.value("name", ""),
+            r.tool_calls.push_back({stringField(block, "id"), stringField(block, "name"),
                                     block.contains("input") ? block["input"] : json::object()});
     }
-    r.stop_reason = j.value("stop_reason", "");
-    r.model = j.value("model", "");
+    r.stop_reason = stringField(j, "stop_reason");
+    r.model = stringField(j, "model");
     if (j.contains("usage") && j["usage"].is_object()) {
         const json& u = j["usage"];
         // A count that is not a non-negative integer (a float, 1e300, -5) is unknown: 0.
@@ -150,7 +151,7 @@ Response AnthropicClient::complete(const Request& req) {
             h.push_back("anthropic-beta: " + v);
         }
         return detail::postAndParse(
-            "anthropic", cfg_, h, buildBody(req).dump(), [](const json& j) { return j.value("type", "") == "error"; },
+            "anthropic", cfg_, h, buildBody(req).dump(), [](const json& j) { return stringField(j, "type") == "error"; },
             parseBody);
     });
 }

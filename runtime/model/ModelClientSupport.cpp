@@ -14,6 +14,12 @@ std::string snippet(const std::string& s, size_t n) {
     return out;
 }
 
+std::string stringField(const json& o, const char* key) {
+    if (!o.is_object()) return "";
+    auto it = o.find(key);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string scrub(std::string text, const std::string& secret) {
     if (secret.size() < 4) return text;
     for (const std::string& s : {secret, secret.substr(0, std::min<size_t>(12, secret.size()))}) {

@@ -19,6 +19,10 @@ std::string snippet(const std::string& s, size_t n = 300);
 /// echo a prefix of a bad key) from `text`.
 std::string scrub(std::string text, const std::string& secret);
 
+/// The string `o[key]` when `o` is an object holding a string there, else "" (a field missing or
+/// of another type: json::value() would throw a type_error on a provider's malformed answer).
+std::string stringField(const nlohmann::json& o, const char* key);
+
 /// The response body as a JSON object; ModelError (scrubbed) when it is not one.
 nlohmann::json parseJsonBody(const std::string& provider, const ProviderConfig& cfg, const HttpResponse& r);
 

@@ -14,6 +14,7 @@ namespace eacu::model {
 using json = nlohmann::json;
 using detail::parseJsonBody;
 using detail::snippet;
+using detail::stringField;
 using detail::throwHttpError;
 using detail::timed;
 
@@ -103,14 +104,14 @@ Response OpenAIClient::parseBody(const json& j) {
         if (c.is_string()) r.text = c.get<std::string>();
         else if (c.is_array())
             for (const auto& p : c)
-                if (p.value("type", "") == "text") r.text += p.value("text", "");
+                if (stringField(p, "type") == "text") r.text += stringField(p, "text");
     }
     if (msg.contains("tool_calls") && msg["tool_calls"].is_array()) {
         for (const auto& tc : msg["tool_calls"]) {
             ToolCall call;
-            call.id = tc.value("id", "");
+            call.id = stringField(tc, "id");
             const json& f = tc.contains("function") ? tc["function"] : json::object();
-            call.name = f.value("name", "");
+            call.name = stringField(f, "name");
             if (f.contains("arguments")) {
                 const json& a = f["arguments"];
                 json args = a.is_string() ? json::parse(a.get<std::string>(), nullptr, false) : a;
@@ -124,7 +125,7 @@ Response OpenAIClient::parseBody(const json& j) {
         }
     }
     r.stop_reason = c0.contains("finish_reason") && c0["finish_reason"].is_string() ? c0["finish_reason"].get<std::string>() : "";
-    r.model = j.value("model", "");
+    r.model = stringField(j, "model");
     if (j.contains("usage") && j["usage"].is_object()) {
         const json& u = j["usage"];
         // A count that is not a non-negative integer (a float, 1e300, -5) is unknown: 0.

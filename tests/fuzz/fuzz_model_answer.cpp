@@ -70,6 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     double ra = parseRetryAfter(raw);
     if (!(ra >= 0) && ra != -1) fuzz::broken("parseRetryAfter returned a negative delay");
+    (void)errorMessageFromBody(raw);
     nlohmann::json body = nlohmann::json::parse(raw, nullptr, false);
     if (!body.is_discarded()) {
         try {

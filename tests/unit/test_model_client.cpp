@@ -357,6 +357,17 @@ TEST_CASE("a body that is not JSON, or an answer that is not an action, is an er
     Response ro = OpenAIClient::parseBody(oai);
     CHECK(ro.usage.input_tokens == 0);
     CHECK(ro.usage.output_tokens == 12);
+    // Fields of another type (a tool name that is an object, a block that is a number) are
+    // left empty, never a json type_error.
+    Response rt = AnthropicClient::parseBody(json::parse(R"({"content": [7, {"type": "tool_use", "id": 3,
+        "name": {"action": "left_click"}, "input": {}}, {"type": "text", "text": ["x"]}], "stop_reason": 1})"));
+    REQUIRE(rt.tool_calls.size() == 1);
+    CHECK(rt.tool_calls[0].name.empty());
+    CHECK(rt.text.empty());
+    Response rc = OpenAIClient::parseBody(json::parse(R"({"choices": [{"message": {"content": [5, {"type": "text",
+        "text": 9}], "tool_calls": [1, {"id": [], "function": {"name": {}, "arguments": "{}"}}]}}], "model": 2})"));
+    CHECK(rc.text.empty());
+    CHECK(rc.tool_calls.size() == 2);
 }
 
 TEST_CASE("connection refused is retried, then reported", "[model]") {
