@@ -18,33 +18,29 @@ uint32_t be32(const unsigned char* p) {
 }
 
 // The width and height a JPEG's first start-of-frame segment (SOF0..SOF15 but DHT, JPG, DAC)
-// declares (ITU-T T.81 B.2.2), or nullopt when none comes before the scan. Markers are found as
-// libjpeg finds them: segments skipped by their length, other bytes before a marker skipped
-// ("extraneous bytes before marker").
+// declares (ITU-T T.81 B.2.2), or nullopt when none comes before the scan. Markers are read as
+// libjpeg's next_marker() reads them (jdmarker.c), so that the size checked is the size decoded:
+// bytes up to a 0xFF are skipped, then fill bytes 0xFF; 0xFF 0x00 is no marker (scanning goes
+// on); segments with a length are skipped by it.
 std::optional<std::pair<uint32_t, uint32_t>> jpegSize(const std::vector<unsigned char>& b) {
-    for (size_t at = 2; at + 4 <= b.size();) {
-        if (b[at] != 0xFF) {
-            ++at;
-            continue;
-        }
-        unsigned char m = b[at + 1];
-        if (m == 0xFF) {  // fill byte
-            ++at;
-            continue;
-        }
-        if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {  // markers without a length
-            at += 2;
-            continue;
-        }
-        size_t len = (size_t(b[at + 2]) << 8) | b[at + 3];
+    size_t at = 2;  // after SOI
+    for (;;) {
+        while (at < b.size() && b[at] != 0xFF) ++at;
+        while (at < b.size() && b[at] == 0xFF) ++at;
+        if (at >= b.size()) return std::nullopt;
+        unsigned char m = b[at++];
+        if (m == 0x00) continue;                                         // a stuffed 0xFF: no marker
+        if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) continue;  // no length
+        if (m == 0xD9 || m == 0xDA) return std::nullopt;                 // end of image, start of scan
+        if (at + 2 > b.size()) return std::nullopt;
+        size_t len = (size_t(b[at]) << 8) | b[at + 1];
         if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
-            if (at + 9 > b.size()) return std::nullopt;
-            return std::make_pair(uint32_t((b[at + 7] << 8) | b[at + 8]), uint32_t((b[at + 5] << 8) | b[at + 6]));
+            if (at + 7 > b.size()) return std::nullopt;
+            return std::make_pair(uint32_t((b[at + 5] << 8) | b[at + 6]), uint32_t((b[at + 3] << 8) | b[at + 4]));
         }
-        if (m == 0xDA || len < 2) return std::nullopt;  // start of scan: no frame header before it
-        at += 2 + len;
+        if (len < 2) return std::nullopt;
+        at += len;
     }
-    return std::nullopt;
 }
 
 }  // namespace
