@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -216,12 +217,24 @@ nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::j
                            "): " + cdp_->lostReason() + " (" + method + ")");
     };
     if (!cdp_->alive() && process_ && !process_->running()) throw gone();
-    try {
-        return cdp_->call(method, params, session_, timeout);
-    } catch (const DeviceError&) {
-        if (!cdp_->alive() && process_ && !process_->wait(0.5).has_value()) throw;
-        if (!cdp_->alive() && process_) throw gone();
-        throw;
+    // While the page commits a navigation in another renderer (a cross-site page, or the error
+    // page of a refused request), the target answers "Not attached to an active page" and has not
+    // run the command: it is sent again until the page is back, within the same timeout.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    for (;;) {
+        try {
+            double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+            return cdp_->call(method, params, session_, std::max(left, 0.001));
+        } catch (const DeviceError& e) {
+            if (!cdp_->alive() && process_ && !process_->wait(0.5).has_value()) throw;
+            if (!cdp_->alive() && process_) throw gone();
+            if (!std::strstr(e.what(), "Not attached to an active page") ||
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(50) >= deadline)
+                throw;
+        }
+        checkPage();
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait_for(lk, std::chrono::milliseconds(50), [&] { return !page_gone_.empty(); });
     }
 }
 
