@@ -155,6 +155,7 @@ const std::vector<Command> kCommands = {
      cmdLocate},
     {"bench",
      "eacu bench tap [--display D] [--n 30]\n"
+     "eacu bench batch [--display D] [--n 5]\n"
      "eacu bench page [--device D] [--n 20]\n"
      "eacu bench settle [--display D]\n"
      "eacu bench window [--display D] [--n 30]\n"
@@ -163,6 +164,8 @@ const std::vector<Command> kCommands = {
      "Measure taps, settle waits, and locate and OCR accuracy.\n"
      "\n"
      "tap: time N taps on a real xcalc (default: a private Xvfb): capture, locate, inject, settle.\n"
+     "batch: 12 xcalc keys one step at a time against one batch{} (all found on one frame, one\n"
+     "settle), N rounds: both wall times, the speed-up, and whether both end on the same display.\n"
      "page: time N taps on python3-doc's index page (capture, locate, input) on the chromium\n"
      "device (default) or on Chromium under X11 (--device virtual): the same page either way.\n"
      "settle: a task of 12 actions on a real xcalc with eacu's change-and-settle waits and with a\n"
@@ -174,7 +177,7 @@ const std::vector<Command> kCommands = {
      "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
      "\n"
      "Options:\n" EACU_OPT_DISPLAY
-     "  --n N             tap, window, page: how many taps or rounds (default 30; page: 20)\n"
+     "  --n N             tap, window, page, batch: how many taps or rounds (default 30; page: 20; batch: 5)\n"
      "  --out FILE        locate, ocr: one JSON line per case\n"
      "  --no-learn        locate: do not learn the device scale from earlier hits\n"
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"

@@ -87,6 +87,53 @@ int w_tap(lua_State* L) {
     });
 }
 
+// batch({{action=, target=, text=, button=, hold=}, ...} [, timeout]) ->
+//   {actions=, locate_ms=, ms=, settle_ms=, changed=, frame_id=, matches={match, ...}}
+int w_batch(lua_State* L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double timeout = luaL_optnumber(L, 2, -1);
+    std::vector<BatchAction> actions;
+    const int n = int(lua_objlen(L, 1));
+    for (int i = 1; i <= n; ++i) {
+        lua_rawgeti(L, 1, i);
+        if (!lua_istable(L, -1)) luaL_error(L, "batch: action %d: expected a table, got %s", i, luaL_typename(L, -1));
+        BatchAction b;
+        if (auto a = luax_optstringfield(L, -1, "action")) b.action = *a;
+        lua_getfield(L, -1, "target");
+        if (!lua_isnil(L, -1)) b.target = luax_checktarget(L, -1);
+        lua_pop(L, 1);
+        if (auto t = luax_optstringfield(L, -1, "text")) b.text = *t;
+        if (auto bt = luax_optstringfield(L, -1, "button")) b.button = checkButton(L, bt->c_str());
+        if (auto h = luax_optnumberfield(L, -1, "hold")) b.hold = *h;
+        lua_pop(L, 1);
+        actions.push_back(std::move(b));
+    }
+    Session& s = luax_checksession(L);
+    return luax_catchexcept(L, [&] {
+        BatchResult r = s.batch(actions, timeout);
+        lua_createtable(L, 0, 7);
+        lua_pushinteger(L, r.actions);
+        lua_setfield(L, -2, "actions");
+        lua_pushnumber(L, r.locate_ms);
+        lua_setfield(L, -2, "locate_ms");
+        lua_pushnumber(L, r.ms);
+        lua_setfield(L, -2, "ms");
+        lua_pushnumber(L, r.settle.ms);
+        lua_setfield(L, -2, "settle_ms");
+        lua_pushboolean(L, r.settle.changed);
+        lua_setfield(L, -2, "changed");
+        lua_pushnumber(L, double(r.frame_id));
+        lua_setfield(L, -2, "frame_id");
+        lua_createtable(L, int(r.matches.size()), 0);
+        for (size_t i = 0; i < r.matches.size(); ++i) {
+            luax_pushmatch(L, r.matches[i]);
+            lua_rawseti(L, -2, int(i + 1));
+        }
+        lua_setfield(L, -2, "matches");
+        return 1;
+    });
+}
+
 // The optional window id and focus flag of input and key (arguments 2 and 3).
 std::optional<uint64_t> optWindow(lua_State* L, int idx) {
     if (lua_isnoneornil(L, idx)) return std::nullopt;
@@ -297,7 +344,7 @@ int w_now(lua_State* L) {
 const luaL_Reg native_functions[] = {
     {"now", w_now},
     {"locate", w_locate},       {"find_all", w_find_all},     {"wait", w_wait},
-    {"wait_vanish", w_wait_vanish}, {"tap", w_tap},           {"input", w_input},
+    {"wait_vanish", w_wait_vanish}, {"tap", w_tap}, {"batch", w_batch},           {"input", w_input},
     {"key", w_key},             {"scroll", w_scroll},         {"drag", w_drag},
     {"screenshot", w_screenshot}, {"sleep", w_sleep},         {"launch", w_launch},
     {"screen_size", w_screen_size}, {"ocr", w_ocr}, {"resolve", w_resolve},   {"assets", w_assets},

@@ -53,6 +53,9 @@ public:
     /// the device does not know throws std::invalid_argument (`unknown key "foo" (...)`: the
     /// caller's input, as invalid UTF-8 is) and sends nothing.
     virtual void keyCombo(const std::vector<Key>& keys) = 0;
+    /// Resolves every key of a combo as keyCombo would and sends nothing: throws the same
+    /// std::invalid_argument for a key the device does not know (a batch checks its keys first).
+    virtual void checkKeys(const std::vector<Key>& keys) const = 0;
     /// Presses or releases one key and leaves it so. Throws like keyCombo.
     virtual void keyDown(const Key& key) = 0;
     virtual void keyUp(const Key& key) = 0;

@@ -209,6 +209,14 @@ InputResult ActionExecutor::perform(InputAction a) {
     st.frame_before = a.before_id ? std::optional<int64_t>(a.before_id) : std::nullopt;
     if (!a.before_id)
         if (int64_t id = s.recordFrame(before)) st.frame_before = id;
+    if (!a.wait_effect) {  // a batch's inner action: the batch settles once at its end
+        if (a.send_events) params["delivery"] = "events";
+        params["effect"] = "not awaited";
+        st.params_json = params.dump();
+        r.step_id = s.commitStep(st);
+        r.input = st.input;
+        return r;
+    }
     auto grab = [this, &a] { return capture(a); };
     Settle settle = waitEffectAndSettle(grab, before, s.stability());
 

@@ -14,6 +14,7 @@
 #include "device/Windows.h"
 #include "geometry/Rect.h"
 #include "record/RunLog.h"
+#include "vision/Match.h"
 #include "vision/Stability.h"
 
 namespace eacu {
@@ -46,6 +47,9 @@ class Session;
 ///   once the window is gone. `send_events`: the input goes to that window as synthetic
 ///   events (Windows::sendClick, sendKeys, sendText): the pointer does not move, the window
 ///   is neither raised nor focused (taps, double taps, input and key only).
+/// - `wait_effect`: false for the inner actions of a batch (Session::batch): no effect wait,
+///   settle or retry after the input (params "effect": "not awaited"); `before` is then the
+///   batch's one frame.
 /// - `parent_id`: the enclosing step (agent, plan), if any; `idx`: the step index reserved when
 ///   the target was looked for (0: the next index).
 struct InputAction {
@@ -63,6 +67,7 @@ struct InputAction {
     double duration = 0.3;
     bool risky = false;
     bool retry_without_effect = true;
+    bool wait_effect = true;
     std::string method;
     std::optional<double> score, threshold;
     std::optional<double> locate_ms;
@@ -75,6 +80,17 @@ struct InputAction {
     std::string element_action;
     uint64_t window = 0;
     bool send_events = false;
+
+    /// Sets how the target was found from the match that found it: `method`, and for a
+    /// searched target (not a point) `score`, `threshold`, `box` and `locate_ms`.
+    void foundBy(const Match& m) {
+        method = m.method;
+        if (m.method == "point") return;
+        score = m.score;
+        threshold = m.threshold;
+        box = m.box;
+        locate_ms = m.ms;
+    }
 };
 
 /// What an input did: the step row written (`step_id`, 0 when nothing is recorded), the settle

@@ -79,6 +79,30 @@ struct TapOptions {
     std::string action = "tap";
 };
 
+/// One action of a batch (Session::batch): `action` tap | double_tap | long_press (the pointer
+/// at `target`: an image, text or point target on the screen) | input (`text`, UTF-8) | key
+/// (`text`, a key combo); `button`, and `hold` seconds for long_press.
+struct BatchAction {
+    std::string action;
+    std::optional<TargetSpec> target;
+    std::string text;
+    MouseButton button = MouseButton::Left;
+    double hold = 1.0;
+};
+
+/// What a batch did: `actions` run; `locate_ms` the time to find every target on one frame
+/// (captures and looks, milliseconds); `ms` the whole batch up to and with its settle; the
+/// settle after the last action; `matches` where each pointer action's target was found (in
+/// order, physical pixels); `frame_id` the one frame they were found on (0: not recorded).
+struct BatchResult {
+    int actions = 0;
+    double locate_ms = 0;
+    double ms = 0;
+    Settle settle;
+    std::vector<Match> matches;
+    int64_t frame_id = 0;
+};
+
 /// Runs steps on a device: resolves targets, captures, locates, injects input, waits for the
 /// screen to settle and records each step (with before/after frames) in the run log.
 /// Failed steps throw StepError (message: what was sought, best score and where, threshold,
@@ -116,6 +140,18 @@ public:
     /// Waits up to `timeout` seconds for the target to be absent; throws StepError otherwise.
     void waitVanish(const TargetSpec& target, double timeout = -1);
 
+    /// Runs `actions` as one batch (seed 002's execution levels): every target is located on
+    /// one capture (captured again until all are there at once, up to `timeout` seconds;
+    /// negative: find_timeout), then the inputs are sent one after another with no capture,
+    /// effect wait or settle between them, and the screen settles once after the last. Each
+    /// action is its own step (params "batch": {"index", "of"}) on the one frame. Checked before
+    /// anything is sent: the actions (std::invalid_argument naming the action: an unknown
+    /// action, a key that does not exist, invalid UTF-8, a window-bound, relative or a11y
+    /// target, none at all); StepError "not_found" when a target is not on the frame with the
+    /// others (nothing sent). Once sending, a failure stops the batch: its StepError's message
+    /// names the action ("batch action 4 of 12 (tap \"btn_5\"): ..."). The run's limits count
+    /// each action.
+    BatchResult batch(const std::vector<BatchAction>& actions, double timeout = -1);
     /// Finds the target (image) or resolves the point, then clicks it. Returns the match
     /// (method "point" for points).
     Match tap(const TargetSpec& target, const TapOptions& options = {});

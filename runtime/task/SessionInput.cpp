@@ -126,16 +126,6 @@ Session::Located Session::resolveOnScreen(StepRecord& s, const TargetSpec& t, do
 }
 
 // The fields of an InputAction that say how its target was found.
-static void describeFound(InputAction& a, const Match& m) {
-    a.method = m.method;
-    if (m.method != "point") {
-        a.score = m.score;
-        a.threshold = m.threshold;
-        a.box = m.box;
-        a.locate_ms = m.ms;
-    }
-}
-
 Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     StepRecord s = newStep(o.action, &t);
     executor_.checkLimits(o.action + " " + s.target);
@@ -147,7 +137,7 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
     a.action = o.action;
     a.target = s.target;
     a.at = l.match.target;
-    describeFound(a, l.match);
+    a.foundBy(l.match);
     a.button = o.button;
     a.count = o.count;
     a.hold = o.hold;
@@ -226,7 +216,7 @@ bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
         a.idx = s.idx;
         a.target = s.target;
         a.at = l.match.target;
-        describeFound(a, l.match);
+        a.foundBy(l.match);
         a.before = std::move(l.frame);
         a.window = at->window.value_or(0);
         a.send_events = at->window && !at->focus;

@@ -276,6 +276,8 @@ M.failure = failure
 
 --- Windows of the screen (eacu.windows): windows(), window(query), frontmost().
 M.windows, M.window, M.frontmost = windows.windows, windows.window, windows.frontmost
+--- Batched steps (eacu.batch): batch{ {tap = T}, {input = "text"}, ... }.
+M.batch = require("eacu.batch").batch
 
 --- The accessibility tree (eacu.a11y): a11y([window]), set_text{name=, text=}.
 M.a11y, M.set_text = a11y.a11y, a11y.set_text
@@ -286,7 +288,7 @@ local globals = {
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
   "check_url", "run_template", "windows", "window", "frontmost", "a11y", "set_text",
-  "open_url", "current_url",
+  "open_url", "current_url", "batch",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

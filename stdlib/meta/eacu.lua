@@ -267,6 +267,35 @@ function plan(task, opts) end
 ---@return AgentResult
 function agent(task, opts) end
 
+---One action of a batch: exactly one of tap, double_tap, long_press (a target), input (text)
+---or key (a combo); `button` for the pointer ones, `seconds` for long_press.
+---@class BatchAction
+---@field tap? Target
+---@field double_tap? Target
+---@field long_press? Target
+---@field input? string
+---@field key? string
+---@field button? "left"|"right"|"middle"
+---@field seconds? number
+
+---What a batch did (times in milliseconds).
+---@class BatchResult
+---@field actions integer actions sent
+---@field locate_ms number finding every target on one frame
+---@field ms number the whole batch, its settle included
+---@field settle_ms number the settle after the last action
+---@field changed boolean whether the screen changed
+---@field matches Match[] where each pointer action's target was found, in order
+
+---Runs actions as one batch: all targets found on one capture (up to `opts.timeout`, default
+---5 s, for all to be there at once), the inputs sent back to back with no capture, effect wait
+---or settle between them, one settle at the end. Each action is its own step. A missing target
+---fails before anything is sent; a failure while sending stops the batch and names the action.
+---@param actions BatchAction[] e.g. `{ {tap = "1"}, {tap = "+"}, {input = "hi"}, {key = "Return"} }`
+---@param opts? {timeout?: number}
+---@return BatchResult
+function batch(actions, opts) end
+
 ---The Set-of-Marks elements of the current screen (`print(som())` shows the list).
 ---@return SomResult
 function som() end
@@ -281,6 +310,7 @@ eacu = {}
 eacu.tap = tap
 eacu.double_tap = double_tap
 eacu.long_press = long_press
+eacu.batch = batch
 eacu.input = input
 eacu.key = key
 eacu.scroll = scroll

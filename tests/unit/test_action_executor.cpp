@@ -52,6 +52,7 @@ public:
     void scroll(int, int) override {}
     void typeText(const std::string&) override {}
     void keyCombo(const std::vector<Key>&) override {}
+    void checkKeys(const std::vector<Key>&) const override {}
     void keyDown(const Key&) override {}
     void keyUp(const Key&) override {}
     void sync() override {}

@@ -56,6 +56,7 @@ public:
     }
     void typeText(const std::string&) override { ++keys; }
     void keyCombo(const std::vector<Key>&) override { ++keys; }
+    void checkKeys(const std::vector<Key>&) const override {}
     void keyDown(const Key&) override {}
     void keyUp(const Key&) override {}
     void sync() override {}

@@ -333,6 +333,10 @@ void ChromiumDevice::keyUp(const Key& k) {
     modifiers_ &= ~d.modifier;
 }
 
+void ChromiumDevice::checkKeys(const std::vector<Key>& keys) const {
+    for (const Key& k : keys) domKeyFor(k);
+}
+
 void ChromiumDevice::keyCombo(const std::vector<Key>& keys) {
     std::vector<DomKey> doms;
     int mods = modifiers_;

@@ -71,6 +71,7 @@ public:
     /// the Tab key, so a form submits as with a keyboard.
     void typeText(const std::string& utf8) override;
     void keyCombo(const std::vector<Key>& keys) override;
+    void checkKeys(const std::vector<Key>& keys) const override;
     void keyDown(const Key& key) override;
     void keyUp(const Key& key) override;
     /// A round trip through the page's renderer (Runtime.evaluate), so every input sent before

@@ -59,6 +59,9 @@ void ImageDevice::typeText(const std::string& utf8) {
     decodeUtf8(utf8);  // same validation as a real device
     events_.push_back("type " + utf8);
 }
+void ImageDevice::checkKeys(const std::vector<Key>& keys) const {
+    for (const Key& k : keys) checkedKey(k);
+}
 void ImageDevice::keyCombo(const std::vector<Key>& keys) {
     std::string s = "key";
     for (const Key& k : keys) s += " " + checkedKey(k);  // every key is checked before the event

@@ -30,6 +30,7 @@ public:
     void scroll(int dx, int dy) override;
     void typeText(const std::string& utf8) override;
     void keyCombo(const std::vector<Key>& keys) override;
+    void checkKeys(const std::vector<Key>& keys) const override;
     void keyDown(const Key& key) override;
     void keyUp(const Key& key) override;
     void sync() override {}

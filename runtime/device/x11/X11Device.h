@@ -54,6 +54,7 @@ public:
     /// keysym that is only on the shifted level of its key (e.g. "plus", "A") gets Shift
     /// pressed with it unless the combo already holds Shift.
     void keyCombo(const std::vector<Key>& keys) override;
+    void checkKeys(const std::vector<Key>& keys) const override;
     /// Presses the key that carries the keysym of `key` (no Shift is added).
     void keyDown(const Key& key) override;
     /// Releases the key that carries the keysym of `key`; no-op if no key carries it.

@@ -102,6 +102,10 @@ void X11Device::typeText(const std::string& utf8) {
     }
 }
 
+void X11Device::checkKeys(const std::vector<Key>& keys) const {
+    for (const Key& k : keys) keysymFor(k);
+}
+
 void X11Device::keyCombo(const std::vector<Key>& keys) {
     Impl& d = *impl_;
     d.checkAlive();
