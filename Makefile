@@ -53,15 +53,12 @@ configure-san: deps
 
 test-sanitize: configure-san
 	cmake --build $(SAN_BUILD) -j$(JOBS)
-	cd $(SAN_BUILD) && ASAN_OPTIONS=$(SAN_ASAN) UBSAN_OPTIONS=$(SAN_UBSAN) LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp \
-	  ctest --output-on-failure -j$(JOBS) -LE 'timing' -E '^corpus_'
+	JOBS=$(JOBS) bash tests/sanitize/run_sanitized.sh $(SAN_BUILD)
 
 fuzz: configure-san
 	cmake --build $(SAN_BUILD) -j$(JOBS) --target fuzzers
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp bash tests/fuzz/run_fuzzers.sh $(SAN_BUILD) $(FUZZ_SECONDS)
 
-SAN_ASAN = detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:strict_string_checks=1
-SAN_UBSAN = print_stacktrace=1:halt_on_error=1
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

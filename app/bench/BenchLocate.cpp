@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "bench/BenchLocateSweep.h"
 #include "bench/Corpus.h"
 #include "base/Frame.h"
 #include "vision/Locator.h"
@@ -121,6 +122,30 @@ int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool
     Percentiles rp = percentiles(relocate_ms);
     std::printf("last-seen relocate on a new frame: %zu hits, median %.2f ms, p90 %.2f ms\n",
                 relocate_ms.size(), rp.median, rp.p90);
+
+    // The cost against the template's size: exact crops located blind.
+    std::vector<std::string> shot_paths;
+    for (const auto& [path, img] : shots) shot_paths.push_back(path);
+    std::vector<SweepRow> sweep;
+    try {
+        sweep = templateSizeSweep(shot_paths);
+    } catch (const std::exception& e) {
+        std::printf("template-size sweep: skipped (%s)\n", e.what());
+        return 0;
+    }
+    std::printf("template-size sweep (exact crops at scale 1.0, located blind):\n");
+    std::printf("%-22s  %9s  %7s  %9s  %9s\n", "frame", "crop", "hits", "median ms", "max ms");
+    for (const SweepRow& r : sweep) {
+        char crop[32];
+        std::snprintf(crop, sizeof crop, "%dx%d", r.w, r.h);
+        std::printf("%-22s  %9s  %3d/%-3d  %9.1f  %9.1f\n", r.frame.c_str(), crop, r.hits, r.located, r.median_ms,
+                    r.max_ms);
+        if (out)
+            out << nlohmann::json{{"sweep", r.frame}, {"w", r.w}, {"h", r.h}, {"located", r.located},
+                                  {"hits", r.hits}, {"median_ms", r.median_ms}, {"max_ms", r.max_ms}}
+                       .dump()
+                << "\n";
+    }
     return 0;
 }
 

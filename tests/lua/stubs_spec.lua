@@ -30,6 +30,7 @@ local internal_modules = {
     check_fields = "the unknown-field error of target tables and set_text" },
   ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)" },
   ["eacu.highlight"] = {},  -- the module is the highlight function itself
+  ["eacu.batch"] = {},  -- its API is the global batch
   ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for the verbs' window=" },
   ["eacu.a11y"] = {},  -- its API is the globals a11y and set_text
 }
