@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/ColourAgreement.h"
+#include "vision/Correlation.h"
 #include "vision/ocr/TextConfirm.h"
 
 namespace eacu::locator {
@@ -24,8 +25,7 @@ double partsScore(const cv::Mat& patch, const cv::Mat& tpl) {
         if (sd[0] < 10) continue;
         int a0 = std::max(0, x0 - 1), a1 = std::min(patch.cols, x1 + 1);
         cv::Mat r;
-        cv::matchTemplate(patch(cv::Rect(a0, 0, a1 - a0, patch.rows)), strip, r, cv::TM_CCOEFF_NORMED);
-        cv::patchNaNs(r, -1.0);
+        correlate(patch(cv::Rect(a0, 0, a1 - a0, patch.rows)), strip, r);
         double v;
         cv::minMaxLoc(r, nullptr, &v);
         worst = std::min(worst, v);
@@ -45,6 +45,7 @@ void Search::rescore(Match& m) {
     }
     cv::Mat tg;
     cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
+    const ZeroMeanTemplate tz = tm.empty() ? ZeroMeanTemplate(tg) : ZeroMeanTemplate();
     double best = -2;
     Rect best_box = m.box;
     cv::Mat best_pg, best_patch;
@@ -63,7 +64,8 @@ void Search::rescore(Match& m) {
             }
             cv::Mat pg, res;
             cv::cvtColor(patch, pg, cv::COLOR_BGR2GRAY);
-            cv::matchTemplate(pg, tg, res, cv::TM_CCOEFF_NORMED, tm);
+            if (tm.empty()) correlate(pg, tg, tz, res);
+            else cv::matchTemplate(pg, tg, res, cv::TM_CCOEFF_NORMED, tm);
             double v = res.at<float>(0, 0);
             if (std::isnan(v)) v = -1;
             if (v > best) {

@@ -17,18 +17,21 @@ Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range)
     return {search.confirmAt(c.pos, c.scale, c.margin, log_range, 2, f), c.margin + int(std::ceil(f))};
 }
 
-std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range) {
+std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range, double sure,
+                              double tie) {
     std::sort(pool.begin(), pool.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
     std::vector<Match> out;
     const Confirmed* off_colour = nullptr;
+    double floor = -2;  // once one is sure: only candidates that confirmed about as well
     for (int i = 0; i < int(pool.size()) && int(out.size()) < keep && i < 3 * keep; ++i) {
-        if (pool[i].match.score < -1.5) continue;
+        if (pool[i].match.score < -1.5 || pool[i].match.score < floor) continue;
         if (!search.colourAgrees(pool[i].match)) {  // judged before the costly refine
             if (!off_colour) off_colour = &pool[i];
             continue;
         }
         Match m = search.refine(pool[i].match, log_range, pool[i].margin);
         if (m.score > -1.5) out.push_back(m);
+        if (m.score >= sure && floor < -1.5) floor = pool[i].match.score - tie;
     }
     if (out.empty() && off_colour) {
         Match m = search.refine(off_colour->match, log_range, off_colour->margin);
@@ -53,18 +56,23 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
             for (const Candidate& c : search.coarse(scales[i], o.candidates_per_scale))
                 mine.push_back(confirmCandidate(search, c, step_log / 2));
             std::sort(mine.begin(), mine.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
-            if (!mine.empty() && mine.front().match.score >= sure) {
-                // Refine every candidate as good as the best (identical elements on one screen
-                // are then all there for the reading-order tie-break).
-                double floor = mine.front().match.score - o.tie_margin - 0.02;
-                for (const Confirmed& c : mine) {
-                    if (c.match.score < floor) break;
-                    Match m = search.refine(c.match, step_log / 4, c.margin);
-                    if (m.score >= sure && search.colourAgrees(m)) {
-                        std::lock_guard<std::mutex> lock(mutex);
-                        early.push_back(m);
-                        done = true;
+            // The best of the scale is refined at once when it may be the target (a large
+            // template's reduced confirm level blurs its detail: an exact copy can confirm at
+            // 0.85 there). Sure and of agreeing colours, it ends the search, with every
+            // candidate of the scale that confirmed about as well (identical elements on one
+            // screen are then all there for the reading-order tie-break).
+            if (!mine.empty() && mine.front().match.score >= std::min(sure, threshold - kEarlyReach)) {
+                Match top = search.refine(mine.front().match, step_log / 4, mine.front().margin);
+                if (top.score >= sure && search.colourAgrees(top)) {
+                    std::vector<Match> found{top};
+                    double floor = mine.front().match.score - o.tie_margin - 0.02;
+                    for (size_t j = 1; j < mine.size() && mine[j].match.score >= floor; ++j) {
+                        Match m = search.refine(mine[j].match, step_log / 4, mine[j].margin);
+                        if (m.score >= sure && search.colourAgrees(m)) found.push_back(m);
                     }
+                    std::lock_guard<std::mutex> lock(mutex);
+                    early.insert(early.end(), found.begin(), found.end());
+                    done = true;
                 }
             }
             std::lock_guard<std::mutex> lock(mutex);
@@ -76,8 +84,10 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
     for (int t = 1; t < n; ++t) threads.emplace_back(worker);
     worker();
     for (auto& t : threads) t.join();
-    std::vector<Match> out = refineBest(search, std::move(pool), o.refine_budget, step_log / 4);
-    out.insert(out.end(), early.begin(), early.end());
+    // A sure match ends the search: the other scales' candidates confirmed less well.
+    if (!early.empty()) return nonMaximumSuppression(std::move(early), 0.3, o.refine_budget + 1);
+    std::vector<Match> out =
+        refineBest(search, std::move(pool), o.refine_budget, step_log / 4, sure, o.tie_margin + 0.02);
     return nonMaximumSuppression(std::move(out), 0.3, o.refine_budget + 1);
 }
 

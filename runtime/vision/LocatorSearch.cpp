@@ -36,6 +36,7 @@ const Scaled* Search::at(double s) {
     if (size.width >= 3 && size.height >= 3 && size.width <= area_.w && size.height <= area_.h) {
         sc.grey = resizeTo(tgrey_, size);
         if (!tpl_.mask.empty()) sc.mask = resizeTo(tpl_.mask, size, true);
+        else sc.zm = ZeroMeanTemplate(sc.grey);
     }
     auto& slot = cache_[key] = std::move(sc);
     return slot.grey.empty() ? nullptr : &slot;
@@ -61,8 +62,12 @@ Match Search::confirmAt(Point approx, double s, int margin, double log_range, in
         roi &= bounds;
         if (roi.width < t->grey.cols || roi.height < t->grey.rows) continue;
         cv::Mat r;
-        cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
-        cv::patchNaNs(r, -1.0);
+        if (t->mask.empty()) {
+            correlate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, t->zm, r);
+        } else {
+            cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
+            cv::patchNaNs(r, -1.0);
+        }
         double mx;
         cv::Point loc;
         cv::minMaxLoc(r, nullptr, &mx, nullptr, &loc);
@@ -88,13 +93,50 @@ double Search::confirmLevel(double s) const {
 
 Match Search::refine(Match m, double log_range, int margin) {
     if (m.score < -1.5) return m;
-    Match best = confirmAt({m.box.x, m.box.y}, m.scale, margin, log_range, 2, 1.0);
-    double r = log_range / 2;
-    double min_r = 0.5 / std::max(8.0, tgrey_.cols * best.scale);
-    while (best.score > -1.5 && r >= min_r) {
-        Match b = confirmAt({best.box.x, best.box.y}, best.scale, 2, r, 1, 1.0);
+    // Coarse to fine over a pyramid (levels 8, 4, 2 that keep the template discriminative and
+    // leave something to search: a margin of at least two of their pixels), then full
+    // resolution. On each level: the position within the margin at five scales across the range,
+    // then the scale step halved until it moves the template's width by less than one of the
+    // level's pixels; the next level searches one pixel of this level round what it found, in
+    // the last step either way. Full-resolution correlation of a large template is the costly
+    // part, so there the search is a 3x3 window (computed directly, vision/Correlation.h) that
+    // climbs to the best neighbour.
+    Point p{m.box.x, m.box.y};
+    double s = m.scale, r = log_range;
+    int mg = margin;
+    Match best;
+    best.score = -2;
+    for (double f : {8.0, 4.0, 2.0}) {
+        if (f > confirmLevel(s) || mg < 2 * f) continue;
+        Match b = confirmAt(p, s, mg, r, 2, f);
+        if (b.score < -1.5) continue;
+        double rr = r / 2;
+        for (; rr * tgrey_.cols * b.scale / f >= 1; rr /= 2) {
+            Match c = confirmAt({b.box.x, b.box.y}, b.scale, int(std::ceil(2 * f)), rr, 1, f);
+            if (c.score > b.score) b = c;
+        }
+        p = {b.box.x, b.box.y};
+        s = b.scale;
+        r = 2 * rr;
+        mg = int(std::ceil(f));
+    }
+    // Full resolution: the window, at the scales of the last step, then climbing.
+    auto climb = [&](Match b) {
+        for (int steps = 0; b.score > -1.5 && steps < 2 * mg + 4; ++steps) {
+            Match c = confirmAt({b.box.x, b.box.y}, b.scale, 0, 0, 0, 1.0);
+            if (c.score <= b.score + 1e-6) break;
+            b = c;
+        }
+        return b;
+    };
+    // A margin of one pixel (confirmAt widens it by one) when a level above narrowed it down,
+    // else the caller's margin and the range at five scales.
+    const bool narrowed = mg < margin;
+    best = climb(narrowed ? confirmAt(p, s, 0, r, 1, 1.0) : confirmAt(p, s, mg, r, 2, 1.0));
+    double min_r = 0.5 / std::max(8.0, tgrey_.cols * std::max(best.scale, 0.01));
+    for (double rr = r / 2; best.score > -1.5 && rr >= min_r; rr /= 2) {
+        Match b = climb(confirmAt({best.box.x, best.box.y}, best.scale, 0, rr, 1, 1.0));
         if (b.score > best.score) best = b;
-        r /= 2;
     }
     return best.score > -1.5 ? best : m;
 }

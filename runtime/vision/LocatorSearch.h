@@ -8,6 +8,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "vision/Correlation.h"
 #include "vision/Locator.h"
 
 namespace eacu::locator {
@@ -28,6 +29,7 @@ inline constexpr double kCoarseColourFloor = 0.3;
 struct Scaled {
     cv::Mat grey;
     cv::Mat mask;
+    ZeroMeanTemplate zm;  // for direct correlation (vision/Correlation.h); none with a mask
 };
 
 struct Candidate {

@@ -21,8 +21,14 @@ Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range)
 
 // The best `keep` phase-1 results refined at full resolution, non-maximum suppressed. Those
 // whose colours disagree are passed over (among the best 3 * keep) unless none agree, when
-// the best of them is refined for diagnostics.
-std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range);
+// the best of them is refined for diagnostics. Once one refines to `sure` or more, only those
+// that confirmed within `tie` of it are refined after it.
+std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range, double sure,
+                              double tie);
+
+// How far below the threshold the best confirmed candidate of a scale may be and still be
+// refined at once in the multi-scale search (see multiScale).
+inline constexpr double kEarlyReach = 0.2;
 
 // Multi-scale coarse-to-fine search over `scales` (in the order given), shared by `threads`:
 // coarse peaks per scale, confirmed on a reduced level, the best refined at full resolution.
