@@ -49,11 +49,29 @@ void Search::rescore(Match& m) {
     double best = -2;
     Rect best_box = m.box;
     cv::Mat best_pg, best_patch;
+    // At the template's own size the shifted patches are views of one grey region.
+    const bool same_size = !shrink_frame && !shrink_tpl && m.box.w == tb.cols && m.box.h == tb.rows;
+    cv::Rect outer = cv::Rect(m.box.x - 1, m.box.y - 1, m.box.w + 2, m.box.h + 2) & bounds;
+    cv::Mat outer_grey = same_size ? pf_.greyRegion(outer) : cv::Mat();
     for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) {
             cv::Rect r(m.box.x + dx, m.box.y + dy, m.box.w, m.box.h);
             if ((r & bounds) != r) continue;
             cv::Mat patch = frame_bgr(r);
+            if (same_size) {
+                cv::Mat pg = outer_grey(r - outer.tl()), res;
+                if (tm.empty()) correlate(pg, tg, tz, res);
+                else cv::matchTemplate(pg, tg, res, cv::TM_CCOEFF_NORMED, tm);
+                double v = res.at<float>(0, 0);
+                if (std::isnan(v)) v = -1;
+                if (v > best) {
+                    best = std::min(v, 1.0);
+                    best_box = {r.x, r.y, r.width, r.height};
+                    best_pg = pg;
+                    best_patch = patch;
+                }
+                continue;
+            }
             if (shrink_frame) patch = resizeTo(patch, tb.size());
             else if (shrink_tpl) {
                 cv::Mat soft;
@@ -77,10 +95,18 @@ void Search::rescore(Match& m) {
         }
     if (best > -1.5) {
         m.score = best;
-        m.color_score = chromaAgreement(best_patch, tb, tm);
+        m.color_score = chromaAgreementOfPlanes(chromaPlanes(best_patch, 1.0), templateChroma(tb), tm);
         m.box = best_box;
         m.parts_score = tm.empty() ? partsScore(best_pg, tg) : best;
     }
+}
+
+cv::Mat Search::templateChroma(const cv::Mat& sized) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto key = std::make_pair(sized.cols, sized.rows);
+    auto it = chroma_cache_.find(key);
+    if (it == chroma_cache_.end()) it = chroma_cache_.emplace(key, chromaPlanes(sized, 1.0)).first;
+    return it->second;
 }
 
 bool Search::colourAgrees(Match m) {

@@ -86,6 +86,10 @@ public:
     // the search early.
     bool colourAgrees(Match m);
 
+    // The chroma planes (chromaPlanes, blur 1 px, as chromaAgreement) of the template at the
+    // size of `sized` (the template itself or a copy resized to a match), made once per size.
+    cv::Mat templateChroma(const cv::Mat& sized);
+
     // Set once the text confirm has rejected a candidate of this search (see confirmWords).
     bool lookalike_rejected = false;
 
@@ -103,6 +107,7 @@ private:
     cv::Mat tgrey_;
     bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
     std::map<int, Scaled> cache_;
+    std::map<std::pair<int, int>, cv::Mat> chroma_cache_;
     std::mutex mutex_;
 };
 
