@@ -62,7 +62,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
             // candidate of the scale that confirmed about as well (identical elements on one
             // screen are then all there for the reading-order tie-break).
             if (!mine.empty() && mine.front().match.score >= std::min(sure, threshold - kEarlyReach)) {
-                Match top = search.refine(mine.front().match, step_log / 4, mine.front().margin);
+                Match top = search.refine(mine.front().match, step_log / 4, mine.front().margin, &done);
                 if (top.score >= sure && search.colourAgrees(top)) {
                     std::vector<Match> found{top};
                     double floor = mine.front().match.score - o.tie_margin - 0.02;

@@ -91,7 +91,11 @@ double Search::confirmLevel(double s) const {
     return level;
 }
 
-Match Search::refine(Match m, double log_range, int margin) {
+// A correlation this high leaves nothing for a finer scale to gain: the refine stops there.
+constexpr double kPerfect = 0.995;
+
+Match Search::refine(Match m, double log_range, int margin, const std::atomic<bool>* stop) {
+    auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
     if (m.score < -1.5) return m;
     // Coarse to fine over a pyramid (levels 8, 4, 2 that keep the template discriminative and
     // leave something to search: a margin of at least two of their pixels), then full
@@ -108,10 +112,15 @@ Match Search::refine(Match m, double log_range, int margin) {
     best.score = -2;
     for (double f : {8.0, 4.0, 2.0}) {
         if (f > confirmLevel(s) || mg < 2 * f) continue;
-        Match b = confirmAt(p, s, mg, r, 2, f);
-        if (b.score < -1.5) continue;
+        // The scale as it is first; the range only when that leaves something to gain.
+        Match b = confirmAt(p, s, mg, 0, 0, f);
+        if (b.score < kPerfect) {
+            Match c = confirmAt(p, s, mg, r, 2, f);
+            if (c.score > b.score) b = c;
+        }
+        if (b.score < -1.5 || stopped()) continue;
         double rr = r / 2;
-        for (; rr * tgrey_.cols * b.scale / f >= 1; rr /= 2) {
+        for (; rr * tgrey_.cols * b.scale / f >= 1 && b.score < kPerfect && !stopped(); rr /= 2) {
             Match c = confirmAt({b.box.x, b.box.y}, b.scale, int(std::ceil(2 * f)), rr, 1, f);
             if (c.score > b.score) b = c;
         }
@@ -122,7 +131,7 @@ Match Search::refine(Match m, double log_range, int margin) {
     }
     // Full resolution: the window, at the scales of the last step, then climbing.
     auto climb = [&](Match b) {
-        for (int steps = 0; b.score > -1.5 && steps < 2 * mg + 4; ++steps) {
+        for (int steps = 0; b.score > -1.5 && steps < 2 * mg + 4 && !stopped(); ++steps) {
             Match c = confirmAt({b.box.x, b.box.y}, b.scale, 0, 0, 0, 1.0);
             if (c.score <= b.score + 1e-6) break;
             b = c;
@@ -132,9 +141,13 @@ Match Search::refine(Match m, double log_range, int margin) {
     // A margin of one pixel (confirmAt widens it by one) when a level above narrowed it down,
     // else the caller's margin and the range at five scales.
     const bool narrowed = mg < margin;
-    best = climb(narrowed ? confirmAt(p, s, 0, r, 1, 1.0) : confirmAt(p, s, mg, r, 2, 1.0));
+    best = climb(confirmAt(p, s, narrowed ? 0 : mg, 0, 0, 1.0));
+    if (best.score < kPerfect && !stopped()) {
+        Match b = climb(narrowed ? confirmAt(p, s, 0, r, 1, 1.0) : confirmAt(p, s, mg, r, 2, 1.0));
+        if (b.score > best.score) best = b;
+    }
     double min_r = 0.5 / std::max(8.0, tgrey_.cols * std::max(best.scale, 0.01));
-    for (double rr = r / 2; best.score > -1.5 && rr >= min_r; rr /= 2) {
+    for (double rr = r / 2; best.score > -1.5 && best.score < kPerfect && rr >= min_r && !stopped(); rr /= 2) {
         Match b = climb(confirmAt({best.box.x, best.box.y}, best.scale, 0, rr, 1, 1.0));
         if (b.score > best.score) best = b;
     }

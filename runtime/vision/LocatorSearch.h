@@ -2,7 +2,9 @@
 // the scaled-template cache, the coarse search (LocatorCoarse.cpp), the confirm and refine at
 // a scale (LocatorSearch.cpp) and the confirm score at the lower resolution (LocatorScore.cpp).
 #pragma once
+#include <atomic>
 #include <map>
+#include <tuple>
 #include <mutex>
 #include <vector>
 
@@ -68,8 +70,9 @@ public:
     double confirmLevel(double s) const;
 
     // Full-resolution refinement of a candidate: position and scale, halving the scale step
-    // until it changes the template's width by less than a pixel.
-    Match refine(Match m, double log_range, int margin);
+    // until it changes the template's width by less than a pixel. With `stop`, cut short
+    // (returning what it has) once that is set (another thread found a sure match).
+    Match refine(Match m, double log_range, int margin, const std::atomic<bool>* stop = nullptr);
 
     // Coarse search at scale s: the frame downsampled as far as the template allows, the
     // best `k` separated peaks.
@@ -86,9 +89,10 @@ public:
     // the search early.
     bool colourAgrees(Match m);
 
-    // The chroma planes (chromaPlanes, blur 1 px, as chromaAgreement) of the template at the
-    // size of `sized` (the template itself or a copy resized to a match), made once per size.
-    cv::Mat templateChroma(const cv::Mat& sized);
+    // The chroma planes of the template at the size of `sized` (the template itself or a copy
+    // resized to a match) reduced to `at`: chromaPlanes with blur 1 px (as chromaAgreement) at
+    // its own size, 0.5 px when area-averaged smaller. Made once per pair of sizes.
+    cv::Mat templateChroma(const cv::Mat& sized, cv::Size at);
 
     // Set once the text confirm has rejected a candidate of this search (see confirmWords).
     bool lookalike_rejected = false;
@@ -107,7 +111,7 @@ private:
     cv::Mat tgrey_;
     bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
     std::map<int, Scaled> cache_;
-    std::map<std::pair<int, int>, cv::Mat> chroma_cache_;
+    std::map<std::tuple<int, int, int, int>, cv::Mat> chroma_cache_;
     std::mutex mutex_;
 };
 
