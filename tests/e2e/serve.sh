@@ -3,7 +3,8 @@
 # task and agent tasks on xcalc (each on a private Xvfb started by the server, xcalc started by
 # --launch) against the suite's local model server; two sessions side by side on two workers;
 # needs_user → awaiting_user → ack; stop mid-task (its Xvfb gone); kill -9 and a restart (history
-# kept, the task interrupted). The page is tested by serve_page.sh.
+# kept, the task interrupted; the run log intact, every run listed, the killed run not shown
+# running, no committed step lost). The page is tested by serve_page.sh.
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)

@@ -7,6 +7,7 @@ and XVFB_LOG (lib.bash's record of the Xvfb servers started). Prints measurement
 "name value" lines."""
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -210,10 +211,29 @@ def kill9_and_restart(eacu_args, env):
     display = api.ok("GET", f"/task/{r['task_id']}")["display"]
     pid = xvfb_pid_of(display)
     n_before = len([e for e in s.events if e[0]])
+    # Steps the worker reported committed before the kill: appended or updated with an outcome
+    # (an intent's progress.append with status running is the step in flight).
+    steps_seen = len([e for e in s.of("progress.append", r["task_id"]) + s.of("progress.update", r["task_id"])
+                      if e[2].get("status") != "running"])
+    run_id = api.ok("GET", f"/task/{r['task_id']}").get("run_id")
     server.kill9()
     s.close()
     wait_until(lambda: gone(pid), 15, f"the killed server's task Xvfb (pid {pid}) to be gone")
     check(True, "the Xvfb of the killed server's task is gone")
+    # Issue 15: the run log after SIGKILL of eacu serve mid-task, before any restart.
+    db = sqlite3.connect(DB)
+    check(db.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "the run log passes PRAGMA integrity_check")
+    ids = [row[0] for row in db.execute("SELECT id FROM runs ORDER BY id")]
+    steps = db.execute("SELECT COUNT(*) FROM steps WHERE run_id = ?", (run_id,)).fetchone()[0] if run_id else 0
+    db.close()
+    listed = subprocess.run([EACU, "runs", "--db", DB, "--limit", "1000"], capture_output=True, text=True, timeout=30)
+    check(listed.returncode == 0, f"eacu runs after the kill exits 0: {listed.stderr!r}")
+    rows = {int(line.split()[0]): line for line in listed.stdout.splitlines() if line.split() and line.split()[0].isdigit()}
+    check(set(ids) <= set(rows), f"eacu runs lists every run of the log: {sorted(set(ids) - set(rows))} missing")
+    check(run_id in rows and " running " not in f" {rows[run_id]} ",
+          f"the killed task's run {run_id} is not shown running: {rows.get(run_id)!r}")
+    check(steps >= steps_seen, f"no committed step is lost (at most the one in flight): {steps} steps recorded, "
+          f"{steps_seen} reported done before the kill")
     server = Server(EACU, eacu_args, os.path.join(OUT, "serve3.log"), env)
     api = Api(server)
     view = api.ok("GET", f"/task/{r['task_id']}")
