@@ -210,11 +210,14 @@ def kill9_and_restart(eacu_args, env):
     s.wait("progress.append", r["task_id"], timeout=120)
     display = api.ok("GET", f"/task/{r['task_id']}")["display"]
     pid = xvfb_pid_of(display)
+    # Steps the worker reported committed: appended or updated with an outcome (an intent's
+    # progress.append with status running is the step in flight). The kill comes after one.
+    def committed():
+        return len([e for e in s.of("progress.append", r["task_id"]) + s.of("progress.update", r["task_id"])
+                    if e[2].get("status") != "running"])
+    wait_until(lambda: committed() >= 1, 120, "a step of the task reported done")
     n_before = len([e for e in s.events if e[0]])
-    # Steps the worker reported committed before the kill: appended or updated with an outcome
-    # (an intent's progress.append with status running is the step in flight).
-    steps_seen = len([e for e in s.of("progress.append", r["task_id"]) + s.of("progress.update", r["task_id"])
-                      if e[2].get("status") != "running"])
+    steps_seen = committed()
     run_id = api.ok("GET", f"/task/{r['task_id']}").get("run_id")
     server.kill9()
     s.close()
