@@ -34,6 +34,18 @@ double partsScore(const cv::Mat& patch, const cv::Mat& tpl) {
 }
 
 void Search::rescore(Match& m) {
+    // A box already rescored (a candidate judged for colour, then finished) is not done again.
+    const auto key = std::make_tuple(m.box.x, m.box.y, m.box.w, m.box.h);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto it = rescored_.find(key); it != rescored_.end()) {
+            m.score = it->second.score;
+            m.color_score = it->second.color_score;
+            m.parts_score = it->second.parts_score;
+            m.box = it->second.box;
+            return;
+        }
+    }
     const cv::Mat& frame_bgr = pf_.bgr();
     cv::Rect bounds(0, 0, frame_bgr.cols, frame_bgr.rows);
     double s = m.box.w / double(tpl_.bgr.cols);
@@ -108,6 +120,8 @@ void Search::rescore(Match& m) {
         }
         m.box = best_box;
         m.parts_score = tm.empty() ? partsScore(best_pg, tg) : best;
+        std::lock_guard<std::mutex> lock(mutex_);
+        rescored_[key] = m;
     }
 }
 

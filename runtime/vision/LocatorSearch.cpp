@@ -21,9 +21,19 @@ cv::Mat resizeTo(const cv::Mat& src, cv::Size size, bool nearest) {
 Search::Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o)
     : pf_(pf), tpl_(tpl), area_(area), o_(o) {
     cv::cvtColor(tpl.bgr, tgrey_, cv::COLOR_BGR2GRAY);
-    cv::Mat grey_bgr;
-    cv::cvtColor(tgrey_, grey_bgr, cv::COLOR_GRAY2BGR);
-    chromatic_ = chromaAgreement(tpl.bgr, grey_bgr, tpl.mask) < kCoarseColourFloor;
+    // Whether it has colour: against its own grey copy, a large template area-averaged to at
+    // most 256x256 pixels' worth first (as rescore compares large patches).
+    cv::Mat bgr = tpl.bgr, mask = tpl.mask;
+    const double reduce = std::ceil(std::sqrt(double(bgr.total()) / 65536.0));
+    if (reduce > 1) {
+        cv::Size at(std::max(1, int(std::lround(bgr.cols / reduce))), std::max(1, int(std::lround(bgr.rows / reduce))));
+        bgr = resizeTo(bgr, at);
+        if (!mask.empty()) mask = resizeTo(mask, at, true);
+    }
+    cv::Mat grey, grey_bgr;
+    cv::cvtColor(bgr, grey, cv::COLOR_BGR2GRAY);
+    cv::cvtColor(grey, grey_bgr, cv::COLOR_GRAY2BGR);
+    chromatic_ = chromaAgreement(bgr, grey_bgr, mask) < kCoarseColourFloor;
 }
 
 const Scaled* Search::at(double s) {

@@ -112,6 +112,7 @@ private:
     bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
     std::map<int, Scaled> cache_;
     std::map<std::tuple<int, int, int, int>, cv::Mat> chroma_cache_;
+    std::map<std::tuple<int, int, int, int>, Match> rescored_;  // rescore's results by box
     std::mutex mutex_;
 };
 
