@@ -61,7 +61,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
             // 0.85 there). Sure and of agreeing colours, it ends the search, with every
             // candidate of the scale that confirmed about as well (identical elements on one
             // screen are then all there for the reading-order tie-break).
-            if (!mine.empty() && mine.front().match.score >= std::min(sure, threshold - kEarlyReach)) {
+            if (!mine.empty() && mine.front().match.score >= threshold - kEarlyReach) {
                 Match top = search.refine(mine.front().match, step_log / 4, mine.front().margin, &done);
                 if (top.score >= sure && search.colourAgrees(top)) {
                     std::vector<Match> found{top};
