@@ -42,7 +42,7 @@ std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int k
 
 std::vector<Match> multiScale(Search& search, const std::vector<double>& scales, const LocatorOptions& o,
                               double step_log, double threshold) {
-    std::mutex mutex;
+    std::mutex mutex, early_refine;
     std::vector<Confirmed> pool;
     std::vector<Match> early;
     std::atomic<size_t> next{0};
@@ -62,6 +62,10 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
             // candidate of the scale that confirmed about as well (identical elements on one
             // screen are then all there for the reading-order tie-break).
             if (!mine.empty() && mine.front().match.score >= threshold - kEarlyReach) {
+                // One such refine at a time: the likeliest scales come first, and once one is
+                // sure the others have nothing left to do (two at once share the memory bus).
+                std::lock_guard<std::mutex> one(early_refine);
+                if (done) return;
                 Match top = search.refine(mine.front().match, step_log / 4, mine.front().margin, &done);
                 if (top.score >= sure && search.colourAgrees(top)) {
                     std::vector<Match> found{top};

@@ -122,27 +122,32 @@ Match Search::refine(Match m, double log_range, int margin, const std::atomic<bo
     best.score = -2;
     for (double f : {8.0, 4.0, 2.0}) {
         if (f > confirmLevel(s) || mg < 2 * f) continue;
-        // The scale as it is first; the range only when that leaves something to gain.
+        // The scale as it is first: a sure correlation there means the scale is right to within
+        // this level's pixels over the template's width, and only the position is taken from
+        // it; else the range, then the halving.
         Match b = confirmAt(p, s, mg, 0, 0, f);
-        if (b.score < kPerfect) {
+        if (b.score < -1.5 || stopped()) continue;
+        if (b.score < o_.sure_score) {
             Match c = confirmAt(p, s, mg, r, 2, f);
             if (c.score > b.score) b = c;
-        }
-        if (b.score < -1.5 || stopped()) continue;
-        double rr = r / 2;
-        for (; rr * tgrey_.cols * b.scale / f >= 1 && b.score < kPerfect && !stopped(); rr /= 2) {
-            Match c = confirmAt({b.box.x, b.box.y}, b.scale, int(std::ceil(2 * f)), rr, 1, f);
-            if (c.score > b.score) b = c;
+            double rr = r / 2;
+            for (; rr * tgrey_.cols * b.scale / f >= 1 && b.score < kPerfect && !stopped(); rr /= 2) {
+                Match d = confirmAt({b.box.x, b.box.y}, b.scale, int(std::ceil(2 * f)), rr, 1, f);
+                if (d.score > b.score) b = d;
+            }
+            r = 2 * rr;
         }
         p = {b.box.x, b.box.y};
         s = b.scale;
-        r = 2 * rr;
         mg = int(std::ceil(f));
     }
-    // Full resolution: the window, at the scales of the last step, then climbing.
-    auto climb = [&](Match b) {
+    // Full resolution: the window, at the scales of the last step, then climbing: `b` was
+    // found in a 3x3 window round `centre`; while it lies off the centre, the window moves there.
+    auto climb = [&](Match b, Point centre) {
         for (int steps = 0; b.score > -1.5 && steps < 2 * mg + 4 && !stopped(); ++steps) {
-            Match c = confirmAt({b.box.x, b.box.y}, b.scale, 0, 0, 0, 1.0);
+            if (b.box.x == centre.x && b.box.y == centre.y) break;
+            centre = {b.box.x, b.box.y};
+            Match c = confirmAt(centre, b.scale, 0, 0, 0, 1.0);
             if (c.score <= b.score + 1e-6) break;
             b = c;
         }
@@ -151,14 +156,16 @@ Match Search::refine(Match m, double log_range, int margin, const std::atomic<bo
     // A margin of one pixel (confirmAt widens it by one) when a level above narrowed it down,
     // else the caller's margin and the range at five scales.
     const bool narrowed = mg < margin;
-    best = climb(confirmAt(p, s, narrowed ? 0 : mg, 0, 0, 1.0));
+    best = confirmAt(p, s, narrowed ? 0 : mg, 0, 0, 1.0);
+    if (narrowed) best = climb(best, p);
     if (best.score < kPerfect && !stopped()) {
-        Match b = climb(narrowed ? confirmAt(p, s, 0, r, 1, 1.0) : confirmAt(p, s, mg, r, 2, 1.0));
+        Match b = narrowed ? climb(confirmAt(p, s, 0, r, 1, 1.0), p) : confirmAt(p, s, mg, r, 2, 1.0);
         if (b.score > best.score) best = b;
     }
     double min_r = 0.5 / std::max(8.0, tgrey_.cols * std::max(best.scale, 0.01));
     for (double rr = r / 2; best.score > -1.5 && best.score < kPerfect && rr >= min_r && !stopped(); rr /= 2) {
-        Match b = climb(confirmAt({best.box.x, best.box.y}, best.scale, 0, rr, 1, 1.0));
+        Point at{best.box.x, best.box.y};
+        Match b = climb(confirmAt(at, best.scale, 0, rr, 1, 1.0), at);
         if (b.score > best.score) best = b;
     }
     return best.score > -1.5 ? best : m;
