@@ -36,12 +36,7 @@ int w_find_all(lua_State* L) {
     int max = int(luaL_optinteger(L, 2, 100));
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
-        auto all = s.findAll(t, max);
-        lua_createtable(L, int(all.size()), 0);
-        for (size_t i = 0; i < all.size(); ++i) {
-            luax_pushmatch(L, all[i]);
-            lua_rawseti(L, -2, int(i + 1));
-        }
+        luax_pushmatches(L, s.findAll(t, max));
         return 1;
     });
 }
@@ -124,11 +119,7 @@ int w_batch(lua_State* L) {
         lua_setfield(L, -2, "changed");
         lua_pushnumber(L, double(r.frame_id));
         lua_setfield(L, -2, "frame_id");
-        lua_createtable(L, int(r.matches.size()), 0);
-        for (size_t i = 0; i < r.matches.size(); ++i) {
-            luax_pushmatch(L, r.matches[i]);
-            lua_rawseti(L, -2, int(i + 1));
-        }
+        luax_pushmatches(L, r.matches);
         lua_setfield(L, -2, "matches");
         return 1;
     });

@@ -158,6 +158,14 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     return t;
 }
 
+void luax_pushmatches(lua_State* L, const std::vector<Match>& matches) {
+    lua_createtable(L, int(matches.size()), 0);
+    for (size_t i = 0; i < matches.size(); ++i) {
+        luax_pushmatch(L, matches[i]);
+        lua_rawseti(L, -2, int(i + 1));
+    }
+}
+
 void luax_pushmatch(lua_State* L, const Match& m) {
     lua_createtable(L, 0, 13);
     lua_pushboolean(L, m.found);

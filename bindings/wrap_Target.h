@@ -23,5 +23,7 @@ std::array<double, 4> luax_checkregion(lua_State* L, int idx, const char* what);
 /// Pushes a match as a table {found, x, y, w, h, cx, cy, score, color_score, threshold,
 /// method, scale, ms, veto (only when a confirm rejected it)}; (cx, cy) is the input point.
 void luax_pushmatch(lua_State* L, const Match& m);
+/// Pushes matches as an array of such tables, in order.
+void luax_pushmatches(lua_State* L, const std::vector<Match>& matches);
 
 }  // namespace eacu

@@ -29,6 +29,12 @@ float normalised(double num, double sum, double sqsum, double n, double tnorm) {
     return 0.f;
 }
 
+// matchTemplate's result, NaN (a flat window, in some OpenCV versions) as -1.
+void byTransform(const cv::Mat& image, const cv::Mat& tpl, cv::Mat& result) {
+    cv::matchTemplate(image, tpl, result, cv::TM_CCOEFF_NORMED);
+    cv::patchNaNs(result, -1.0);
+}
+
 }  // namespace
 
 ZeroMeanTemplate::ZeroMeanTemplate(const cv::Mat& grey) {
@@ -42,11 +48,7 @@ void correlate(const cv::Mat& image, const cv::Mat& grey, const ZeroMeanTemplate
         throw std::invalid_argument("correlate: expected 8-bit grey images, the template no larger than the image");
     const int rw = image.cols - grey.cols + 1, rh = image.rows - grey.rows + 1;
     const double n = double(grey.total());
-    if (!directIsCheaper(image, grey)) {
-        cv::matchTemplate(image, grey, result, cv::TM_CCOEFF_NORMED);
-        cv::patchNaNs(result, -1.0);
-        return;
-    }
+    if (!directIsCheaper(image, grey)) return byTransform(image, grey, result);
     result.create(rh, rw, CV_32F);
     if (tpl.norm < 1e-12) {  // a flat template: 1 everywhere, as OpenCV says
         result.setTo(1.0);
@@ -69,13 +71,9 @@ void correlate(const cv::Mat& image, const cv::Mat& grey, const ZeroMeanTemplate
 }
 
 void correlate(const cv::Mat& image, const cv::Mat& tpl, cv::Mat& result) {
-    if (image.cols < tpl.cols || image.rows < tpl.rows)
-        throw std::invalid_argument("correlate: the template is larger than the image");
-    if (!directIsCheaper(image, tpl)) {
-        cv::matchTemplate(image, tpl, result, cv::TM_CCOEFF_NORMED);
-        cv::patchNaNs(result, -1.0);
-        return;
-    }
+    if (image.type() == CV_8UC1 && tpl.type() == CV_8UC1 && image.cols >= tpl.cols && image.rows >= tpl.rows &&
+        !directIsCheaper(image, tpl))
+        return byTransform(image, tpl, result);  // no template to prepare
     correlate(image, tpl, ZeroMeanTemplate(tpl), result);
 }
 

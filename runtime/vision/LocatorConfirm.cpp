@@ -107,17 +107,9 @@ void Search::rescore(Match& m) {
         }
     if (best > -1.5) {
         m.score = best;
-        // A large patch is compared at most 256x256 pixels' worth, area-averaged (colour
-        // agreement is a property of regions; the full size costs ~10 ms at 900x500).
-        const double reduce = std::ceil(std::sqrt(double(best_patch.total()) / 65536.0));
-        if (reduce > 1) {
-            cv::Size at(std::max(1, int(std::lround(tb.cols / reduce))), std::max(1, int(std::lround(tb.rows / reduce))));
-            cv::Mat small_mask = tm.empty() ? cv::Mat() : resizeTo(tm, at, true);
-            m.color_score = chromaAgreementOfPlanes(chromaPlanes(resizeTo(best_patch, at), 0.5),
-                                                    templateChroma(tb, at), small_mask);
-        } else {
-            m.color_score = chromaAgreementOfPlanes(chromaPlanes(best_patch, 1.0), templateChroma(tb, tb.size()), tm);
-        }
+        const cv::Size at = colourSize(tb.size());
+        const cv::Mat mask = tm.empty() || at == tm.size() ? tm : resizeTo(tm, at, true);
+        m.color_score = chromaAgreementOfPlanes(colourPlanes(best_patch, at), templateChroma(tb, at), mask);
         m.box = best_box;
         m.parts_score = tm.empty() ? partsScore(best_pg, tg) : best;
         std::lock_guard<std::mutex> lock(mutex_);
@@ -129,10 +121,7 @@ cv::Mat Search::templateChroma(const cv::Mat& sized, cv::Size at) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto key = std::make_tuple(sized.cols, sized.rows, at.width, at.height);
     auto it = chroma_cache_.find(key);
-    if (it == chroma_cache_.end()) {
-        cv::Mat planes = at == sized.size() ? chromaPlanes(sized, 1.0) : chromaPlanes(resizeTo(sized, at), 0.5);
-        it = chroma_cache_.emplace(key, planes).first;
-    }
+    if (it == chroma_cache_.end()) it = chroma_cache_.emplace(key, colourPlanes(sized, at)).first;
     return it->second;
 }
 

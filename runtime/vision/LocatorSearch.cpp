@@ -18,22 +18,25 @@ cv::Mat resizeTo(const cv::Mat& src, cv::Size size, bool nearest) {
     return out;
 }
 
+cv::Size colourSize(cv::Size size) {
+    const double reduce = std::ceil(std::sqrt(double(size.area()) / 65536.0));
+    if (reduce <= 1) return size;
+    return {std::max(1, int(std::lround(size.width / reduce))), std::max(1, int(std::lround(size.height / reduce)))};
+}
+
+cv::Mat colourPlanes(const cv::Mat& bgr, cv::Size at) {
+    return at == bgr.size() ? chromaPlanes(bgr, 1.0) : chromaPlanes(resizeTo(bgr, at), 0.5);
+}
+
 Search::Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o)
     : pf_(pf), tpl_(tpl), area_(area), o_(o) {
     cv::cvtColor(tpl.bgr, tgrey_, cv::COLOR_BGR2GRAY);
-    // Whether it has colour: against its own grey copy, a large template area-averaged to at
-    // most 256x256 pixels' worth first (as rescore compares large patches).
-    cv::Mat bgr = tpl.bgr, mask = tpl.mask;
-    const double reduce = std::ceil(std::sqrt(double(bgr.total()) / 65536.0));
-    if (reduce > 1) {
-        cv::Size at(std::max(1, int(std::lround(bgr.cols / reduce))), std::max(1, int(std::lround(bgr.rows / reduce))));
-        bgr = resizeTo(bgr, at);
-        if (!mask.empty()) mask = resizeTo(mask, at, true);
-    }
-    cv::Mat grey, grey_bgr;
-    cv::cvtColor(bgr, grey, cv::COLOR_BGR2GRAY);
-    cv::cvtColor(grey, grey_bgr, cv::COLOR_GRAY2BGR);
-    chromatic_ = chromaAgreement(bgr, grey_bgr, mask) < kCoarseColourFloor;
+    // Whether it has colour: against its own grey copy, compared as rescore compares.
+    cv::Mat grey_bgr;
+    cv::cvtColor(tgrey_, grey_bgr, cv::COLOR_GRAY2BGR);
+    const cv::Size at = colourSize(tpl.bgr.size());
+    const cv::Mat mask = tpl.mask.empty() || at == tpl.mask.size() ? tpl.mask : resizeTo(tpl.mask, at, true);
+    chromatic_ = chromaAgreementOfPlanes(colourPlanes(tpl.bgr, at), colourPlanes(grey_bgr, at), mask) < kCoarseColourFloor;
 }
 
 const Scaled* Search::at(double s) {

@@ -43,6 +43,14 @@ struct Candidate {
 
 cv::Mat resizeTo(const cv::Mat& src, cv::Size size, bool nearest = false);
 
+// The size at which the locator compares the colours of an image of `size`: its own up to
+// 256x256 pixels' worth, else area-averaged down to about that (colour agreement is a property
+// of regions; a 900x500 patch at full size costs ~10 ms).
+cv::Size colourSize(cv::Size size);
+// The chroma planes compared at `at` (colourSize): chromaPlanes blurred by 1 px at the image's
+// own size (as chromaAgreement), by 0.5 px once area-averaged smaller.
+cv::Mat colourPlanes(const cv::Mat& bgr, cv::Size at);
+
 // The worst correlation over the parts of a template: it is cut into vertical strips about as
 // wide as it is high (2 to 8), each compared with the patch within one pixel sideways; strips
 // with almost no contrast (standard deviation under 10 grey levels) say nothing and are
