@@ -40,6 +40,53 @@ std::string lengthGroup(const std::string& phrase) {
     return foldText(phrase).size() <= 2 ? "chars" : "words";
 }
 
+/// After the frames were read: each is read again with one line inverted (as a tap's
+/// highlight or a selection draws it), as the one frame after the other, the way a run reads a
+/// screen after a tap. Prints the time of that read, the lines recognised again, and whether the
+/// changed line was found and the rest agrees with reading the changed frame from scratch.
+void benchChangedFrames(const std::map<std::string, cv::Mat>& images) {
+    OcrEngine& engine = OcrEngine::shared("eng");
+    std::vector<double> ms, read, laid;
+    int found = 0, n = 0, same = 0, total = 0;
+    for (const auto& [path, img] : images) {
+        engine.forgetLastPage();
+        OcrResult before = engine.recognize(img);
+        std::vector<const OcrLine*> candidates;
+        for (const OcrLine& l : before.lines)
+            if (foldText(l.text).size() >= 4 && l.confidence >= 0.8) candidates.push_back(&l);
+        if (candidates.empty()) continue;
+        const OcrLine& target = *candidates[candidates.size() / 2];
+        cv::Mat tapped = img.clone();
+        Rect box = target.box.grown(3).intersect(Rect{0, 0, img.cols, img.rows});
+        cv::Mat roi = tapped(cv::Rect(box.x, box.y, box.w, box.h));
+        cv::bitwise_not(roi, roi);
+        OcrResult after = engine.recognize(tapped);
+        ms.push_back(after.ms);
+        read.push_back(after.lines_read);
+        laid.push_back(100 * after.laid_out);
+        ++n;
+        bool hit = false;
+        for (const TextMatch& m : findText(after, target.text)) hit = hit || m.box.iou(target.box) > 0.5;
+        found += hit;
+        // The same frame read whole (its lines from the line cache): the lines both read.
+        engine.forgetLastPage();
+        OcrResult fresh = engine.recognize(tapped);
+        std::multiset<std::string> texts;
+        for (const OcrLine& l : after.lines) texts.insert(l.text);
+        for (const OcrLine& l : fresh.lines) {
+            auto it = texts.find(l.text);
+            if (it != texts.end()) ++same, texts.erase(it);
+        }
+        total += int(fresh.lines.size());
+        if (!hit && std::getenv("EACU_BENCH_VERBOSE"))
+            std::printf("  changed line not found: %s \"%s\" %s\n", path.c_str(), target.text.c_str(), target.box.str().c_str());
+    }
+    Percentiles t = percentiles(ms), r = percentiles(read), l = percentiles(laid);
+    std::printf("  changed frame (one line inverted, %d frames): OCR median %5.1f ms  p90 %5.1f ms   lines read again median "
+                "%.0f   laid out again median %.1f %%   changed line found %d/%d   lines as a whole read %.1f %%\n",
+                n, t.median, t.p90, r.median, l.median, found, n, total ? 100.0 * same / total : 100.0);
+}
+
 }  // namespace
 
 int benchOcr(const std::string& corpus_dir, const std::string& out_path, const std::string& langs) {
@@ -116,6 +163,7 @@ int benchOcr(const std::string& corpus_dir, const std::string& out_path, const s
         for (const auto& [toolkit, g] : by_toolkit) printGroup(toolkit, g);
         for (const auto& [length, g] : by_length) printGroup(length, g);
         printGroup("total", total);
+        benchChangedFrames(images);
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu bench ocr: %s\n", e.what());

@@ -32,6 +32,12 @@ struct Rect {
         if (x1 <= x0 || y1 <= y0) return {};
         return {x0, y0, x1 - x0, y1 - y0};
     }
+    /// The smallest box holding both (an empty box counts as a box too).
+    Rect united(const Rect& o) const {
+        int x0 = std::min(x, o.x), y0 = std::min(y, o.y);
+        int x1 = std::max(x + w, o.x + o.w), y1 = std::max(y + h, o.y + o.h);
+        return {x0, y0, x1 - x0, y1 - y0};
+    }
     /// Intersection over union in [0, 1]; 0 for empty boxes.
     double iou(const Rect& o) const {
         int inter = intersect(o).area();

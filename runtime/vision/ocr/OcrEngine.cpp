@@ -1,5 +1,7 @@
 #include "vision/ocr/OcrEngine.h"
 
+#include "vision/ocr/ChangedRegions.h"
+#include "vision/ocr/OcrCache.h"
 #include "vision/ocr/TextProposals.h"
 
 #include <algorithm>
@@ -179,20 +181,15 @@ void singleThreadedOpenMp() {
     if (set) set(0);
 }
 
-Rect bounding(const Rect& a, const Rect& b) {
-    int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
-    int x1 = std::max(a.x + a.w, b.x + b.w), y1 = std::max(a.y + a.h, b.y + b.h);
-    return {x0, y0, x1 - x0, y1 - y0};
-}
-
-/// Reads the proposal `r` of `grey` in page segmentation `mode` (single line, or sparse text
-/// for a row of separate labels), all words as one line; boxes in pixels of `grey`. Empty
-/// when nothing was read or the words' mean confidence is under `min_confidence`.
-std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r,
-                                    double min_confidence, tesseract::PageSegMode mode) {
+/// Reads the line or proposal in box `r` of `grey` (cut and normalised by prepareLine,
+/// `line_height` px high) in page segmentation `mode` (single line for a page's line; single
+/// line or sparse text for a proposal), all words as one line; boxes in pixels of `grey`.
+/// Empty when nothing was read or the words' mean confidence is under `min_confidence`.
+std::optional<OcrLine> readLine(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r, double line_height,
+                                double min_confidence, tesseract::PageSegMode mode) {
     double f = 1;
     cv::Point o;
-    cv::Mat img = prepareLine(grey, r, 36, &f, &o);
+    cv::Mat img = prepareLine(grey, r, line_height, &f, &o);
     auto back = api.GetPageSegMode();
     api.SetPageSegMode(mode);
     api.SetImage(img.data, img.cols, img.rows, 1, int(img.step));
@@ -216,15 +213,62 @@ std::optional<OcrLine> readProposal(tesseract::TessBaseAPI& api, const cv::Mat& 
         if (w.box.empty()) continue;
         sum += w.confidence;
         line.text += (line.text.empty() ? "" : " ") + w.text;
-        line.box = line.words.empty() ? w.box : bounding(line.box, w.box);
+        line.box = line.words.empty() ? w.box : line.box.united(w.box);
         line.words.push_back(std::move(w));
     } while (it->Next(tesseract::RIL_WORD));
     api.Clear();
     api.SetPageSegMode(back);
-    if (rc != 0) throw std::runtime_error("OCR: Tesseract failed to recognise a text proposal");
+    if (rc != 0) throw std::runtime_error("OCR: Tesseract failed to recognise a line of text");
     if (line.words.empty()) return std::nullopt;
     line.confidence = float(sum / double(line.words.size()));
     if (line.confidence < min_confidence) return std::nullopt;
+    return line;
+}
+
+/// Text line boxes found by Tesseract's layout analysis (in the engine's page segmentation
+/// mode) in `roi` of `big`, in pixels of `big`; only lines whose centre row is in
+/// [own0, own1) (a line cut by one band is whole in the next).
+std::vector<Rect> layoutLines(tesseract::TessBaseAPI& api, const cv::Mat& big, const Rect& roi, int own0, int own1,
+                              int ppi) {
+    std::vector<Rect> out;
+    if (roi.empty()) return out;
+    api.SetImage(big.ptr<uchar>(roi.y) + roi.x, roi.w, roi.h, 1, int(big.step));
+    api.SetSourceResolution(ppi);
+    std::unique_ptr<tesseract::PageIterator> it(api.AnalyseLayout());
+    if (it) do {
+        if (it->Empty(tesseract::RIL_TEXTLINE)) continue;
+        int l, t, r, b;
+        if (!it->BoundingBox(tesseract::RIL_TEXTLINE, &l, &t, &r, &b)) continue;
+        Rect box{l + roi.x, t + roi.y, r - l, b - t};
+        int cy = box.y + box.h / 2;
+        if (!box.empty() && cy >= own0 && cy < own1) out.push_back(box);
+    } while (it->Next(tesseract::RIL_TEXTLINE));
+    it.reset();
+    api.Clear();
+    return out;
+}
+
+/// The line cache's key for reading box `r` of `grey` in way `how`: the pixels of its cut
+/// (lineCut) and where the box lies in it.
+uint64_t patchKey(const cv::Mat& grey, const Rect& r, uint64_t how) {
+    Rect c = lineCut(grey, r);
+    uint64_t h = OcrCache::fingerprint(grey(cv::Rect(c.x, c.y, c.w, c.h)));
+    for (uint64_t v : {uint64_t(uint32_t(r.x - c.x)), uint64_t(uint32_t(r.y - c.y)), uint64_t(uint32_t(r.w)),
+                       uint64_t(uint32_t(r.h)), how}) {
+        h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9ull;
+    }
+    return h;
+}
+
+/// `line` with every box moved by (dx, dy).
+OcrLine moved(OcrLine line, int dx, int dy) {
+    line.box.x += dx;
+    line.box.y += dy;
+    for (auto& w : line.words) {
+        w.box.x += dx;
+        w.box.y += dy;
+    }
     return line;
 }
 
@@ -251,6 +295,9 @@ void onWorkers(std::vector<std::unique_ptr<Worker>>& workers, size_t n, Job job)
     for (const auto& e : errors)
         if (!e.empty()) throw std::runtime_error(e);
 }
+
+// How a patch was read, for the line cache's key: a page's line, or a text proposal.
+constexpr uint64_t kReadPageLine = 1, kReadProposal = 2;
 
 Rect unscale(const Rect& r, double f, Point offset) {
     int x0 = int(std::floor(r.x / f)), y0 = int(std::floor(r.y / f));
@@ -314,7 +361,8 @@ double OcrEngine::estimateTextHeight(const cv::Mat& grey) {
     return heights[heights.size() / 2];
 }
 
-OcrEngine::OcrEngine(const std::string& langs, OcrOptions options) : langs_(langs), options_(options) {
+OcrEngine::OcrEngine(const std::string& langs, OcrOptions options)
+    : langs_(langs), options_(options), line_cache_(options.line_cache) {
     checkLanguages(langs);
     int n = options_.threads > 0 ? options_.threads
                                  : std::clamp(int(std::thread::hardware_concurrency()), 1, 4);
@@ -333,6 +381,11 @@ OcrEngine::OcrEngine(const std::string& langs, OcrOptions options) : langs_(lang
 }
 
 OcrEngine::~OcrEngine() = default;
+
+void OcrEngine::forgetLastPage() {
+    std::lock_guard lock(mutex_);
+    last_ = LastPage{};
+}
 
 OcrEngine& OcrEngine::shared(const std::string& langs) { return shared(langs, "", OcrOptions{}); }
 
@@ -353,7 +406,8 @@ OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& varian
     return *e;
 }
 
-void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& result) {
+void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::optional<std::vector<Rect>>& changed,
+                              OcrResult& result) {
     // Proposals that words read with confidence do not cover (half of the proposal's area, and
     // their bounds about the proposal's), and every light-on-dark one: the page pass's
     // binarisation reads those worst.
@@ -361,7 +415,14 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
     // Glyphs are looked for (MSER, the costly part) only in the areas with detail that words
     // read with confidence do not cover (most of a page of text is).
     std::vector<Rect> props;
-    for (const Rect& a : detailAreas(grey)) {
+    std::vector<Rect> areas;
+    if (!changed) {
+        areas = detailAreas(grey);
+    } else {
+        for (const Rect& c : *changed)
+            for (Rect a : detailAreas(grey(cv::Rect(c.x, c.y, c.w, c.h)))) areas.push_back({a.x + c.x, a.y + c.y, a.w, a.h});
+    }
+    for (const Rect& a : areas) {
         Rect fa{a.x + offset.x, a.y + offset.y, a.w, a.h};
         int covered = 0;
         for (const OcrLine& l : result.lines)
@@ -386,17 +447,17 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
                 for (const OcrWord& w : l.words)
                     if (w.confidence >= options_.proposal_covered_confidence && w.box.intersect(r).area() > 0) {
                         area += w.box.intersect(r).area();
-                        words = words.empty() ? w.box : bounding(words, w.box);
+                        words = words.empty() ? w.box : words.united(w.box);
                     }
         bool covered = 2 * area >= r.area() && words.iou(r) >= 0.5 && !lightOnDark(grey, p);
         if (!covered) todo.push_back(p);
     }
-    std::vector<std::optional<OcrLine>> read(todo.size());
-    onWorkers(workers_, todo.size(), [&](tesseract::TessBaseAPI& api, size_t i) {
-        read[i] = readProposal(api, grey, todo[i], options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE);
-        if (!read[i])
-            read[i] = readProposal(api, grey, todo[i], options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT);
-    });
+    std::vector<std::optional<OcrLine>> read =
+        readPatches(grey, todo, kReadProposal, [&](Worker& w, const Rect& r) {
+            auto line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE);
+            if (!line) line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT);
+            return line;
+        }, result);
     const size_t page_lines = result.lines.size();
     for (auto& l : read) {
         if (!l) continue;
@@ -406,14 +467,129 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, OcrResult& resu
         for (size_t i = 0; i < page_lines && !again; ++i)
             again = result.lines[i].text == l->text && result.lines[i].box.iou(at) > 0.3;
         if (again) continue;
-        l->box.x += offset.x;
-        l->box.y += offset.y;
-        for (auto& w : l->words) {
-            w.box.x += offset.x;
-            w.box.y += offset.y;
-        }
-        result.lines.push_back(std::move(*l));
+        result.lines.push_back(moved(std::move(*l), offset.x, offset.y));
     }
+    // What the last page's proposals read outside the changed regions.
+    if (changed)
+        for (const OcrLine& l : last_.proposals) {
+            bool inside = false;
+            for (const Rect& c : *changed) inside = inside || l.box.intersect(c).area() > 0;
+            if (!inside) result.lines.push_back(moved(l, offset.x, offset.y));
+        }
+}
+
+std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
+    const cv::Mat& grey, const std::vector<Rect>& boxes, uint64_t how,
+    const std::function<std::optional<OcrLine>(Worker&, const Rect&)>& read, OcrResult& result) {
+    std::vector<std::optional<OcrLine>> out(boxes.size());
+    std::vector<uint64_t> keys(boxes.size());
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        keys[i] = patchKey(grey, boxes[i], how);
+        Rect c = lineCut(grey, boxes[i]);
+        if (line_cache_.find(keys[i], &out[i])) {
+            if (out[i]) out[i] = moved(std::move(*out[i]), c.x, c.y);
+            ++result.lines_reused;
+        } else {
+            todo.push_back(i);
+        }
+    }
+    result.lines_read += int(todo.size());
+    std::vector<std::unique_ptr<Worker>>& workers = workers_;
+    std::vector<std::string> errors(todo.size());
+    std::atomic<size_t> next{0};
+    auto work = [&](Worker& w) {
+        singleThreadedOpenMp();
+        for (size_t k; (k = next++) < todo.size();) {
+            size_t i = todo[k];
+            try {
+                out[i] = read(w, boxes[i]);
+                Rect c = lineCut(grey, boxes[i]);
+                line_cache_.put(keys[i], out[i] ? std::optional<OcrLine>(moved(*out[i], -c.x, -c.y)) : std::nullopt);
+            } catch (const std::exception& e) {
+                errors[k] = e.what();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < std::min(workers.size(), todo.size()); ++i) threads.emplace_back(work, std::ref(*workers[i]));
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors)
+        if (!e.empty()) throw std::runtime_error(e);
+    return out;
+}
+
+void OcrEngine::readLines(const cv::Mat& grey, const std::vector<Rect>& lines, Point offset, OcrResult& result) {
+    auto read = readPatches(grey, lines, kReadPageLine, [&](Worker& w, const Rect& r) {
+        return readLine(w.api, grey, r, options_.line_height, 0.0, tesseract::PSM_SINGLE_LINE);
+    }, result);
+    for (auto& l : read)
+        if (l) result.lines.push_back(moved(std::move(*l), offset.x, offset.y));
+}
+
+std::optional<std::vector<Rect>> OcrEngine::changedSinceLast(const cv::Mat& grey, double f, const Rect& area,
+                                                              double text_height) const {
+    if (!(last_.area == area && last_.upscale == f && last_.grey.size() == grey.size())) return std::nullopt;
+    std::vector<Rect> seen = last_.lines;
+    for (const OcrLine& l : last_.proposals) seen.push_back(l.box);
+    const int margin = int(std::ceil(std::max(text_height, 10.0)));
+    std::vector<Rect> changed = changedRegions(grey, last_.grey, seen, margin);
+    long changed_area = 0;
+    for (const Rect& c : changed) changed_area += c.area();
+    // Most of the frame changed (a new page): laid out whole, in bands on all the threads.
+    if (changed_area * 2 > long(grey.cols) * grey.rows) return std::nullopt;
+    return changed;
+}
+
+std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, const cv::Mat& big, double f,
+                                       const std::optional<std::vector<Rect>>& changed, OcrResult& result) {
+    const int ppi = int(std::lround(96 * f));
+    // Regions of `big` to lay out, each with the rows it owns.
+    struct Job {
+        Rect roi;
+        int own0, own1;
+    };
+    std::vector<Job> jobs;
+    std::vector<Rect> lines;  // lines of the last page outside every changed region
+    if (changed) {
+        long changed_area = 0;
+        for (const Rect& l : last_.lines) {
+            bool inside = false;
+            for (const Rect& c : *changed) inside = inside || l.intersect(c).area() > 0;
+            if (!inside) lines.push_back(l);
+        }
+        for (const Rect& c : *changed) {
+            Rect roi = Rect{int(std::floor(c.x * f)), int(std::floor(c.y * f)), int(std::ceil(c.w * f)), int(std::ceil(c.h * f))}
+                           .intersect(Rect{0, 0, big.cols, big.rows});
+            jobs.push_back({roi, roi.y, roi.y + roi.h});
+            changed_area += c.area();
+        }
+        result.laid_out = double(changed_area) / (double(grey.cols) * grey.rows);
+    } else {
+        // Bands: as many as workers (a multiple of it for tall images: ~1500 rows each, in
+        // enlarged pixels), none under 400 rows, cut at rows without text, overlapping so
+        // that a line cut by one band is whole in the other.
+        int nworkers = int(workers_.size());
+        int per_worker = std::max(1, int(std::lround(big.rows / (1500.0 * nworkers))));
+        int nbands = std::clamp(big.rows / 400, 1, nworkers * per_worker);
+        std::vector<int> cuts = bandCuts(big, nbands);
+        int overlap = int(std::ceil(3 * std::max(result.text_height, 10.0) * f));
+        for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+            int y0 = std::max(0, cuts[k] - overlap), y1 = std::min(big.rows, cuts[k + 1] + overlap);
+            jobs.push_back({Rect{0, y0, big.cols, y1 - y0}, cuts[k], cuts[k + 1]});
+        }
+        result.laid_out = 1;
+    }
+    std::vector<std::vector<Rect>> found(jobs.size());
+    onWorkers(workers_, jobs.size(), [&](tesseract::TessBaseAPI& api, size_t j) {
+        found[j] = layoutLines(api, big, jobs[j].roi, jobs[j].own0, jobs[j].own1, ppi);
+    });
+    for (const auto& job : found)
+        for (const Rect& r : job) {
+            Rect g = unscale(r, f, Point{0, 0}).intersect(Rect{0, 0, grey.cols, grey.rows});
+            if (!g.empty()) lines.push_back(g);
+        }
+    return lines;
 }
 
 OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
@@ -442,31 +618,37 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
         big = grey.isContinuous() ? grey : grey.clone();
 
     std::lock_guard lock(mutex_);
-    // Bands: as many as workers (a multiple of it for tall images: ~1500 rows each, in
-    // enlarged pixels), none under 400 rows, cut at rows without text, overlapping so that a
-    // line cut by one band is whole in the other.
-    int nworkers = int(workers_.size());
-    int per_worker = std::max(1, int(std::lround(big.rows / (1500.0 * nworkers))));
-    int nbands = std::clamp(big.rows / 400, 1, nworkers * per_worker);
-    std::vector<int> cuts = bandCuts(big, nbands);
-    int overlap = int(std::ceil(3 * std::max(result.text_height, 10.0) * f));
-    std::vector<Band> bands;
-    for (size_t k = 0; k + 1 < cuts.size(); ++k)
-        bands.push_back({cuts[k], cuts[k + 1], std::max(0, cuts[k] - overlap), std::min(big.rows, cuts[k + 1] + overlap)});
-
-    int ppi = int(std::lround(96 * f));
-    std::vector<std::vector<OcrLine>> out(bands.size());
-    onWorkers(workers_, bands.size(),
-              [&](tesseract::TessBaseAPI& api, size_t b) { out[b] = readBand(api, big, bands[b], ppi); });
-
     Point offset{area.x, area.y};
-    for (auto& band : out)
-        for (auto& line : band) {
+    const int psm = options_.page_seg_mode;
+    if (psm == 6 || psm == 7 || psm == 8 || psm == 10 || psm == 13) {
+        // The whole image is one block, line, word or character: read as it is.
+        Band whole{0, big.rows, 0, big.rows};
+        std::vector<OcrLine> lines;
+        onWorkers(workers_, 1, [&](tesseract::TessBaseAPI& api, size_t) {
+            lines = readBand(api, big, whole, int(std::lround(96 * f)));
+        });
+        for (auto& line : lines) {
             line.box = unscale(line.box, f, offset);
             for (auto& w : line.words) w.box = unscale(w.box, f, offset);
             result.lines.push_back(std::move(line));
         }
-    if (options_.proposals) readProposals(grey, offset, result);
+        result.lines_read = 1;
+        result.laid_out = 1;
+        if (options_.proposals) readProposals(grey, offset, std::nullopt, result);
+    } else {
+        std::optional<std::vector<Rect>> changed = changedSinceLast(grey, f, area, result.text_height);
+        std::vector<Rect> lines = findLines(grey, big, f, changed, result);
+        readLines(grey, lines, offset, result);
+        const size_t page_lines = result.lines.size();
+        if (options_.proposals) readProposals(grey, offset, changed, result);
+        last_.area = area;
+        last_.upscale = f;
+        last_.grey = grey.clone();
+        last_.lines = std::move(lines);
+        last_.proposals.clear();
+        for (size_t i = page_lines; i < result.lines.size(); ++i)
+            last_.proposals.push_back(moved(result.lines[i], -offset.x, -offset.y));
+    }
     std::stable_sort(result.lines.begin(), result.lines.end(), [](const OcrLine& a, const OcrLine& b) {
         return a.box.y + a.box.h / 2 < b.box.y + b.box.h / 2;
     });

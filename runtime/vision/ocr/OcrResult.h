@@ -31,9 +31,16 @@ struct OcrLine {
 /// - `text_height`: the estimated median glyph height in the frame, physical pixels
 ///   (0 when no text-like shapes were seen).
 /// - `langs`: the Tesseract language set used, e.g. "eng+chi_sim".
+/// - `lines_read`, `lines_reused`: text patches (page lines and text proposals) recognised
+///   now, and taken from what was read before (same pixels).
+/// - `laid_out`: the fraction (0..1) of the image whose layout was analysed now (1 for a
+///   new frame; less for a frame that differs from the one read before in a few places).
 struct OcrResult {
     std::vector<OcrLine> lines;
     double ms = 0;
+    int lines_read = 0;
+    int lines_reused = 0;
+    double laid_out = 0;
     double upscale = 1;
     double text_height = 0;
     std::string langs;

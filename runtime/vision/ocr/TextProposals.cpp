@@ -188,11 +188,6 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
 
 namespace {
 
-cv::Rect withMargin(const cv::Mat& grey, const Rect& r) {
-    int m = std::max(2, r.h / 4);
-    return cv::Rect(r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m) & cv::Rect(0, 0, grey.cols, grey.rows);
-}
-
 bool lightOnDark(const cv::Mat& crop) {
     // The background is most of the pixels: their median against the mean, which the text
     // pulls towards its own shade. (The margin alone can be mostly a button's frame.)
@@ -206,10 +201,19 @@ bool lightOnDark(const cv::Mat& crop) {
 
 }  // namespace
 
-bool lightOnDark(const cv::Mat& grey, const Rect& r) { return lightOnDark(grey(withMargin(grey, r))); }
+Rect lineCut(const cv::Mat& grey, const Rect& r) {
+    int m = std::max(2, r.h / 4);
+    return r.grown(m).intersect(Rect{0, 0, grey.cols, grey.rows});
+}
+
+bool lightOnDark(const cv::Mat& grey, const Rect& r) {
+    Rect c = lineCut(grey, r);
+    return lightOnDark(grey(cv::Rect(c.x, c.y, c.w, c.h)));
+}
 
 cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin) {
-    cv::Rect cut = withMargin(grey, r);
+    Rect c = lineCut(grey, r);
+    cv::Rect cut(c.x, c.y, c.w, c.h);
     cv::Mat crop = grey(cut).clone();
     if (lightOnDark(crop)) cv::bitwise_not(crop, crop);
     cv::normalize(crop, crop, 0, 255, cv::NORM_MINMAX);

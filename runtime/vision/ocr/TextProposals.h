@@ -27,12 +27,16 @@ std::vector<Rect> detailAreas(const cv::Mat& grey);
 /// bottom, then left to right.
 std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast = 24);
 
+/// The part of `grey` a line in box `r` is read from: `r` with a margin of a quarter of its
+/// height (at least 2 px) on every side, clipped to the image. Pixels of `grey`.
+Rect lineCut(const cv::Mat& grey, const Rect& r);
+
 /// Whether the box `r` of `grey` (with a margin of a quarter of its height) is light text on a
 /// dark background: the median pixel (the background, most of the pixels) is darker than the
 /// mean.
 bool lightOnDark(const cv::Mat& grey, const Rect& r);
 
-/// The box `r` of `grey` cut out with a margin, made dark text on a light background (inverted
+/// The box `r` of `grey` cut out (lineCut), made dark text on a light background (inverted
 /// for light text on dark, see lightOnDark), its contrast stretched to
 /// 0..255 (grey, disabled text), enlarged by `*scale` (set here: so that the box is about
 /// `target_height` px high, 1..4) and padded with 10 px of background, as Tesseract's

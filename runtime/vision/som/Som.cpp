@@ -170,9 +170,7 @@ std::vector<SomElement> proposeControls(const cv::Mat& img, const SomOptions& o)
                     int hmax = std::max(a.h, b.h), hmin = std::min(a.h, b.h);
                     int vover = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
                     if (gap > 0.6 * hmax || gap < -hmin || hmax > 1.6 * hmin || vover < 0.6 * hmin) continue;
-                    int x0 = std::min(a.x, b.x), y0 = std::min(a.y, b.y);
-                    int x1 = std::max(a.x + a.w, b.x + b.w), y1 = std::max(a.y + a.h, b.y + b.h);
-                    blobs[i] = {{x0, y0, x1 - x0, y1 - y0}, (blobs[i].second + blobs[j].second) / 2};
+                    blobs[i] = {a.united(b), (blobs[i].second + blobs[j].second) / 2};
                     blobs.erase(blobs.begin() + long(j));
                     merged = true;
                 }

@@ -1,0 +1,68 @@
+#include "vision/ocr/ChangedRegions.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace eacu {
+
+namespace {
+
+bool touches(const Rect& a, const Rect& b) {
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+}  // namespace
+
+std::vector<Rect> changedRegions(const cv::Mat& grey, const cv::Mat& prev, const std::vector<Rect>& lines, int margin) {
+    if (grey.size() != prev.size() || grey.type() != prev.type() || grey.type() != CV_8UC1)
+        throw std::invalid_argument("changedRegions: expected two 8-bit grey images of one size");
+    const Rect image{0, 0, grey.cols, grey.rows};
+    margin = std::max(0, margin);
+    // Runs of changed rows (a row compared as bytes: screen captures repeat exactly), each with
+    // the columns that changed in it.
+    std::vector<Rect> boxes;
+    int run0 = -1, last = -1, x0 = grey.cols, x1 = -1;
+    auto close = [&]() {
+        if (run0 >= 0) boxes.push_back(Rect{x0, run0, x1 - x0 + 1, last - run0 + 1}.grown(margin).intersect(image));
+        run0 = -1, x0 = grey.cols, x1 = -1;
+    };
+    for (int y = 0; y < grey.rows; ++y) {
+        const uchar* a = grey.ptr<uchar>(y);
+        const uchar* b = prev.ptr<uchar>(y);
+        if (std::memcmp(a, b, size_t(grey.cols)) == 0) continue;
+        int l = 0, r = grey.cols - 1;
+        while (a[l] == b[l]) ++l;
+        while (a[r] == b[r]) --r;
+        if (run0 >= 0 && y - last > margin) close();
+        if (run0 < 0) run0 = y;
+        last = y;
+        x0 = std::min(x0, l);
+        x1 = std::max(x1, r);
+    }
+    close();
+    // Grown by the lines they touch, and merged, until stable.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (Rect& b : boxes)
+            for (const Rect& l : lines) {
+                Rect g = l.grown(margin).intersect(image);
+                if (touches(b, l) && b.united(g) != b) {
+                    b = b.united(g);
+                    changed = true;
+                }
+            }
+        for (size_t i = 0; i < boxes.size(); ++i)
+            for (size_t j = i + 1; j < boxes.size();)
+                if (touches(boxes[i], boxes[j])) {
+                    boxes[i] = boxes[i].united(boxes[j]);
+                    boxes.erase(boxes.begin() + long(j));
+                    changed = true;
+                } else {
+                    ++j;
+                }
+    }
+    return boxes;
+}
+
+}  // namespace eacu
