@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,8 @@
 #include "process/Process.h"
 #include "base/Cancel.h"
 #include "base/Utf8.h"
+#include "vision/ocr/ChangedRegions.h"
+#include "vision/ocr/LineCache.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -409,6 +412,99 @@ TEST_CASE("OcrCache: a frame already read is not read again", "[ocr]") {
     CHECK(hit);
     CHECK(second.get() == first.get());
     CHECK(!findText(*second, "OK").empty());
+}
+
+TEST_CASE("changedRegions: changed pixels grown to whole lines", "[ocr]") {
+    cv::Mat a(200, 300, CV_8UC1, cv::Scalar(240)), b = a.clone();
+    CHECK(changedRegions(a, b, {}, 4).empty());
+    // One changed block: its box grown by the margin.
+    b(cv::Rect(100, 50, 10, 6)).setTo(0);
+    auto r = changedRegions(a, b, {}, 4);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0] == Rect{96, 46, 18, 14});
+    // A line it touches (read on the frame before) is taken in whole, with the margin.
+    r = changedRegions(a, b, {Rect{20, 48, 200, 10}, Rect{20, 150, 200, 10}}, 4);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0] == Rect{16, 44, 208, 18});
+    // Two changes far apart: two regions; near each other: one.
+    b(cv::Rect(10, 180, 5, 5)).setTo(0);
+    r = changedRegions(a, b, {}, 4);
+    CHECK(r.size() == 2);
+    b(cv::Rect(100, 60, 3, 3)).setTo(0);
+    CHECK(changedRegions(a, b, {}, 4).size() == 2);
+    // At the image's edge: clipped.
+    cv::Mat c = a.clone();
+    c(cv::Rect(0, 0, 2, 2)).setTo(0);
+    r = changedRegions(a, c, {}, 4);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0] == Rect{0, 0, 6, 6});
+    CHECK_THROWS_AS(changedRegions(a, cv::Mat(10, 10, CV_8UC1), {}, 4), std::invalid_argument);
+}
+
+TEST_CASE("LineCache: what was read, by key, least recently used evicted", "[ocr]") {
+    LineCache cache(2);
+    OcrLine line;
+    line.text = "OK";
+    line.box = {1, 2, 3, 4};
+    cache.put(1, line);
+    cache.put(2, std::nullopt);  // a patch that read as nothing is remembered too
+    std::optional<OcrLine> got;
+    REQUIRE(cache.find(1, &got));
+    REQUIRE(got);
+    CHECK(got->text == "OK");
+    REQUIRE(cache.find(2, &got));
+    CHECK_FALSE(got);
+    cache.put(3, line);  // evicts 1 (2 was used last)
+    CHECK(cache.size() == 2);
+    CHECK_FALSE(cache.find(1, &got));
+    CHECK(cache.find(3, &got));
+    cache.clear();
+    CHECK(cache.size() == 0);
+}
+
+TEST_CASE("OcrEngine: a frame read after a small change is read again only there", "[ocr]") {
+    REQUIRE(corpusPresent());
+    cv::Mat img = cv::imread(kCorpus + "/shots/library_index@1920x1080x1.0.png", cv::IMREAD_COLOR);
+    REQUIRE(!img.empty());
+    OcrEngine engine("eng");
+    OcrResult first = engine.recognize(img);
+    CHECK(first.laid_out == 1.0);
+    CHECK(first.lines_read > 20);
+    CHECK(first.lines_reused == 0);
+    auto texts = [](const OcrResult& r) {
+        std::multiset<std::string> t;
+        for (const OcrLine& l : r.lines) t.insert(l.text);
+        return t;
+    };
+    // The same frame again: nothing laid out or read again, the same lines.
+    OcrResult same = engine.recognize(img.clone());
+    CHECK(same.laid_out == 0.0);
+    CHECK(same.lines_read == 0);
+    CHECK(texts(same) == texts(first));
+    // One line erased (painted with the background, as when a menu item goes away): only its
+    // place is read again; the line is gone, every other line is still there.
+    const OcrLine* target = nullptr;
+    for (const OcrLine& l : first.lines)
+        if (l.text.find("Standard Library") == std::string::npos && l.text.size() > 30 && l.confidence > 0.9 &&
+            l.box.y > 300)
+            target = target ? target : &l;
+    REQUIRE(target);
+    cv::Mat changed = img.clone();
+    Rect box = target->box.grown(2);
+    changed(cv::Rect(box.x, box.y, box.w, box.h)).setTo(img.at<cv::Vec3b>(box.y - 1, box.x - 1));
+    OcrResult after = engine.recognize(changed);
+    CHECK(after.laid_out > 0.0);
+    CHECK(after.laid_out < 0.1);
+    CHECK(after.lines_read <= 3);
+    std::multiset<std::string> expected = texts(first);
+    expected.erase(expected.find(target->text));
+    CHECK(texts(after) == expected);
+    // Read from scratch (laid out whole, lines from the line cache): the same lines.
+    engine.forgetLastPage();
+    OcrResult fresh = engine.recognize(changed);
+    CHECK(fresh.laid_out == 1.0);
+    CHECK(fresh.lines_read <= 3);
+    CHECK(texts(fresh) == texts(after));
 }
 
 // ---------------------------------------------------------------- the whole corpus (own ctest entry)

@@ -185,11 +185,12 @@ void singleThreadedOpenMp() {
 /// `line_height` px high) in page segmentation `mode` (single line for a page's line; single
 /// line or sparse text for a proposal), all words as one line; boxes in pixels of `grey`.
 /// Empty when nothing was read or the words' mean confidence is under `min_confidence`.
+/// `erase_frames` as prepareLine's (a proposal's frame; never in a page's line).
 std::optional<OcrLine> readLine(tesseract::TessBaseAPI& api, const cv::Mat& grey, const Rect& r, double line_height,
-                                double min_confidence, tesseract::PageSegMode mode) {
+                                double min_confidence, tesseract::PageSegMode mode, bool erase_frames) {
     double f = 1;
     cv::Point o;
-    cv::Mat img = prepareLine(grey, r, line_height, &f, &o);
+    cv::Mat img = prepareLine(grey, r, line_height, &f, &o, erase_frames);
     auto back = api.GetPageSegMode();
     api.SetPageSegMode(mode);
     api.SetImage(img.data, img.cols, img.rows, 1, int(img.step));
@@ -454,8 +455,8 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
     }
     std::vector<std::optional<OcrLine>> read =
         readPatches(grey, todo, kReadProposal, [&](Worker& w, const Rect& r) {
-            auto line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE);
-            if (!line) line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT);
+            auto line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE, true);
+            if (!line) line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT, true);
             return line;
         }, result);
     const size_t page_lines = result.lines.size();
@@ -521,18 +522,17 @@ std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
 
 void OcrEngine::readLines(const cv::Mat& grey, const std::vector<Rect>& lines, Point offset, OcrResult& result) {
     auto read = readPatches(grey, lines, kReadPageLine, [&](Worker& w, const Rect& r) {
-        return readLine(w.api, grey, r, options_.line_height, 0.0, tesseract::PSM_SINGLE_LINE);
+        return readLine(w.api, grey, r, options_.line_height, 0.0, tesseract::PSM_SINGLE_LINE, false);
     }, result);
     for (auto& l : read)
         if (l) result.lines.push_back(moved(std::move(*l), offset.x, offset.y));
 }
 
-std::optional<std::vector<Rect>> OcrEngine::changedSinceLast(const cv::Mat& grey, double f, const Rect& area,
-                                                              double text_height) const {
-    if (!(last_.area == area && last_.upscale == f && last_.grey.size() == grey.size())) return std::nullopt;
+std::optional<std::vector<Rect>> OcrEngine::changedSinceLast(const cv::Mat& grey, const Rect& area) const {
+    if (!(last_.area == area && last_.grey.size() == grey.size())) return std::nullopt;
     std::vector<Rect> seen = last_.lines;
     for (const OcrLine& l : last_.proposals) seen.push_back(l.box);
-    const int margin = int(std::ceil(std::max(text_height, 10.0)));
+    const int margin = int(std::ceil(std::max(last_.text_height, 10.0)));
     std::vector<Rect> changed = changedRegions(grey, last_.grey, seen, margin);
     long changed_area = 0;
     for (const Rect& c : changed) changed_area += c.area();
@@ -541,17 +541,29 @@ std::optional<std::vector<Rect>> OcrEngine::changedSinceLast(const cv::Mat& grey
     return changed;
 }
 
-std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, const cv::Mat& big, double f,
-                                       const std::optional<std::vector<Rect>>& changed, OcrResult& result) {
+std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std::optional<std::vector<Rect>>& changed,
+                                       OcrResult& result) {
     const int ppi = int(std::lround(96 * f));
-    // Regions of `big` to lay out, each with the rows it owns.
+    auto enlarged = [&](const cv::Mat& m) {
+        cv::Mat big;
+        if (f != 1.0)
+            cv::resize(m, big, cv::Size(), f, f, cv::INTER_CUBIC);
+        else
+            big = m.isContinuous() ? m : m.clone();
+        return big;
+    };
+    // Images to lay out (enlarged by f), each with its place in `grey`, and the rows of it
+    // whose lines it owns.
     struct Job {
+        cv::Mat big;
+        Point at;
         Rect roi;
         int own0, own1;
     };
     std::vector<Job> jobs;
-    std::vector<Rect> lines;  // lines of the last page outside every changed region
+    std::vector<Rect> lines;
     if (changed) {
+        // The last page's lines outside every changed region are kept; each region laid out alone.
         long changed_area = 0;
         for (const Rect& l : last_.lines) {
             bool inside = false;
@@ -559,9 +571,8 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, const cv::Mat& big, 
             if (!inside) lines.push_back(l);
         }
         for (const Rect& c : *changed) {
-            Rect roi = Rect{int(std::floor(c.x * f)), int(std::floor(c.y * f)), int(std::ceil(c.w * f)), int(std::ceil(c.h * f))}
-                           .intersect(Rect{0, 0, big.cols, big.rows});
-            jobs.push_back({roi, roi.y, roi.y + roi.h});
+            cv::Mat big = enlarged(grey(cv::Rect(c.x, c.y, c.w, c.h)));
+            jobs.push_back({big, Point{c.x, c.y}, Rect{0, 0, big.cols, big.rows}, 0, big.rows});
             changed_area += c.area();
         }
         result.laid_out = double(changed_area) / (double(grey.cols) * grey.rows);
@@ -569,6 +580,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, const cv::Mat& big, 
         // Bands: as many as workers (a multiple of it for tall images: ~1500 rows each, in
         // enlarged pixels), none under 400 rows, cut at rows without text, overlapping so
         // that a line cut by one band is whole in the other.
+        cv::Mat big = enlarged(grey);
         int nworkers = int(workers_.size());
         int per_worker = std::max(1, int(std::lround(big.rows / (1500.0 * nworkers))));
         int nbands = std::clamp(big.rows / 400, 1, nworkers * per_worker);
@@ -576,17 +588,17 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, const cv::Mat& big, 
         int overlap = int(std::ceil(3 * std::max(result.text_height, 10.0) * f));
         for (size_t k = 0; k + 1 < cuts.size(); ++k) {
             int y0 = std::max(0, cuts[k] - overlap), y1 = std::min(big.rows, cuts[k + 1] + overlap);
-            jobs.push_back({Rect{0, y0, big.cols, y1 - y0}, cuts[k], cuts[k + 1]});
+            jobs.push_back({big, Point{0, 0}, Rect{0, y0, big.cols, y1 - y0}, cuts[k], cuts[k + 1]});
         }
         result.laid_out = 1;
     }
     std::vector<std::vector<Rect>> found(jobs.size());
     onWorkers(workers_, jobs.size(), [&](tesseract::TessBaseAPI& api, size_t j) {
-        found[j] = layoutLines(api, big, jobs[j].roi, jobs[j].own0, jobs[j].own1, ppi);
+        found[j] = layoutLines(api, jobs[j].big, jobs[j].roi, jobs[j].own0, jobs[j].own1, ppi);
     });
-    for (const auto& job : found)
-        for (const Rect& r : job) {
-            Rect g = unscale(r, f, Point{0, 0}).intersect(Rect{0, 0, grey.cols, grey.rows});
+    for (size_t j = 0; j < jobs.size(); ++j)
+        for (const Rect& r : found[j]) {
+            Rect g = unscale(r, f, jobs[j].at).intersect(Rect{0, 0, grey.cols, grey.rows});
             if (!g.empty()) lines.push_back(g);
         }
     return lines;
@@ -600,28 +612,38 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
     if (region) area = area.intersect(*region);
     if (bgr.empty() || area.empty()) return result;
     cv::Mat grey = toGrey(bgr(cv::Rect(area.x, area.y, area.w, area.h)));
-
-    result.text_height = estimateTextHeight(grey);
-    double f = options_.upscale;
-    if (f <= 0) {
-        f = result.text_height > 0 ? options_.target_text_height / result.text_height : 1.0;
-        f = std::clamp(f, 1.0, options_.max_upscale);
-        // At most ~40 megapixels to recognise (a 4K frame of tiny text): time and memory.
-        f = std::max(1.0, std::min(f, std::sqrt(40e6 / (double(grey.cols) * grey.rows))));
-        f = std::round(f * 4) / 4;  // quarter steps: stable factors for similar frames
-    }
-    result.upscale = f;
-    cv::Mat big;
-    if (f != 1.0)
-        cv::resize(grey, big, cv::Size(), f, f, cv::INTER_CUBIC);
-    else
-        big = grey.isContinuous() ? grey : grey.clone();
+    Point offset{area.x, area.y};
 
     std::lock_guard lock(mutex_);
-    Point offset{area.x, area.y};
     const int psm = options_.page_seg_mode;
-    if (psm == 6 || psm == 7 || psm == 8 || psm == 10 || psm == 13) {
+    const bool page = !(psm == 6 || psm == 7 || psm == 8 || psm == 10 || psm == 13);
+    // A page that differs from the last one read in a few places keeps its text height and
+    // scale (the text height is estimated over the whole image: that alone would cost more
+    // than reading the changes).
+    std::optional<std::vector<Rect>> changed = page ? changedSinceLast(grey, area) : std::nullopt;
+    double f = options_.upscale;
+    if (changed) {
+        result.text_height = last_.text_height;
+        f = last_.upscale;
+    } else {
+        result.text_height = estimateTextHeight(grey);
+        if (f <= 0) {
+            f = result.text_height > 0 ? options_.target_text_height / result.text_height : 1.0;
+            f = std::clamp(f, 1.0, options_.max_upscale);
+            // At most ~40 megapixels to lay out (a 4K frame of tiny text): time and memory.
+            f = std::max(1.0, std::min(f, std::sqrt(40e6 / (double(grey.cols) * grey.rows))));
+            f = std::round(f * 4) / 4;  // quarter steps: stable factors for similar frames
+        }
+    }
+    result.upscale = f;
+
+    if (!page) {
         // The whole image is one block, line, word or character: read as it is.
+        cv::Mat big;
+        if (f != 1.0)
+            cv::resize(grey, big, cv::Size(), f, f, cv::INTER_CUBIC);
+        else
+            big = grey.isContinuous() ? grey : grey.clone();
         Band whole{0, big.rows, 0, big.rows};
         std::vector<OcrLine> lines;
         onWorkers(workers_, 1, [&](tesseract::TessBaseAPI& api, size_t) {
@@ -636,13 +658,13 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
         result.laid_out = 1;
         if (options_.proposals) readProposals(grey, offset, std::nullopt, result);
     } else {
-        std::optional<std::vector<Rect>> changed = changedSinceLast(grey, f, area, result.text_height);
-        std::vector<Rect> lines = findLines(grey, big, f, changed, result);
+        std::vector<Rect> lines = findLines(grey, f, changed, result);
         readLines(grey, lines, offset, result);
         const size_t page_lines = result.lines.size();
         if (options_.proposals) readProposals(grey, offset, changed, result);
         last_.area = area;
         last_.upscale = f;
+        last_.text_height = result.text_height;
         last_.grey = grey.clone();
         last_.lines = std::move(lines);
         last_.proposals.clear();

@@ -114,26 +114,26 @@ public:
 
 private:
     struct Worker;
-    /// The last page read: where (`area`, pixels of the frame), its grey pixels, the layout's
-    /// scale, the text line boxes found and the lines its text proposals added (pixels of
-    /// `grey`).
+    /// The last page read: where (`area`, pixels of the frame), its grey pixels, its text
+    /// height, the layout's scale, the text line boxes found and the lines its text proposals
+    /// added (pixels of `grey`).
     struct LastPage {
         Rect area;
         cv::Mat grey;
+        double text_height = 0;
         double upscale = 0;
         std::vector<Rect> lines;
         std::vector<OcrLine> proposals;
     };
-    /// Where `grey` (the image of `area`, to be laid out at scale `f`) differs from last_
-    /// (changedRegions, grown by a text height): nullopt when last_ is another area or scale,
-    /// or when half the image or more changed (then everything is read). Caller holds mutex_.
-    std::optional<std::vector<Rect>> changedSinceLast(const cv::Mat& grey, double f, const Rect& area,
-                                                      double text_height) const;
-    /// Text line boxes (pixels of `grey`) of `grey` enlarged by `f` into `big`: all of it laid
-    /// out in bands, or only the `changed` regions, last_'s other lines kept. Caller holds
-    /// mutex_.
-    std::vector<Rect> findLines(const cv::Mat& grey, const cv::Mat& big, double f,
-                                const std::optional<std::vector<Rect>>& changed, OcrResult& result);
+    /// Where `grey` (the image of `area`) differs from last_ (changedRegions, grown by a text
+    /// height): nullopt when last_ is another area or size, or when half the image or more
+    /// changed (then everything is read). Caller holds mutex_.
+    std::optional<std::vector<Rect>> changedSinceLast(const cv::Mat& grey, const Rect& area) const;
+    /// Text line boxes (pixels of `grey`) found by the layout analysis on `grey` enlarged by
+    /// `f`: all of it in bands, or only the `changed` regions, last_'s other lines kept.
+    /// Caller holds mutex_.
+    std::vector<Rect> findLines(const cv::Mat& grey, double f, const std::optional<std::vector<Rect>>& changed,
+                                OcrResult& result);
     /// Reads every line of `lines` (pixels of `grey`) from the line cache or in single-line mode
     /// on the workers, adding what was read to `result` (boxes offset by `offset`). Caller
     /// holds mutex_.

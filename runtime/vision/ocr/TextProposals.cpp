@@ -211,7 +211,8 @@ bool lightOnDark(const cv::Mat& grey, const Rect& r) {
     return lightOnDark(grey(cv::Rect(c.x, c.y, c.w, c.h)));
 }
 
-cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin) {
+cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin,
+                    bool erase_frames) {
     Rect c = lineCut(grey, r);
     cv::Rect cut(c.x, c.y, c.w, c.h);
     cv::Mat crop = grey(cut).clone();
@@ -221,8 +222,8 @@ cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, do
     // shapes that enclose other dark shapes, or taller than 3/4 of the cut (glyphs are at most
     // 2/3 of it). Tesseract reads a framed word as nothing.
     cv::Mat bin, labels, stats, centroids;
-    cv::threshold(crop, bin, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
-    int n = cv::connectedComponentsWithStats(bin, labels, stats, centroids, 8, CV_32S);
+    if (erase_frames) cv::threshold(crop, bin, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
+    int n = erase_frames ? cv::connectedComponentsWithStats(bin, labels, stats, centroids, 8, CV_32S) : 0;
     auto box = [&](int i) {
         return cv::Rect(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP),
                         stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));

@@ -41,7 +41,10 @@ bool lightOnDark(const cv::Mat& grey, const Rect& r);
 /// 0..255 (grey, disabled text), enlarged by `*scale` (set here: so that the box is about
 /// `target_height` px high, 1..4) and padded with 10 px of background, as Tesseract's
 /// single-line mode reads best. `*origin` is where the cut starts in `grey` (pixels of `grey`):
-/// a point p of the result is origin + (p - 10) / scale.
-cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin);
+/// a point p of the result is origin + (p - 10) / scale. With `erase_frames` false (a line
+/// the layout analysis found, not a proposal) nothing is erased: a CJK glyph's strokes can
+/// enclose one another like a frame around a label.
+cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin,
+                    bool erase_frames = true);
 
 }  // namespace eacu
