@@ -226,6 +226,44 @@ std::optional<OcrLine> readLine(tesseract::TessBaseAPI& api, const cv::Mat& grey
     return line;
 }
 
+/// `grey` with its dark bands inverted, so that the layout analysis, which looks for dark text
+/// on a light page, also finds light text on a dark band (a selected item, a highlighted menu
+/// entry, a dark button or header). A dark area is where the median of ~20x20 px windows is
+/// under 100 of 255 (on a quarter-size copy: 5x5 windows); one at most 3 text heights tall
+/// (at least 48 px) is inverted as the box of its rows and columns that are at least half
+/// dark. Larger dark areas (a dark backdrop, a dark theme, a picture) are left as they are.
+/// The image itself when nothing is inverted.
+cv::Mat darkBackgroundInverted(const cv::Mat& grey, double text_height) {
+    if (grey.rows < 8 || grey.cols < 8) return grey;
+    cv::Mat small, bg, mask, labels, stats, centroids;
+    cv::resize(grey, small, cv::Size((grey.cols + 3) / 4, (grey.rows + 3) / 4), 0, 0, cv::INTER_AREA);
+    cv::medianBlur(small, bg, 5);
+    cv::threshold(bg, mask, 99, 255, cv::THRESH_BINARY_INV);
+    int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
+    if (n <= 1) return grey;
+    cv::Mat out;
+    const Rect image{0, 0, grey.cols, grey.rows};
+    const int max_h = std::max(48, int(std::lround(3 * text_height)));
+    for (int i = 1; i < n; ++i) {
+        if (stats.at<int>(i, cv::CC_STAT_AREA) < 4 || stats.at<int>(i, cv::CC_STAT_HEIGHT) * 4 > max_h + 8) continue;
+        Rect r = Rect{stats.at<int>(i, cv::CC_STAT_LEFT) * 4, stats.at<int>(i, cv::CC_STAT_TOP) * 4,
+                      stats.at<int>(i, cv::CC_STAT_WIDTH) * 4, stats.at<int>(i, cv::CC_STAT_HEIGHT) * 4}
+                     .grown(4)
+                     .intersect(image);
+        cv::Mat dark = grey(cv::Rect(r.x, r.y, r.w, r.h)) < 100;
+        int y0 = -1, y1 = -1, x0 = -1, x1 = -1;
+        for (int y = 0; y < dark.rows; ++y)
+            if (cv::countNonZero(dark.row(y)) * 2 >= dark.cols) y0 = y0 < 0 ? y : y0, y1 = y;
+        for (int x = 0; x < dark.cols; ++x)
+            if (cv::countNonZero(dark.col(x)) * 2 >= dark.rows) x0 = x0 < 0 ? x : x0, x1 = x;
+        if (y0 < 0 || x0 < 0) continue;
+        if (out.empty()) out = grey.clone();
+        cv::Mat box = out(cv::Rect(r.x + x0, r.y + y0, x1 - x0 + 1, y1 - y0 + 1));
+        cv::bitwise_not(box, box);
+    }
+    return out.empty() ? grey : out;
+}
+
 /// Text line boxes found by Tesseract's layout analysis (in the engine's page segmentation
 /// mode) in `roi` of `big`, in pixels of `big`; only lines whose centre row is in
 /// [own0, own1) (a line cut by one band is whole in the next).
@@ -521,8 +559,14 @@ std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
 }
 
 void OcrEngine::readLines(const cv::Mat& grey, const std::vector<Rect>& lines, Point offset, OcrResult& result) {
+    double line_height = options_.line_height;
+    if (line_height <= 0) {
+        line_height = 36;
+        for (const auto& lang : splitLangs(langs_))
+            if (lang.rfind("chi_", 0) == 0 || lang.rfind("jpn", 0) == 0 || lang.rfind("kor", 0) == 0) line_height = 24;
+    }
     auto read = readPatches(grey, lines, kReadPageLine, [&](Worker& w, const Rect& r) {
-        return readLine(w.api, grey, r, options_.line_height, 0.0, tesseract::PSM_SINGLE_LINE, false);
+        return readLine(w.api, grey, r, line_height, 0.0, tesseract::PSM_SINGLE_LINE, false);
     }, result);
     for (auto& l : read)
         if (l) result.lines.push_back(moved(std::move(*l), offset.x, offset.y));
@@ -544,6 +588,8 @@ std::optional<std::vector<Rect>> OcrEngine::changedSinceLast(const cv::Mat& grey
 std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std::optional<std::vector<Rect>>& changed,
                                        OcrResult& result) {
     const int ppi = int(std::lround(96 * f));
+    // Inverted where dark over the whole image, so that a region reads as it does in the whole.
+    const cv::Mat light = darkBackgroundInverted(grey, result.text_height);
     auto enlarged = [&](const cv::Mat& m) {
         cv::Mat big;
         if (f != 1.0)
@@ -571,7 +617,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
             if (!inside) lines.push_back(l);
         }
         for (const Rect& c : *changed) {
-            cv::Mat big = enlarged(grey(cv::Rect(c.x, c.y, c.w, c.h)));
+            cv::Mat big = enlarged(light(cv::Rect(c.x, c.y, c.w, c.h)));
             jobs.push_back({big, Point{c.x, c.y}, Rect{0, 0, big.cols, big.rows}, 0, big.rows});
             changed_area += c.area();
         }
@@ -580,7 +626,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
         // Bands: as many as workers (a multiple of it for tall images: ~1500 rows each, in
         // enlarged pixels), none under 400 rows, cut at rows without text, overlapping so
         // that a line cut by one band is whole in the other.
-        cv::Mat big = enlarged(grey);
+        cv::Mat big = enlarged(light);
         int nworkers = int(workers_.size());
         int per_worker = std::max(1, int(std::lround(big.rows / (1500.0 * nworkers))));
         int nbands = std::clamp(big.rows / 400, 1, nworkers * per_worker);

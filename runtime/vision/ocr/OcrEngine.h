@@ -31,7 +31,9 @@ namespace eacu {
 ///   read the whole image as one block, line, word or character) the frame is read in two
 ///   steps: Tesseract's layout analysis finds the text lines (on the frame enlarged as above,
 ///   in bands on parallel threads), then each line is cut out (lineCut), normalised
-///   (prepareLine: `line_height` px high) and read alone in single-line mode (PSM 7), the lines
+///   (prepareLine: `line_height` px high; 0 = 36 px, or 24 px for a language set with CJK
+///   models, whose two-glyph lines enlarged 3x read as Latin letters: measured on a zenity
+///   list) and read alone in single-line mode (PSM 7), the lines
 ///   spread over the threads. A line whose cut was read before (same pixels, by this engine)
 ///   is taken from the line cache (`line_cache` lines, LRU) instead; and a frame of the same
 ///   size as the one read before is laid out again only where it differs from it
@@ -51,7 +53,7 @@ struct OcrOptions {
     double target_text_height = 12;
     double max_upscale = 4;
     int page_seg_mode = 11;
-    double line_height = 36;
+    double line_height = 0;
     size_t line_cache = 4096;
     bool proposals = true;
     double proposal_min_confidence = 0.4;
