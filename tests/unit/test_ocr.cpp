@@ -422,10 +422,14 @@ TEST_CASE("changedRegions: changed pixels grown to whole lines", "[ocr]") {
     auto r = changedRegions(a, b, {}, 4);
     REQUIRE(r.size() == 1);
     CHECK(r[0] == Rect{96, 46, 18, 14});
-    // A line it touches (read on the frame before) is taken in whole, with the margin.
-    r = changedRegions(a, b, {Rect{20, 48, 200, 10}, Rect{20, 150, 200, 10}}, 4);
+    // A line it touches (read on the frame before) is taken in whole (2 px around it); a line
+    // that line touches is not (no running on through a paragraph).
+    r = changedRegions(a, b, {Rect{20, 48, 200, 10}, Rect{20, 150, 200, 10}, Rect{20, 37, 200, 10}}, 4);
     REQUIRE(r.size() == 1);
-    CHECK(r[0] == Rect{16, 44, 208, 18});
+    CHECK(r[0] == Rect{18, 35, 204, 25});
+    r = changedRegions(a, b, {Rect{20, 50, 200, 10}, Rect{20, 63, 200, 10}}, 4);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0] == Rect{18, 46, 204, 16});
     // Two changes far apart: two regions; near each other: one.
     b(cv::Rect(10, 180, 5, 5)).setTo(0);
     r = changedRegions(a, b, {}, 4);

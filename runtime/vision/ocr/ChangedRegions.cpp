@@ -41,23 +41,23 @@ std::vector<Rect> changedRegions(const cv::Mat& grey, const cv::Mat& prev, const
         x1 = std::max(x1, r);
     }
     close();
-    // Grown by the lines they touch, and merged, until stable.
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (Rect& b : boxes)
-            for (const Rect& l : lines) {
-                Rect g = l.grown(margin).intersect(image);
-                if (touches(b, l) && b.united(g) != b) {
-                    b = b.united(g);
-                    changed = true;
-                }
-            }
+    // Each grown by the lines it touches (each line whole, 2 px around it: not by the margin
+    // again, which would run on through a paragraph line by line), then merged until none
+    // overlap.
+    for (Rect& b : boxes) {
+        Rect grown = b;
+        for (const Rect& l : lines)
+            if (touches(b, l)) grown = grown.united(l.grown(2).intersect(image));
+        b = grown;
+    }
+    for (bool merged = true; merged;) {
+        merged = false;
         for (size_t i = 0; i < boxes.size(); ++i)
             for (size_t j = i + 1; j < boxes.size();)
                 if (touches(boxes[i], boxes[j])) {
                     boxes[i] = boxes[i].united(boxes[j]);
                     boxes.erase(boxes.begin() + long(j));
-                    changed = true;
+                    merged = true;
                 } else {
                     ++j;
                 }

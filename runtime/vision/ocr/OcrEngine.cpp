@@ -448,8 +448,8 @@ OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& varian
 void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::optional<std::vector<Rect>>& changed,
                               OcrResult& result) {
     // Proposals that words read with confidence do not cover (half of the proposal's area, and
-    // their bounds about the proposal's), and every light-on-dark one: the page pass's
-    // binarisation reads those worst.
+    // their bounds about the proposal's). (A page's lines are read with their polarity
+    // normalised, as proposals are: light text on dark needs no second reading.)
     std::vector<Rect> todo;
     // Glyphs are looked for (MSER, the costly part) only in the areas with detail that words
     // read with confidence do not cover (most of a page of text is).
@@ -488,7 +488,7 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
                         area += w.box.intersect(r).area();
                         words = words.empty() ? w.box : words.united(w.box);
                     }
-        bool covered = 2 * area >= r.area() && words.iou(r) >= 0.5 && !lightOnDark(grey, p);
+        bool covered = 2 * area >= r.area() && words.iou(r) >= 0.5;
         if (!covered) todo.push_back(p);
     }
     std::vector<std::optional<OcrLine>> read =
@@ -645,7 +645,17 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
     for (size_t j = 0; j < jobs.size(); ++j)
         for (const Rect& r : found[j]) {
             Rect g = unscale(r, f, jobs[j].at).intersect(Rect{0, 0, grey.cols, grey.rows});
-            if (!g.empty()) lines.push_back(g);
+            if (g.empty()) continue;
+            // A line laid out again in a region comes out a pixel or two off where the whole
+            // page put it: the last page's box is taken, so that an unchanged line's cut is the
+            // same and read from the line cache.
+            if (changed)
+                for (const Rect& l : last_.lines)
+                    if (l.iou(g) >= 0.7) {
+                        g = l;
+                        break;
+                    }
+            lines.push_back(g);
         }
     return lines;
 }
