@@ -443,6 +443,13 @@ TEST_CASE("changedRegions: changed pixels grown to whole lines", "[ocr]") {
     REQUIRE(r.size() == 1);
     CHECK(r[0] == Rect{0, 0, 6, 6});
     CHECK_THROWS_AS(changedRegions(a, cv::Mat(10, 10, CV_8UC1), {}, 4), std::invalid_argument);
+    // Which lines' own pixels changed, and what overlaps a line kept.
+    CHECK(samePixels(a, c, Rect{10, 10, 50, 50}));
+    CHECK_FALSE(samePixels(a, c, Rect{1, 1, 5, 5}));
+    CHECK(samePixels(a, c, Rect{-10, -10, 5, 5}));  // outside: nothing differs
+    CHECK(overlapsAny(Rect{0, 0, 10, 10}, {Rect{5, 5, 10, 10}}));      // a quarter of either
+    CHECK_FALSE(overlapsAny(Rect{0, 0, 10, 10}, {Rect{8, 8, 10, 10}})); // 4 px of 100
+    CHECK_FALSE(overlapsAny(Rect{0, 0, 10, 10}, {}));
 }
 
 TEST_CASE("LineCache: what was read, by key, least recently used evicted", "[ocr]") {

@@ -65,4 +65,20 @@ std::vector<Rect> changedRegions(const cv::Mat& grey, const cv::Mat& prev, const
     return boxes;
 }
 
+bool samePixels(const cv::Mat& grey, const cv::Mat& prev, const Rect& box) {
+    Rect r = box.intersect(Rect{0, 0, std::min(grey.cols, prev.cols), std::min(grey.rows, prev.rows)});
+    if (r.empty()) return true;
+    const size_t bytes = size_t(r.w) * grey.elemSize();
+    for (int y = r.y; y < r.y + r.h; ++y)
+        if (std::memcmp(grey.ptr<uchar>(y) + r.x * grey.elemSize(), prev.ptr<uchar>(y) + r.x * prev.elemSize(), bytes) != 0)
+            return false;
+    return true;
+}
+
+bool overlapsAny(const Rect& box, const std::vector<Rect>& others) {
+    for (const Rect& o : others)
+        if (box.intersect(o).area() * 4 >= std::min(box.area(), o.area())) return true;
+    return false;
+}
+
 }  // namespace eacu

@@ -17,4 +17,10 @@ namespace eacu {
 /// are equal. Throws std::invalid_argument when the sizes or types differ.
 std::vector<Rect> changedRegions(const cv::Mat& grey, const cv::Mat& prev, const std::vector<Rect>& lines, int margin);
 
+/// Whether `grey` and `prev` (same size and type) are equal inside `box` (clipped to them).
+bool samePixels(const cv::Mat& grey, const cv::Mat& prev, const Rect& box);
+
+/// Whether `box` overlaps any of `others` by at least a quarter of the smaller of the two.
+bool overlapsAny(const Rect& box, const std::vector<Rect>& others);
+
 }  // namespace eacu

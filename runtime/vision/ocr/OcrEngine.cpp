@@ -498,8 +498,16 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
             return line;
         }, result);
     const size_t page_lines = result.lines.size();
+    // What the last page's proposals read where their pixels did not change (boxes in `grey`).
+    std::vector<Rect> kept;
+    if (changed)
+        for (const OcrLine& l : last_.proposals)
+            if (samePixels(grey, last_.grey, lineCut(grey, l.box))) {
+                kept.push_back(l.box);
+                result.lines.push_back(moved(l, offset.x, offset.y));
+            }
     for (auto& l : read) {
-        if (!l) continue;
+        if (!l || overlapsAny(l->box, kept)) continue;
         // The same text the page pass read there already: nothing new.
         Rect at{l->box.x + offset.x, l->box.y + offset.y, l->box.w, l->box.h};
         bool again = false;
@@ -508,13 +516,6 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
         if (again) continue;
         result.lines.push_back(moved(std::move(*l), offset.x, offset.y));
     }
-    // What the last page's proposals read outside the changed regions.
-    if (changed)
-        for (const OcrLine& l : last_.proposals) {
-            bool inside = false;
-            for (const Rect& c : *changed) inside = inside || l.box.intersect(c).area() > 0;
-            if (!inside) result.lines.push_back(moved(l, offset.x, offset.y));
-        }
 }
 
 std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
@@ -608,14 +609,15 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
     };
     std::vector<Job> jobs;
     std::vector<Rect> lines;
+    std::vector<Rect> kept;  // the last page's lines whose pixels did not change
     if (changed) {
-        // The last page's lines outside every changed region are kept; each region laid out alone.
+        // Each region laid out alone. (Its layout can differ from the whole page's, which sees
+        // more around it: a line whose own pixels did not change is kept as it was, and what the
+        // region's layout finds over it is dropped.)
         long changed_area = 0;
-        for (const Rect& l : last_.lines) {
-            bool inside = false;
-            for (const Rect& c : *changed) inside = inside || l.intersect(c).area() > 0;
-            if (!inside) lines.push_back(l);
-        }
+        for (const Rect& l : last_.lines)
+            if (samePixels(grey, last_.grey, lineCut(grey, l))) kept.push_back(l);
+        lines = kept;
         for (const Rect& c : *changed) {
             cv::Mat big = enlarged(light(cv::Rect(c.x, c.y, c.w, c.h)));
             jobs.push_back({big, Point{c.x, c.y}, Rect{0, 0, big.cols, big.rows}, 0, big.rows});
@@ -646,15 +648,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
         for (const Rect& r : found[j]) {
             Rect g = unscale(r, f, jobs[j].at).intersect(Rect{0, 0, grey.cols, grey.rows});
             if (g.empty()) continue;
-            // A line laid out again in a region comes out a pixel or two off where the whole
-            // page put it: the last page's box is taken, so that an unchanged line's cut is the
-            // same and read from the line cache.
-            if (changed)
-                for (const Rect& l : last_.lines)
-                    if (l.iou(g) >= 0.7) {
-                        g = l;
-                        break;
-                    }
+            if (changed && overlapsAny(g, kept)) continue;
             lines.push_back(g);
         }
     return lines;

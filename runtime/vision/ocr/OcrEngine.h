@@ -37,7 +37,8 @@ namespace eacu {
 ///   spread over the threads. A line whose cut was read before (same pixels, by this engine)
 ///   is taken from the line cache (`line_cache` lines, LRU) instead; and a frame of the same
 ///   size as the one read before is laid out again only where it differs from it
-///   (changedRegions), the other lines kept.
+///   (changedRegions: the changes and the lines they touch; text proposals likewise), every
+///   line and proposal whose own pixels did not change kept as it was read.
 /// - `variables`: Tesseract parameters (name, value), set after loading the models. The
 ///   default picks Sauvola's adaptive binarisation (thresholding_method 2): with Tesseract's
 ///   global Otsu threshold, small anti-aliased CJK glyphs fall apart into strokes.
