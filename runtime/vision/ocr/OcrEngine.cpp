@@ -492,9 +492,9 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
         if (!covered) todo.push_back(p);
     }
     std::vector<std::optional<OcrLine>> read =
-        readPatches(grey, todo, kReadProposal, [&](Worker& w, const Rect& r) {
-            auto line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE, true);
-            if (!line) line = readLine(w.api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT, true);
+        readPatches(grey, todo, kReadProposal, [&](tesseract::TessBaseAPI& api, const Rect& r) {
+            auto line = readLine(api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE, true);
+            if (!line) line = readLine(api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT, true);
             return line;
         }, result);
     const size_t page_lines = result.lines.size();
@@ -520,7 +520,7 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
 
 std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
     const cv::Mat& grey, const std::vector<Rect>& boxes, uint64_t how,
-    const std::function<std::optional<OcrLine>(Worker&, const Rect&)>& read, OcrResult& result) {
+    const std::function<std::optional<OcrLine>(tesseract::TessBaseAPI&, const Rect&)>& read, OcrResult& result) {
     std::vector<std::optional<OcrLine>> out(boxes.size());
     std::vector<uint64_t> keys(boxes.size());
     std::vector<size_t> todo;
@@ -535,27 +535,12 @@ std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
         }
     }
     result.lines_read += int(todo.size());
-    std::vector<std::unique_ptr<Worker>>& workers = workers_;
-    std::vector<std::string> errors(todo.size());
-    std::atomic<size_t> next{0};
-    auto work = [&](Worker& w) {
-        singleThreadedOpenMp();
-        for (size_t k; (k = next++) < todo.size();) {
-            size_t i = todo[k];
-            try {
-                out[i] = read(w, boxes[i]);
-                Rect c = lineCut(grey, boxes[i]);
-                line_cache_.put(keys[i], out[i] ? std::optional<OcrLine>(moved(*out[i], -c.x, -c.y)) : std::nullopt);
-            } catch (const std::exception& e) {
-                errors[k] = e.what();
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < std::min(workers.size(), todo.size()); ++i) threads.emplace_back(work, std::ref(*workers[i]));
-    for (auto& t : threads) t.join();
-    for (const auto& e : errors)
-        if (!e.empty()) throw std::runtime_error(e);
+    onWorkers(workers_, todo.size(), [&](tesseract::TessBaseAPI& api, size_t k) {
+        size_t i = todo[k];
+        out[i] = read(api, boxes[i]);
+        Rect c = lineCut(grey, boxes[i]);
+        line_cache_.put(keys[i], out[i] ? std::optional<OcrLine>(moved(*out[i], -c.x, -c.y)) : std::nullopt);
+    });
     return out;
 }
 
@@ -566,8 +551,8 @@ void OcrEngine::readLines(const cv::Mat& grey, const std::vector<Rect>& lines, P
         for (const auto& lang : splitLangs(langs_))
             if (lang.rfind("chi_", 0) == 0 || lang.rfind("jpn", 0) == 0 || lang.rfind("kor", 0) == 0) line_height = 24;
     }
-    auto read = readPatches(grey, lines, kReadPageLine, [&](Worker& w, const Rect& r) {
-        return readLine(w.api, grey, r, line_height, 0.0, tesseract::PSM_SINGLE_LINE, false);
+    auto read = readPatches(grey, lines, kReadPageLine, [&](tesseract::TessBaseAPI& api, const Rect& r) {
+        return readLine(api, grey, r, line_height, 0.0, tesseract::PSM_SINGLE_LINE, false);
     }, result);
     for (auto& l : read)
         if (l) result.lines.push_back(moved(std::move(*l), offset.x, offset.y));

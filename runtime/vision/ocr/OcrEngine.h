@@ -14,6 +14,10 @@
 #include "vision/ocr/LineCache.h"
 #include "vision/ocr/OcrResult.h"
 
+namespace tesseract {
+class TessBaseAPI;
+}
+
 namespace eacu {
 
 /// How an OcrEngine reads a frame.
@@ -142,12 +146,12 @@ private:
     /// holds mutex_.
     void readLines(const cv::Mat& grey, const std::vector<Rect>& lines, Point offset, OcrResult& result);
     /// What box i of `boxes` (pixels of `grey`) reads as: from the line cache when its patch
-    /// (see lineCut) was read the same way (`how`) before, else read(worker, box) on the
-    /// workers and stored. Lines in pixels of `grey`; counts into result.lines_read and
+    /// (see lineCut) was read the same way (`how`) before, else read(engine, box) on the
+    /// workers' Tesseract engines and stored. Lines in pixels of `grey`; counts into result.lines_read and
     /// lines_reused. Caller holds mutex_.
     std::vector<std::optional<OcrLine>> readPatches(
         const cv::Mat& grey, const std::vector<Rect>& boxes, uint64_t how,
-        const std::function<std::optional<OcrLine>(Worker&, const Rect&)>& read, OcrResult& result);
+        const std::function<std::optional<OcrLine>(tesseract::TessBaseAPI&, const Rect&)>& read, OcrResult& result);
     /// The proposal pass (see OcrOptions::proposals) on `grey`, the image read, whose pixel
     /// (0,0) is `offset` in the frame, or only in its `changed` regions (last_'s proposal
     /// lines kept elsewhere); adds the lines read to `result`. Caller holds mutex_.
