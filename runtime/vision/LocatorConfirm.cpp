@@ -148,11 +148,23 @@ Match finish(Search& s, Match m, const std::string& method, double required) {
     return m;
 }
 
+TextVerdict Search::textVerdict(const Rect& box) {
+    auto key = std::make_tuple(box.x, box.y, box.w, box.h);
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
+    }
+    TextVerdict v = confirmText(pf_.bgr(), tpl_, box);
+    std::lock_guard lock(mutex_);
+    verdicts_[key] = v;
+    return v;
+}
+
 void confirmWords(Search& search, Match& m) {
     const LocatorOptions& o = search.options();
     if (!m.found || !o.text_confirm || m.score >= o.text_confirm_below) return;
     try {
-        TextVerdict v = confirmText(search.frameBgr(), search.tpl(), m.box);
+        TextVerdict v = search.textVerdict(m.box);
         if (v.judged && !v.agrees) {
             m.found = false;
             m.veto = "reads \"" + v.frame_text + "\" where the template reads \"" + v.template_text + "\"";

@@ -12,6 +12,7 @@
 
 #include "vision/Correlation.h"
 #include "vision/Locator.h"
+#include "vision/ocr/TextConfirm.h"
 
 namespace eacu::locator {
 
@@ -105,6 +106,11 @@ public:
     // Set once the text confirm has rejected a candidate of this search (see confirmWords).
     bool lookalike_rejected = false;
 
+    // The text confirm's verdict on `box` (confirmText), read once per box of this search:
+    // the stages and the choice among tied candidates come back to the same boxes. Throws as
+    // confirmText does.
+    TextVerdict textVerdict(const Rect& box);
+
     const Template& tpl() const { return tpl_; }
     const cv::Mat& frameBgr() const { return pf_.bgr(); }
     const cv::Mat& tgrey() const { return tgrey_; }
@@ -121,6 +127,7 @@ private:
     std::map<int, Scaled> cache_;
     std::map<std::tuple<int, int, int, int>, cv::Mat> chroma_cache_;
     std::map<std::tuple<int, int, int, int>, Match> rescored_;  // rescore's results by box
+    std::map<std::tuple<int, int, int, int>, TextVerdict> verdicts_;  // textVerdict's, by box
     std::mutex mutex_;
 };
 
