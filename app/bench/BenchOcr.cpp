@@ -40,16 +40,17 @@ std::string lengthGroup(const std::string& phrase) {
     return foldText(phrase).size() <= 2 ? "chars" : "words";
 }
 
-/// After the frames were read: each (with the languages it was read with) is read again with one line inverted (as a tap's
-/// highlight or a selection draws it), as the one frame after the other, the way a run reads a
-/// screen after a tap. Prints the time of that read, the lines recognised again, and whether the
-/// changed line was found and the rest agrees with reading the changed frame from scratch.
+/// After the frames were read: each (with the languages it was read with) is read again with
+/// one line inverted (as a tap's highlight or a selection draws it), as the one frame after the
+/// other, the way a run reads a screen after a tap. Prints the time of that read, the lines
+/// recognised again, and whether the changed line was found and the rest agrees with reading
+/// the changed frame from scratch.
 void benchChangedFrames(const std::map<std::string, cv::Mat>& images, const std::map<std::string, std::string>& langs) {
     std::vector<double> ms, read, laid;
     int found = 0, n = 0, same = 0, total = 0;
     for (const auto& [path, img] : images) {
-        auto l = langs.find(path);
-        OcrEngine& engine = OcrEngine::shared(l == langs.end() ? "eng" : l->second);
+        auto frame_langs = langs.find(path);
+        OcrEngine& engine = OcrEngine::shared(frame_langs == langs.end() ? "eng" : frame_langs->second);
         engine.forgetLastPage();
         OcrResult before = engine.recognize(img);
         // The line to change: its words read with confidence (an icon beside a label reads as
