@@ -8,9 +8,7 @@ namespace eacu {
 
 namespace {
 
-bool touches(const Rect& a, const Rect& b) {
-    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-}
+bool touches(const Rect& a, const Rect& b) { return a.intersect(b).area() > 0; }
 
 }  // namespace
 

@@ -338,6 +338,16 @@ void onWorkers(std::vector<std::unique_ptr<Worker>>& workers, size_t n, Job job)
 // How a patch was read, for the line cache's key: a page's line, or a text proposal.
 constexpr uint64_t kReadPageLine = 1, kReadProposal = 2;
 
+/// `grey` enlarged by `f` (bicubic), or itself (continuous) when f is 1.
+cv::Mat enlarge(const cv::Mat& grey, double f) {
+    cv::Mat big;
+    if (f != 1.0)
+        cv::resize(grey, big, cv::Size(), f, f, cv::INTER_CUBIC);
+    else
+        big = grey.isContinuous() ? grey : grey.clone();
+    return big;
+}
+
 Rect unscale(const Rect& r, double f, Point offset) {
     int x0 = int(std::floor(r.x / f)), y0 = int(std::floor(r.y / f));
     int x1 = int(std::ceil((r.x + r.w) / f)), y1 = int(std::ceil((r.y + r.h) / f));
@@ -576,14 +586,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
     const int ppi = int(std::lround(96 * f));
     // Inverted where dark over the whole image, so that a region reads as it does in the whole.
     const cv::Mat light = darkBackgroundInverted(grey, result.text_height);
-    auto enlarged = [&](const cv::Mat& m) {
-        cv::Mat big;
-        if (f != 1.0)
-            cv::resize(m, big, cv::Size(), f, f, cv::INTER_CUBIC);
-        else
-            big = m.isContinuous() ? m : m.clone();
-        return big;
-    };
+    auto enlarged = [&](const cv::Mat& m) { return enlarge(m, f); };
     // Images to lay out (enlarged by f), each with its place in `grey`, and the rows of it
     // whose lines it owns.
     struct Job {
@@ -674,11 +677,7 @@ OcrResult OcrEngine::recognize(const cv::Mat& bgr, std::optional<Rect> region) {
 
     if (!page) {
         // The whole image is one block, line, word or character: read as it is.
-        cv::Mat big;
-        if (f != 1.0)
-            cv::resize(grey, big, cv::Size(), f, f, cv::INTER_CUBIC);
-        else
-            big = grey.isContinuous() ? grey : grey.clone();
+        cv::Mat big = enlarge(grey, f);
         Band whole{0, big.rows, 0, big.rows};
         std::vector<OcrLine> lines;
         onWorkers(workers_, 1, [&](tesseract::TessBaseAPI& api, size_t) {
