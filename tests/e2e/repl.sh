@@ -27,6 +27,28 @@ wait_for() {
 count() { pane | grep -cF -- "$1" || true; }
 # Types text literally (tmux would read "end" as the End key), then Enter.
 send() { tm send-keys -t repl -l -- "$1"; tm send-keys -t repl Enter; }
+# Sends $1 and interrupts it with Ctrl-C until the REPL reports one more "cancelled (Ctrl-C)"
+# than before. It first waits until the REPL took the line (its echo is the last line and the
+# cursor left it): a Ctrl-C that came earlier would clear the prompt and flush the unread Enter.
+send_and_interrupt() {
+  local before; before=$(count "cancelled (Ctrl-C)")
+  send "$1"
+  local deadline=$(( $(date +%s) + 10 ))
+  until [ "$(pane | grep -v '^ *$' | tail -1)" = "eacu> $1" ] \
+        && [ "$(tm display-message -p -t repl '#{cursor_x}')" = 0 ]; do
+    [ "$(date +%s)" -le $deadline ] || { pane >&2; fail "the REPL did not take the line '$1' within 10 s"; }
+    sleep 0.05
+  done
+  local t0; t0=$(date +%s)
+  for i in $(seq 40); do
+    tm send-keys -t repl C-c
+    [ "$(count "cancelled (Ctrl-C)")" -gt "$before" ] && break
+    sleep 0.25
+  done
+  [ "$(count "cancelled (Ctrl-C)")" -gt "$before" ] || { pane >&2; fail "Ctrl-C did not cancel '$1'"; }
+  local elapsed=$(( $(date +%s) - t0 ))
+  [ $elapsed -lt 15 ] || fail "Ctrl-C took $elapsed s to cancel '$1'"
+}
 
 tm new-session -d -s repl -x 200 -y 60 \
   "env NO_COLOR=1 EACU_REPL_HISTORY='$OUT/history' EACU_HOME='${EACU_HOME:-}' '$EACU' repl --display virtual --db '$db'; echo REPL-EXITED \$?; sleep 600"
@@ -72,29 +94,13 @@ wait_for "line 2"
 
 # Ctrl-C cancels a running wait (60 s) and keeps the session. The wait may not have begun
 # when the first Ctrl-C arrives (it then just clears the prompt), so send it until cancelled.
-send 'wait({ image = "calculator.display_5", region = { 0, 0, 226, 60 } }, 60)'
-t0=$(date +%s)
-for i in $(seq 40); do
-  tm send-keys -t repl C-c
-  pane | grep -qF "cancelled (Ctrl-C)" && break
-  sleep 0.25
-done
-wait_for "cancelled (Ctrl-C)" 2
-elapsed=$(( $(date +%s) - t0 ))
-[ $elapsed -lt 15 ] || fail "Ctrl-C took $elapsed s to cancel the wait"
+send_and_interrupt 'wait({ image = "calculator.display_5", region = { 0, 0, 226, 60 } }, 60)'
 send 'print("still " .. "here")'
 wait_for "still here"
 
 # Ctrl-C interrupts a busy pure-Lua loop too (the JIT is off in the REPL's Lua state and an
 # interrupt hook raises the cancellation at the next instruction).
-tm send-keys -t repl C-l
-send 'n = 0 while true do n = n + 1 end'
-for i in $(seq 40); do
-  tm send-keys -t repl C-c
-  pane | grep -qF "cancelled (Ctrl-C)" && break
-  sleep 0.25
-done
-wait_for "cancelled (Ctrl-C)" 2
+send_and_interrupt 'n = 0 while true do n = n + 1 end'
 send 'print("looped " .. tostring(n > 0))'
 wait_for "looped true"
 
