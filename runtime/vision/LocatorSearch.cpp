@@ -39,16 +39,28 @@ Search::Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, c
     chromatic_ = chromaAgreementOfPlanes(colourPlanes(tpl.bgr, at), colourPlanes(grey_bgr, at), mask) < kCoarseColourFloor;
 }
 
-const Scaled* Search::at(double s) {
-    int key = int(std::lround(s * 10000));
+const Scaled* Search::at(double s, double f) {
+    const auto key = std::make_pair(int(std::lround(s * 10000)), int(std::lround(f * 100)));
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second.grey.empty() ? nullptr : &it->second;
     Scaled sc;
-    cv::Size size(int(std::lround(tgrey_.cols * s)), int(std::lround(tgrey_.rows * s)));
-    if (size.width >= 3 && size.height >= 3 && size.width <= area_.w && size.height <= area_.h) {
-        sc.grey = resizeTo(tgrey_, size);
-        if (!tpl_.mask.empty()) sc.mask = resizeTo(tpl_.mask, size, true);
+    cv::Size size(int(std::lround(tgrey_.cols * s / f)), int(std::lround(tgrey_.rows * s / f)));
+    if (size.width >= 3 && size.height >= 3 && size.width * f <= area_.w && size.height * f <= area_.h) {
+        const cv::Mat* grey = &tgrey_;
+        const cv::Mat* mask = &tpl_.mask;
+        if (f > 1.0) {
+            auto& [lg, lm] = level_templates_[key.second];
+            if (lg.empty()) {
+                cv::Size reduced(std::max(1, int(std::lround(tgrey_.cols / f))), std::max(1, int(std::lround(tgrey_.rows / f))));
+                lg = resizeTo(tgrey_, reduced);
+                if (!tpl_.mask.empty()) lm = resizeTo(tpl_.mask, reduced, true);
+            }
+            grey = &lg;
+            mask = &lm;
+        }
+        sc.grey = grey->size() == size ? grey->clone() : resizeTo(*grey, size);
+        if (!mask->empty()) sc.mask = mask->size() == size ? mask->clone() : resizeTo(*mask, size, true);
         else sc.zm = ZeroMeanTemplate(sc.grey);
     }
     auto& slot = cache_[key] = std::move(sc);
@@ -68,7 +80,7 @@ Match Search::confirmAt(Point approx, double s, int margin, double log_range, in
     for (int i = -n; i <= n; ++i) {
         double sc = s * std::exp(n ? log_range * i / n : 0.0);
         if (sc < o_.min_scale || sc > o_.max_scale) continue;
-        const Scaled* t = at(sc / f);
+        const Scaled* t = at(sc, f);
         if (!t) continue;
         cv::Rect roi(int(std::lround(approx.x / f)) - m, int(std::lround(approx.y / f)) - m,
                      t->grey.cols + 2 * m, t->grey.rows + 2 * m);

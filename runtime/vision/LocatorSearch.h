@@ -64,8 +64,12 @@ class Search {
 public:
     Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o);
 
-    // The template resized to `s` (greyscale and mask), cached.
-    const Scaled* at(double s);
+    // The template at scale `s` on the frame downsampled by `f` (greyscale and mask, size
+    // round(template size * s / f)), cached; null when it is under 3 px or larger than the area.
+    // On a reduced level it is resized from the template reduced by f (cached), as the frame's
+    // levels are made: resizing the whole template for every nearby scale cost more than the
+    // correlations.
+    const Scaled* at(double s, double f = 1.0);
 
     // Locates the template around `approx` (full-resolution top-left, within `margin` full
     // pixels) at scales s·e^(i·log_range/n), i in [-n, n], on the frame downsampled by `f`
@@ -124,7 +128,8 @@ private:
     const LocatorOptions& o_;
     cv::Mat tgrey_;
     bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
-    std::map<int, Scaled> cache_;
+    std::map<std::pair<int, int>, Scaled> cache_;  // at(), by scale and level
+    std::map<int, std::pair<cv::Mat, cv::Mat>> level_templates_;  // grey and mask reduced by a level
     std::map<std::tuple<int, int, int, int>, cv::Mat> chroma_cache_;
     std::map<std::tuple<int, int, int, int>, Match> rescored_;  // rescore's results by box
     std::map<std::tuple<int, int, int, int>, TextVerdict> verdicts_;  // textVerdict's, by box
