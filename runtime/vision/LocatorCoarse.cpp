@@ -11,6 +11,77 @@
 
 namespace eacu::locator {
 
+namespace {
+
+// The pre-pass level for a coarse level of `pixels` pixels reduced by `factor`, where the
+// template is `tsize` (at that level): the least further reduction that brings the level
+// under kPrepassPixels while the template keeps a short side of kPrepassMinSide; 0 when the
+// level is small enough, or no such level exists.
+double prepassLevel(double pixels, double factor, cv::Size tsize) {
+    if (pixels <= kPrepassPixels) return 0;
+    double chosen = 0;
+    for (double l : kLevels) {
+        if (l <= factor) continue;
+        const double shrink = factor / l;
+        if (std::min(tsize.width, tsize.height) * shrink < kPrepassMinSide) break;
+        chosen = l;
+        if (pixels * shrink * shrink <= kPrepassPixels) break;
+    }
+    return chosen;
+}
+
+}  // namespace
+
+cv::Mat Search::coarseCorrelation(const cv::Rect& croi, double factor, const cv::Mat& tpl, const cv::Mat& mask) {
+    const cv::Mat level = pf_.downsampled(factor)(croi);
+    cv::Mat r;
+    const double pre = mask.empty() ? prepassLevel(double(level.total()), factor, tpl.size()) : 0;
+    // The pre-pass: the searched area on a level reduced further, its best local maxima kept.
+    const double shrink = factor / pre;
+    const cv::Mat& small_frame = pre ? pf_.downsampled(pre) : level;
+    cv::Rect sroi = pre ? cv::Rect(int(std::ceil(croi.x * shrink)), int(std::ceil(croi.y * shrink)),
+                                   int(std::floor(croi.width * shrink)), int(std::floor(croi.height * shrink))) &
+                              cv::Rect(0, 0, small_frame.cols, small_frame.rows)
+                        : cv::Rect();
+    cv::Size small_size(int(std::lround(tpl.cols * shrink)), int(std::lround(tpl.rows * shrink)));
+    if (pre == 0 || small_size.width > sroi.width || small_size.height > sroi.height) {
+        cv::matchTemplate(level, tpl, r, cv::TM_CCOEFF_NORMED, mask);
+        cv::patchNaNs(r, -1.0);
+        return r;
+    }
+    const cv::Mat small_level = small_frame(sroi);
+    const cv::Point offset(int(std::lround(sroi.x / shrink)) - croi.x, int(std::lround(sroi.y / shrink)) - croi.y);
+    cv::Mat rp;
+    cv::matchTemplate(small_level, resizeTo(tpl, small_size), rp, cv::TM_CCOEFF_NORMED);
+    cv::patchNaNs(rp, -1.0);
+    cv::Mat dil;
+    cv::dilate(rp, dil, cv::Mat());
+    std::vector<cv::Point> locs;
+    cv::findNonZero((rp >= dil) & (rp >= kCoarseFloor / 2), locs);
+    const size_t keep = std::min(locs.size(), size_t(kPrepassPeaks));
+    std::partial_sort(locs.begin(), locs.begin() + keep, locs.end(),
+                      [&](const cv::Point& a, const cv::Point& b) { return rp.at<float>(a) > rp.at<float>(b); });
+    locs.resize(keep);
+    // The level itself round each: the pre-pass's pixel and one more either way.
+    r.create(level.rows - tpl.rows + 1, level.cols - tpl.cols + 1, CV_32F);
+    r.setTo(-1.0);
+    const ZeroMeanTemplate zm(tpl);
+    const int reach = int(std::ceil(1 / shrink)) + 1;
+    const cv::Rect positions(0, 0, r.cols, r.rows);
+    for (const cv::Point& p : locs) {
+        cv::Rect around = cv::Rect(int(std::lround(p.x / shrink)) + offset.x - reach,
+                                   int(std::lround(p.y / shrink)) + offset.y - reach,
+                                   2 * reach + 1, 2 * reach + 1) & positions;
+        if (around.empty()) continue;
+        cv::Mat part;
+        correlate(level(cv::Rect(around.x, around.y, around.width + tpl.cols - 1, around.height + tpl.rows - 1)), tpl,
+                  zm, part);
+        cv::Mat dst = r(around);
+        cv::max(dst, part, dst);
+    }
+    return r;
+}
+
 std::vector<Candidate> Search::coarse(double s, int k) {
     double minside = std::min(tgrey_.cols, tgrey_.rows) * s;
     double area = tgrey_.cols * s * tgrey_.rows * s;
@@ -36,9 +107,7 @@ std::vector<Candidate> Search::coarse(double s, int k) {
     if (osize.width < 3 || osize.height < 3) cframe = nullptr;  // too small to tell colours there
     cv::Mat ctpl = cframe ? chromaPlanes(resizeTo(tpl_.bgr, osize), 0.5) : cv::Mat();
     cv::Mat omask = cframe && !tpl_.mask.empty() ? resizeTo(tpl_.mask, osize, true) : cv::Mat();
-    cv::Mat r;
-    cv::matchTemplate(level(croi), ct, r, cv::TM_CCOEFF_NORMED, cm);
-    cv::patchNaNs(r, -1.0);
+    cv::Mat r = coarseCorrelation(croi, factor, ct, cm);
     std::vector<Candidate> out;
     // The confirm searches around each peak: a coarse pixel either way, plus 5 % of the
     // template's width, what a size half a scale step (1.2) off moves the top-left of a

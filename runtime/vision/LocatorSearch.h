@@ -29,6 +29,15 @@ inline constexpr double kCoarseFloor = 0.2;
 // as coloured.
 inline constexpr double kCoarseColourFloor = 0.3;
 
+// The coarse search of a small template on a large frame (its coarse level near full
+// resolution) first correlates on a level reduced further, to under kPrepassPixels pixels
+// while the template keeps a short side of kPrepassMinSide; only round the kPrepassPeaks best
+// local maxima there is the coarse level correlated (matchTemplate's cost is per frame pixel,
+// ~20 ns, whatever the template).
+inline constexpr double kPrepassPixels = 600e3;
+inline constexpr int kPrepassMinSide = 4;
+inline constexpr int kPrepassPeaks = 256;
+
 struct Scaled {
     cv::Mat grey;
     cv::Mat mask;
@@ -90,6 +99,11 @@ public:
     // Coarse search at scale s: the frame downsampled as far as the template allows, the
     // best `k` separated peaks.
     std::vector<Candidate> coarse(double s, int k);
+
+    // The correlation of `tpl` (with `mask`, or none) over `croi` of the frame reduced by
+    // `factor`, as matchTemplate's TM_CCOEFF_NORMED; on a large level only round the
+    // pre-pass's peaks (see kPrepassPixels), -1 elsewhere.
+    cv::Mat coarseCorrelation(const cv::Rect& croi, double factor, const cv::Mat& tpl, const cv::Mat& mask);
 
     // The confirm score of a located candidate, compared at the lower of the two resolutions
     // (see Locator), best over one-pixel shifts of the box. Sets m.score, m.color_score (the
