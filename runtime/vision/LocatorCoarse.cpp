@@ -110,10 +110,11 @@ std::vector<Candidate> Search::coarse(double s, int k) {
     cv::Mat r = coarseCorrelation(croi, factor, ct, cm);
     std::vector<Candidate> out;
     // The confirm searches around each peak: a coarse pixel either way, plus 5 % of the
-    // template's width, what a size half a scale step (1.2) off moves the top-left of a
-    // match aligned on its middle (a line of text correlates along itself, so its coarse
-    // peak may sit a glyph or two from the truth).
-    int margin = int(std::ceil(factor)) + 2 + int(std::ceil(0.05 * tgrey_.cols * s));
+    // template's width sideways and of its height up and down, what a size half a scale step
+    // (1.2) off moves the top-left of a match aligned on its middle (a line of text correlates
+    // along itself, so its coarse peak may sit a glyph or two from the truth).
+    const Margin margin(int(std::ceil(factor)) + 2 + int(std::ceil(0.05 * tgrey_.cols * s)),
+                        int(std::ceil(factor)) + 2 + int(std::ceil(0.05 * tgrey_.rows * s)));
     // Local maxima (3x3) above the floor, best first, then greedy suppression of peaks
     // within half a template of a better one.
     cv::Mat dil;

@@ -14,7 +14,7 @@ namespace eacu::locator {
 
 Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range) {
     double f = search.confirmLevel(c.scale);
-    return {search.confirmAt(c.pos, c.scale, c.margin, log_range, 2, f), c.margin + int(std::ceil(f))};
+    return {search.confirmAt(c.pos, c.scale, c.margin, log_range, 2, f), std::max(c.margin.x, c.margin.y) + int(std::ceil(f))};
 }
 
 std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range, double sure,

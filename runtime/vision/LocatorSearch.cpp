@@ -67,7 +67,7 @@ const Scaled* Search::at(double s, double f) {
     return slot.grey.empty() ? nullptr : &slot;
 }
 
-Match Search::confirmAt(Point approx, double s, int margin, double log_range, int n, double f) {
+Match Search::confirmAt(Point approx, double s, Margin margin, double log_range, int n, double f) {
     Match best;
     best.score = -2;
     // At full resolution only the searched window is converted to grey.
@@ -76,14 +76,14 @@ Match Search::confirmAt(Point approx, double s, int margin, double log_range, in
     cv::Rect bounds(int(std::ceil(area_.x / f)), int(std::ceil(area_.y / f)),
                     int(std::floor(area_.w / f)), int(std::floor(area_.h / f)));
     bounds &= cv::Rect(0, 0, size.width, size.height);
-    int m = int(std::ceil(margin / f)) + 1;
+    const int mx = int(std::ceil(margin.x / f)) + 1, my = int(std::ceil(margin.y / f)) + 1;
     for (int i = -n; i <= n; ++i) {
         double sc = s * std::exp(n ? log_range * i / n : 0.0);
         if (sc < o_.min_scale || sc > o_.max_scale) continue;
         const Scaled* t = at(sc, f);
         if (!t) continue;
-        cv::Rect roi(int(std::lround(approx.x / f)) - m, int(std::lround(approx.y / f)) - m,
-                     t->grey.cols + 2 * m, t->grey.rows + 2 * m);
+        cv::Rect roi(int(std::lround(approx.x / f)) - mx, int(std::lround(approx.y / f)) - my,
+                     t->grey.cols + 2 * mx, t->grey.rows + 2 * my);
         roi &= bounds;
         if (roi.width < t->grey.cols || roi.height < t->grey.rows) continue;
         cv::Mat r;

@@ -44,11 +44,19 @@ struct Scaled {
     ZeroMeanTemplate zm;  // for direct correlation (vision/Correlation.h); none with a mask
 };
 
+// How far from an estimated top-left a search looks, sideways and up and down (full-resolution
+// pixels).
+struct Margin {
+    int x, y;
+    Margin(int both) : x(both), y(both) {}  // NOLINT: a number is the same margin both ways
+    Margin(int x_, int y_) : x(x_), y(y_) {}
+};
+
 struct Candidate {
     Point pos;      // estimated top-left at full resolution
     double coarse;  // coarse correlation
     double scale;
-    int margin;     // search margin for the full-resolution confirm (pixels)
+    Margin margin;  // search margin for the confirm
 };
 
 cv::Mat resizeTo(const cv::Mat& src, cv::Size size, bool nearest = false);
@@ -84,7 +92,7 @@ public:
     // pixels) at scales s·e^(i·log_range/n), i in [-n, n], on the frame downsampled by `f`
     // (1 = full resolution). Returns the best (grey correlation; box in full-resolution
     // pixels, exact only when f = 1), or score -2 when no scale fits.
-    Match confirmAt(Point approx, double s, int margin, double log_range, int n, double f = 1.0);
+    Match confirmAt(Point approx, double s, Margin margin, double log_range, int n, double f = 1.0);
 
     // The level on which candidates at scale s are first confirmed: as coarse as keeps the
     // template's short side >= 10 px and its area >= 2000 px (big templates stay
