@@ -4,9 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 #include <opencv2/imgproc.hpp>
 
@@ -110,9 +107,7 @@ std::vector<Candidate> Search::coarse(double s, int k) {
     if (osize.width < 3 || osize.height < 3) cframe = nullptr;  // too small to tell colours there
     cv::Mat ctpl = cframe ? chromaPlanes(resizeTo(tpl_.bgr, osize), 0.5) : cv::Mat();
     cv::Mat omask = cframe && !tpl_.mask.empty() ? resizeTo(tpl_.mask, osize, true) : cv::Mat();
-    auto T0 = std::chrono::steady_clock::now();
     cv::Mat r = coarseCorrelation(croi, factor, ct, cm);
-    if (getenv("DBGC")) fprintf(stderr, "coarse s=%.3f factor=%.2f croi=%dx%d t=%dx%d pre=%.2f %.1f ms\n", s, factor, croi.width, croi.height, ct.cols, ct.rows, prepassLevel(croi.area(), factor, ct.size()), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - T0).count());
     std::vector<Candidate> out;
     // The confirm searches around each peak: a coarse pixel either way, plus 5 % of the
     // template's width sideways and of its height up and down, what a size half a scale step

@@ -31,12 +31,12 @@ cv::Mat colourPlanes(const cv::Mat& bgr, cv::Size at) {
 Search::Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o)
     : pf_(pf), tpl_(tpl), area_(area), o_(o) {
     cv::cvtColor(tpl.bgr, tgrey_, cv::COLOR_BGR2GRAY);
-    // Whether it has colour: against its own grey copy, compared as rescore compares.
-    cv::Mat grey_bgr;
-    cv::cvtColor(tgrey_, grey_bgr, cv::COLOR_GRAY2BGR);
+    // Whether it has colour: against its own grey copy, compared as rescore compares (the
+    // template's planes are kept for rescore; a grey image's chroma planes are zero).
     const cv::Size at = colourSize(tpl.bgr.size());
     const cv::Mat mask = tpl.mask.empty() || at == tpl.mask.size() ? tpl.mask : resizeTo(tpl.mask, at, true);
-    chromatic_ = chromaAgreementOfPlanes(colourPlanes(tpl.bgr, at), colourPlanes(grey_bgr, at), mask) < kCoarseColourFloor;
+    chromatic_ = chromaAgreementOfPlanes(templateChroma(tpl.bgr, at), cv::Mat::zeros(at, CV_32FC2), mask) <
+                 kCoarseColourFloor;
 }
 
 const Scaled* Search::at(double s, double f) {
@@ -67,6 +67,28 @@ const Scaled* Search::at(double s, double f) {
     return slot.grey.empty() ? nullptr : &slot;
 }
 
+Search::Peak Search::peakIn(const cv::Rect& roi, const Scaled& t, double f) {
+    const auto key = std::make_tuple(&t, roi.x, roi.y, roi.width, roi.height);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (auto it = peaks_.find(key); it != peaks_.end()) return it->second;
+    }
+    const cv::Mat* img = f > 1.0 ? &pf_.downsampled(f) : nullptr;
+    cv::Mat r;
+    if (t.mask.empty()) {
+        correlate(img ? (*img)(roi) : pf_.greyRegion(roi), t.grey, t.zm, r);
+    } else {
+        cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t.grey, r, cv::TM_CCOEFF_NORMED, t.mask);
+        cv::patchNaNs(r, -1.0);
+    }
+    Peak peak;
+    cv::minMaxLoc(r, nullptr, &peak.score, nullptr, &peak.at);
+    peak.score = std::min(peak.score, 1.0);
+    std::lock_guard<std::mutex> lock(mutex_);
+    peaks_[key] = peak;
+    return peak;
+}
+
 Match Search::confirmAt(Point approx, double s, Margin margin, double log_range, int n, double f) {
     Match best;
     best.score = -2;
@@ -86,21 +108,11 @@ Match Search::confirmAt(Point approx, double s, Margin margin, double log_range,
                      t->grey.cols + 2 * mx, t->grey.rows + 2 * my);
         roi &= bounds;
         if (roi.width < t->grey.cols || roi.height < t->grey.rows) continue;
-        cv::Mat r;
-        if (t->mask.empty()) {
-            correlate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, t->zm, r);
-        } else {
-            cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t->grey, r, cv::TM_CCOEFF_NORMED, t->mask);
-            cv::patchNaNs(r, -1.0);
-        }
-        double mx;
-        cv::Point loc;
-        cv::minMaxLoc(r, nullptr, &mx, nullptr, &loc);
-        mx = std::min(mx, 1.0);
-        if (mx > best.score) {
-            best.score = mx;
+        const Peak peak = peakIn(roi, *t, f);
+        if (peak.score > best.score) {
+            best.score = peak.score;
             best.scale = sc;
-            best.box = {int(std::lround((roi.x + loc.x) * f)), int(std::lround((roi.y + loc.y) * f)),
+            best.box = {int(std::lround((roi.x + peak.at.x) * f)), int(std::lround((roi.y + peak.at.y) * f)),
                         int(std::lround(t->grey.cols * f)), int(std::lround(t->grey.rows * f))};
         }
     }

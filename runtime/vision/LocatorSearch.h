@@ -144,6 +144,15 @@ public:
     const LocatorOptions& options() const { return o_; }
 
 private:
+    // The best correlation of a scaled template in a window of a level: its score and place.
+    struct Peak {
+        double score = -2;
+        cv::Point at;
+    };
+    // The peak of `t` (from at(), for level `f`) in `roi` of that level, memoised: the refine
+    // comes back to the scale and window it started from.
+    Peak peakIn(const cv::Rect& roi, const Scaled& t, double f);
+
     const PreparedFrame& pf_;
     const Template& tpl_;
     Rect area_;
@@ -155,6 +164,7 @@ private:
     std::map<std::tuple<int, int, int, int>, cv::Mat> chroma_cache_;
     std::map<std::tuple<int, int, int, int>, Match> rescored_;  // rescore's results by box
     std::map<std::tuple<int, int, int, int>, TextVerdict> verdicts_;  // textVerdict's, by box
+    std::map<std::tuple<const Scaled*, int, int, int, int>, Peak> peaks_;  // peakIn's, by template and window
     std::mutex mutex_;
 };
 
