@@ -189,7 +189,9 @@ Match Search::refine(Match m, double log_range, int margin, const std::atomic<bo
         Match b = narrowed ? climb(confirmAt(p, s, 0, r, 1, 1.0), p) : confirmAt(p, s, mg, r, 2, 1.0);
         if (b.score > best.score) best = b;
     }
-    double min_r = 0.5 / std::max(8.0, tgrey_.cols * std::max(best.scale, 0.01));
+    // Down to steps of a quarter pixel over the width: the width and the height round apart,
+    // so a step under a pixel can still give the size that fits.
+    double min_r = 0.25 / std::max(8.0, tgrey_.cols * std::max(best.scale, 0.01));
     for (double rr = r / 2; best.score > -1.5 && best.score < kPerfect && rr >= min_r && !stopped(); rr /= 2) {
         Point at{best.box.x, best.box.y};
         Match b = climb(confirmAt(at, best.scale, 0, rr, 1, 1.0), at);
