@@ -60,6 +60,7 @@ const Scaled* Search::at(double s, double f) {
             mask = &lm;
         }
         sc.grey = grey->size() == size ? grey->clone() : resizeTo(*grey, size);
+        if (f > 1.0) cv::GaussianBlur(sc.grey, sc.grey, {0, 0}, kLevelSoften, kLevelSoften, cv::BORDER_REPLICATE);
         if (!mask->empty()) sc.mask = mask->size() == size ? mask->clone() : resizeTo(*mask, size, true);
         else sc.zm = ZeroMeanTemplate(sc.grey);
     }
@@ -73,12 +74,21 @@ Search::Peak Search::peakIn(const cv::Rect& roi, const Scaled& t, double f) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (auto it = peaks_.find(key); it != peaks_.end()) return it->second;
     }
-    const cv::Mat* img = f > 1.0 ? &pf_.downsampled(f) : nullptr;
+    cv::Mat window;
+    if (f > 1.0) {
+        const cv::Mat& level = pf_.downsampled(f);
+        const cv::Rect outer = cv::Rect(roi.x - 2, roi.y - 2, roi.width + 4, roi.height + 4) & cv::Rect(0, 0, level.cols, level.rows);
+        cv::Mat soft;
+        cv::GaussianBlur(level(outer), soft, {0, 0}, kLevelSoften, kLevelSoften, cv::BORDER_REPLICATE);
+        window = soft(roi - outer.tl());
+    } else {
+        window = pf_.greyRegion(roi);
+    }
     cv::Mat r;
     if (t.mask.empty()) {
-        correlate(img ? (*img)(roi) : pf_.greyRegion(roi), t.grey, t.zm, r);
+        correlate(window, t.grey, t.zm, r);
     } else {
-        cv::matchTemplate(img ? (*img)(roi) : pf_.greyRegion(roi), t.grey, r, cv::TM_CCOEFF_NORMED, t.mask);
+        cv::matchTemplate(window, t.grey, r, cv::TM_CCOEFF_NORMED, t.mask);
         cv::patchNaNs(r, -1.0);
     }
     Peak peak;
@@ -163,6 +173,10 @@ Match Search::refine(Match m, double log_range, int margin, const std::atomic<bo
                 if (d.score > b.score) b = d;
             }
             r = 2 * rr;
+        } else {
+            // Sure as it is: the scale is right to within a pixel or two of this level over
+            // the template's width, which is what is left for the finer levels to search.
+            r = std::min(r, 2 * f / std::max(1.0, tgrey_.cols * b.scale));
         }
         p = {b.box.x, b.box.y};
         s = b.scale;

@@ -38,6 +38,12 @@ inline constexpr double kPrepassPixels = 600e3;
 inline constexpr int kPrepassMinSide = 4;
 inline constexpr int kPrepassPeaks = 256;
 
+// On a reduced level the frame and the template are compared softened by this Gaussian
+// (sigma, level pixels): the frame's level is averaged over blocks that fall a fraction of a
+// block off the template's own, and at full sharpness that half-pixel shift costs a text-dense
+// template so much correlation that a neighbouring size scores better than the true one.
+inline constexpr double kLevelSoften = 0.6;
+
 struct Scaled {
     cv::Mat grey;
     cv::Mat mask;
