@@ -9,6 +9,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "vision/ColourAgreement.h"
 #include "vision/LocatorStages.h"
 #include "vision/TemplateMatcher.h"
 
@@ -31,6 +32,10 @@ bool isPlain(const Template& t) {
 }
 
 }  // namespace
+
+Locator::Locator(LocatorOptions options) : options_(options) {
+    prepareColourTables();
+}
 
 LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Template>& variants,
                              const LocateHints& hints) const {

@@ -89,7 +89,8 @@ struct LocateReport {
 /// area-downsampled one. Scores are raw correlations.
 class Locator : public Matcher {
 public:
-    explicit Locator(LocatorOptions options = {}) : options_(options) {}
+    /// Also starts OpenCV's colour tables building (prepareColourTables), for the first locate.
+    explicit Locator(LocatorOptions options = {});
     const LocatorOptions& options() const { return options_; }
 
     /// Runs the stages in order on `frame` for every variant in `variants` (any one matching is
