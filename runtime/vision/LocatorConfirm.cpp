@@ -55,9 +55,17 @@ void Search::rescore(Match& m) {
         tb = resizeTo(tpl_.bgr, {m.box.w, m.box.h});
         if (!tm.empty()) tm = resizeTo(tpl_.mask, {m.box.w, m.box.h}, true);
     }
+    // At its own size the template's grey and zero-mean copies are the search's (at(1)).
     cv::Mat tg;
-    cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
-    const ZeroMeanTemplate tz = tm.empty() ? ZeroMeanTemplate(tg) : ZeroMeanTemplate();
+    ZeroMeanTemplate tz;
+    const Scaled* own = !shrink_tpl && tm.empty() ? at(1.0) : nullptr;
+    if (own && own->grey.size() == tb.size()) {
+        tg = own->grey;
+        tz = own->zm;
+    } else {
+        cv::cvtColor(tb, tg, cv::COLOR_BGR2GRAY);
+        if (tm.empty()) tz = ZeroMeanTemplate(tg);
+    }
     double best = -2;
     Rect best_box = m.box;
     cv::Mat best_pg, best_patch;
