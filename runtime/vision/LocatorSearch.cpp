@@ -74,16 +74,7 @@ Search::Peak Search::peakIn(const cv::Rect& roi, const Scaled& t, double f) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (auto it = peaks_.find(key); it != peaks_.end()) return it->second;
     }
-    cv::Mat window;
-    if (f > 1.0) {
-        const cv::Mat& level = pf_.downsampled(f);
-        const cv::Rect outer = cv::Rect(roi.x - 2, roi.y - 2, roi.width + 4, roi.height + 4) & cv::Rect(0, 0, level.cols, level.rows);
-        cv::Mat soft;
-        cv::GaussianBlur(level(outer), soft, {0, 0}, kLevelSoften, kLevelSoften, cv::BORDER_REPLICATE);
-        window = soft(roi - outer.tl());
-    } else {
-        window = pf_.greyRegion(roi);
-    }
+    const cv::Mat window = f > 1.0 ? pf_.softened(f, kLevelSoften)(roi) : pf_.greyRegion(roi);
     cv::Mat r;
     if (t.mask.empty()) {
         correlate(window, t.grey, t.zm, r);

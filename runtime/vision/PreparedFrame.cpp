@@ -59,6 +59,20 @@ const cv::Mat& PreparedFrame::downsampled(double factor) const {
     return levels_.emplace(factor, std::move(out)).first->second;
 }
 
+const cv::Mat& PreparedFrame::softened(double factor, double sigma) const {
+    const cv::Mat& level = downsampled(factor);
+    const auto key = std::make_pair(factor, sigma);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = softened_.find(key);
+        if (it != softened_.end()) return it->second;
+    }
+    cv::Mat out;
+    cv::GaussianBlur(level, out, {0, 0}, sigma, sigma, cv::BORDER_REPLICATE);
+    std::lock_guard<std::mutex> lock(mutex_);
+    return softened_.emplace(key, std::move(out)).first->second;
+}
+
 const cv::Mat& PreparedFrame::chromaOverview(double* factor) const {
     std::call_once(chroma_once_, [this] {
         chroma_factor_ = std::max(1.0, std::max(bgr_.cols, bgr_.rows) / 640.0);

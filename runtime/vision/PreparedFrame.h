@@ -24,6 +24,9 @@ public:
     /// The greyscale frame downsampled by `factor` (>= 1; 1 returns grey()), cached by factor.
     /// The returned reference stays valid for the life of the PreparedFrame.
     const cv::Mat& downsampled(double factor) const;
+    /// downsampled(factor) (factor > 1) blurred by a Gaussian of `sigma` of its pixels
+    /// (borders replicated), cached by factor and sigma; valid for the life of the frame.
+    const cv::Mat& softened(double factor, double sigma) const;
     /// The chroma planes (vision/ColourAgreement chromaPlanes, blurred by 0.5 px) of the frame
     /// downsampled so that its longer side is at most 640 px, made once, for quick colour checks
     /// of coarse candidates; `factor` receives the downsampling factor (>= 1).
@@ -35,6 +38,7 @@ private:
     mutable std::once_flag grey_once_;
     mutable std::atomic<bool> grey_ready_{false};
     mutable std::map<double, cv::Mat> levels_;
+    mutable std::map<std::pair<double, double>, cv::Mat> softened_;
     mutable cv::Mat chroma_overview_;
     mutable double chroma_factor_ = 1.0;
     mutable std::once_flag chroma_once_;
