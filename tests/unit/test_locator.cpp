@@ -5,6 +5,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/Locator.h"
+#include "vision/LocatorSearch.h"
 #include "vision/ScaleEstimator.h"
 
 using namespace eacu;
@@ -152,4 +153,50 @@ TEST_CASE("the device scale is learned from confident, large matches only", "[lo
     REQUIRE(est.deviceScale());
     CHECK(*est.deviceScale() == Approx(1.5));
     CHECK(*est.expectedScale(2.0) == Approx(0.75));
+}
+
+TEST_CASE("coarse correlation on a large level: the pre-pass keeps the best place, as matchTemplate scores it",
+          "[locator]") {
+    // A 2560x1440 screenshot: a small template's coarse level is the full frame (3.7 Mpx), so
+    // the pre-pass runs on a reduced level and the frame is correlated only round its peaks.
+    cv::Mat bgr = cv::imread(EACU_SOURCE_DIR "/tests/corpus/locate-v1/shots/glossary@1280x720x2.0.png", cv::IMREAD_COLOR);
+    REQUIRE(bgr.cols * bgr.rows > 3000000);
+    PreparedFrame pf(bgr);
+    const cv::Mat& grey = pf.grey();
+    for (cv::Rect place : {cv::Rect(300, 330, 40, 12), cv::Rect(1200, 700, 24, 24), cv::Rect(90, 1000, 64, 10)}) {
+        INFO(place.x << "," << place.y << " " << place.width << "x" << place.height);
+        cv::Mat tpl = grey(place).clone();
+        Template t;
+        t.bgr = bgr(place).clone();
+        LocatorOptions o;
+        locator::Search search(pf, t, {0, 0, bgr.cols, bgr.rows}, o);
+        cv::Mat ours = search.coarseCorrelation({0, 0, grey.cols, grey.rows}, 1.0, tpl, cv::Mat());
+        cv::Mat full;
+        cv::matchTemplate(grey, tpl, full, cv::TM_CCOEFF_NORMED);
+        REQUIRE(ours.size() == full.size());
+        // The best place survives the pre-pass (the crop itself, or a copy of it elsewhere).
+        double best, full_best;
+        cv::minMaxLoc(ours, nullptr, &best);
+        cv::minMaxLoc(full, nullptr, &full_best);
+        CHECK(best == Approx(full_best).margin(1e-3));
+        CHECK(best == Approx(1.0).margin(1e-3));
+        // Everywhere it computed, it agrees with matchTemplate; elsewhere it says -1.
+        cv::Mat computed = ours > -1.0f;
+        CHECK(cv::countNonZero(computed) < int(ours.total() / 4));
+        cv::Mat diff;
+        cv::absdiff(ours, full, diff);
+        double worst;
+        cv::minMaxLoc(diff, nullptr, &worst, nullptr, nullptr, computed);
+        CHECK(worst < 1e-3);
+    }
+}
+
+TEST_CASE("a softened level is the level blurred, made once", "[locator]") {
+    cv::Mat bgr = xcalc();
+    PreparedFrame pf(bgr);
+    const cv::Mat& soft = pf.softened(2.0, 0.6);
+    cv::Mat expect;
+    cv::GaussianBlur(pf.downsampled(2.0), expect, {0, 0}, 0.6, 0.6, cv::BORDER_REPLICATE);
+    CHECK(cv::norm(soft, expect, cv::NORM_INF) == 0);
+    CHECK(&pf.softened(2.0, 0.6) == &soft);
 }
