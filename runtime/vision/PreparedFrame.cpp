@@ -27,10 +27,14 @@ cv::Mat PreparedFrame::greyRegion(const cv::Rect& roi) const {
 
 namespace {
 
+// The size of an image of `size` downsampled by `factor`.
+cv::Size levelSize(cv::Size size, double factor) {
+    return {std::max(1, int(std::lround(size.width / factor))), std::max(1, int(std::lround(size.height / factor)))};
+}
+
 cv::Mat shrink(const cv::Mat& src, double factor) {
     cv::Mat out;
-    cv::Size size(std::max(1, int(std::lround(src.cols / factor))), std::max(1, int(std::lround(src.rows / factor))));
-    cv::resize(src, out, size, 0, 0, cv::INTER_AREA);
+    cv::resize(src, out, levelSize(src.size(), factor), 0, 0, cv::INTER_AREA);
     return out;
 }
 
@@ -44,10 +48,12 @@ const cv::Mat& PreparedFrame::downsampled(double factor) const {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = levels_.find(factor);
         if (it != levels_.end()) return it->second;
-        // A level twice as coarse as one already made (2.5 of 1.25, 6 of 3) is halved from it:
-        // area averaging by two takes OpenCV's fast path, where a fractional factor over the
-        // whole frame costs ~4 ms for a 1440p frame.
-        if (auto h = levels_.find(factor / 2); h != levels_.end()) {
+        // A level twice as coarse as one already made (2.5 of 1.25, 6 of 3) is halved from it
+        // when that gives its size exactly: area averaging by two takes OpenCV's fast path,
+        // where a fractional factor over the whole frame costs ~4 ms for a 1440p frame.
+        const cv::Size size = levelSize(bgr_.size(), factor);
+        if (auto h = levels_.find(factor / 2);
+            h != levels_.end() && h->second.cols == 2 * size.width && h->second.rows == 2 * size.height) {
             source = &h->second;
             by = 2.0;
         }
