@@ -1,6 +1,5 @@
 #include "vision/ColourAgreement.h"
 
-#include <future>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,15 +52,6 @@ double chromaAgreement(const cv::Mat& a, const cv::Mat& b, const cv::Mat& mask, 
                                     std::to_string(a.cols) + "x" + std::to_string(a.rows) + " and " +
                                     std::to_string(b.cols) + "x" + std::to_string(b.rows));
     return chromaAgreementOfPlanes(chromaPlanes(a, blur_sigma), chromaPlanes(b, blur_sigma), mask, c0);
-}
-
-void prepareColourTables() {
-    // Held by a function-local static: made once, and joined at exit (its destructor waits).
-    static const std::future<void> ready = std::async(std::launch::async, [] {
-        cv::Mat pixel(1, 1, CV_32FC3, cv::Scalar::all(0.5)), lab;
-        cv::cvtColor(pixel, lab, cv::COLOR_BGR2Lab);
-    });
-    (void)ready;
 }
 
 }  // namespace eacu

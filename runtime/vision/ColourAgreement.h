@@ -31,10 +31,4 @@ cv::Mat chromaPlanes(const cv::Mat& bgr, double blur_sigma);
 double chromaAgreementOfPlanes(const cv::Mat& ca, const cv::Mat& cb, const cv::Mat& mask = cv::Mat(),
                                double c0 = 5.0);
 
-/// Starts building OpenCV's CIE L*a*b* conversion tables on a thread of their own, once per
-/// process: the first BGR-to-Lab conversion builds them (about 85 ms here), which would
-/// otherwise fall on the first colour comparison, the first locate of a run. Returns at once;
-/// a conversion that comes before they are ready waits for them (OpenCV builds them once).
-void prepareColourTables();
-
 }  // namespace eacu

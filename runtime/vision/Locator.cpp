@@ -9,7 +9,6 @@
 
 #include <opencv2/core.hpp>
 
-#include "vision/ColourAgreement.h"
 #include "vision/LocatorStages.h"
 #include "vision/TemplateMatcher.h"
 
@@ -32,10 +31,6 @@ bool isPlain(const Template& t) {
 }
 
 }  // namespace
-
-Locator::Locator(LocatorOptions options) : options_(options) {
-    prepareColourTables();
-}
 
 LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Template>& variants,
                              const LocateHints& hints) const {

@@ -89,8 +89,7 @@ struct LocateReport {
 /// area-downsampled one. Scores are raw correlations.
 class Locator : public Matcher {
 public:
-    /// Also starts OpenCV's colour tables building (prepareColourTables), for the first locate.
-    explicit Locator(LocatorOptions options = {});
+    explicit Locator(LocatorOptions options = {}) : options_(options) {}
     const LocatorOptions& options() const { return options_; }
 
     /// Runs the stages in order on `frame` for every variant in `variants` (any one matching is
