@@ -93,9 +93,8 @@ Search::Peak Search::peakIn(const cv::Rect& roi, const Scaled& t, double f) {
 Match Search::confirmAt(Point approx, double s, Margin margin, double log_range, int n, double f) {
     Match best;
     best.score = -2;
-    // At full resolution only the searched window is converted to grey.
-    const cv::Mat* img = f > 1.0 ? &pf_.downsampled(f) : nullptr;
-    cv::Size size = img ? img->size() : pf_.bgr().size();
+    // The level's size (at full resolution only the searched window is converted to grey).
+    const cv::Size size = f > 1.0 ? pf_.downsampled(f).size() : pf_.bgr().size();
     cv::Rect bounds(int(std::ceil(area_.x / f)), int(std::ceil(area_.y / f)),
                     int(std::floor(area_.w / f)), int(std::floor(area_.h / f)));
     bounds &= cv::Rect(0, 0, size.width, size.height);

@@ -90,8 +90,8 @@ public:
     // The template at scale `s` on the frame downsampled by `f` (greyscale and mask, size
     // round(template size * s / f)), cached; null when it is under 3 px or larger than the area.
     // On a reduced level it is resized from the template reduced by f (cached), as the frame's
-    // levels are made: resizing the whole template for every nearby scale cost more than the
-    // correlations.
+    // levels are made (resizing the whole template for every nearby scale cost more than the
+    // correlations), and softened as the level is (kLevelSoften).
     const Scaled* at(double s, double f = 1.0);
 
     // Locates the template around `approx` (full-resolution top-left, within `margin` full

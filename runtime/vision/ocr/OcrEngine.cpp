@@ -460,7 +460,7 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
     // Proposals that words read with confidence do not cover (half of the proposal's area, and
     // their bounds about the proposal's). (A page's lines are read with their polarity
     // normalised, as proposals are: light text on dark needs no second reading.)
-    std::vector<Rect> todo;
+    std::vector<Rect> to_read;
     // Glyphs are looked for (MSER, the costly part) only in the areas with detail that words
     // read with confidence do not cover (most of a page of text is).
     std::vector<Rect> props;
@@ -499,10 +499,10 @@ void OcrEngine::readProposals(const cv::Mat& grey, Point offset, const std::opti
                         words = words.empty() ? w.box : words.united(w.box);
                     }
         bool covered = 2 * area >= r.area() && words.iou(r) >= 0.5;
-        if (!covered) todo.push_back(p);
+        if (!covered) to_read.push_back(p);
     }
     std::vector<std::optional<OcrLine>> read =
-        readPatches(grey, todo, kReadProposal, [&](tesseract::TessBaseAPI& api, const Rect& r) {
+        readPatches(grey, to_read, kReadProposal, [&](tesseract::TessBaseAPI& api, const Rect& r) {
             auto line = readLine(api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SINGLE_LINE, true);
             if (!line) line = readLine(api, grey, r, 36, options_.proposal_min_confidence, tesseract::PSM_SPARSE_TEXT, true);
             return line;
@@ -533,7 +533,7 @@ std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
     const std::function<std::optional<OcrLine>(tesseract::TessBaseAPI&, const Rect&)>& read, OcrResult& result) {
     std::vector<std::optional<OcrLine>> out(boxes.size());
     std::vector<uint64_t> keys(boxes.size());
-    std::vector<size_t> todo;
+    std::vector<size_t> to_read;
     for (size_t i = 0; i < boxes.size(); ++i) {
         keys[i] = patchKey(grey, boxes[i], how);
         Rect c = lineCut(grey, boxes[i]);
@@ -541,12 +541,12 @@ std::vector<std::optional<OcrLine>> OcrEngine::readPatches(
             if (out[i]) out[i] = moved(std::move(*out[i]), c.x, c.y);
             ++result.lines_reused;
         } else {
-            todo.push_back(i);
+            to_read.push_back(i);
         }
     }
-    result.lines_read += int(todo.size());
-    onWorkers(workers_, todo.size(), [&](tesseract::TessBaseAPI& api, size_t k) {
-        size_t i = todo[k];
+    result.lines_read += int(to_read.size());
+    onWorkers(workers_, to_read.size(), [&](tesseract::TessBaseAPI& api, size_t k) {
+        size_t i = to_read[k];
         out[i] = read(api, boxes[i]);
         Rect c = lineCut(grey, boxes[i]);
         line_cache_.put(keys[i], out[i] ? std::optional<OcrLine>(moved(*out[i], -c.x, -c.y)) : std::nullopt);
@@ -586,7 +586,6 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
     const int ppi = int(std::lround(96 * f));
     // Inverted where dark over the whole image, so that a region reads as it does in the whole.
     const cv::Mat light = darkBackgroundInverted(grey, result.text_height);
-    auto enlarged = [&](const cv::Mat& m) { return enlarge(m, f); };
     // Images to lay out (enlarged by f), each with its place in `grey`, and the rows of it
     // whose lines it owns.
     struct Job {
@@ -607,7 +606,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
             if (samePixels(grey, last_.grey, lineCut(grey, l))) kept.push_back(l);
         lines = kept;
         for (const Rect& c : *changed) {
-            cv::Mat big = enlarged(light(cv::Rect(c.x, c.y, c.w, c.h)));
+            cv::Mat big = enlarge(light(cv::Rect(c.x, c.y, c.w, c.h)), f);
             jobs.push_back({big, Point{c.x, c.y}, Rect{0, 0, big.cols, big.rows}, 0, big.rows});
             changed_area += c.area();
         }
@@ -616,7 +615,7 @@ std::vector<Rect> OcrEngine::findLines(const cv::Mat& grey, double f, const std:
         // Bands: as many as workers (a multiple of it for tall images: ~1500 rows each, in
         // enlarged pixels), none under 400 rows, cut at rows without text, overlapping so
         // that a line cut by one band is whole in the other.
-        cv::Mat big = enlarged(light);
+        cv::Mat big = enlarge(light, f);
         int nworkers = int(workers_.size());
         int per_worker = std::max(1, int(std::lround(big.rows / (1500.0 * nworkers))));
         int nbands = std::clamp(big.rows / 400, 1, nworkers * per_worker);

@@ -206,11 +206,6 @@ Rect lineCut(const cv::Mat& grey, const Rect& r) {
     return r.grown(m).intersect(Rect{0, 0, grey.cols, grey.rows});
 }
 
-bool lightOnDark(const cv::Mat& grey, const Rect& r) {
-    Rect c = lineCut(grey, r);
-    return lightOnDark(grey(cv::Rect(c.x, c.y, c.w, c.h)));
-}
-
 cv::Mat prepareLine(const cv::Mat& grey, const Rect& r, double target_height, double* scale, cv::Point* origin,
                     bool erase_frames) {
     Rect c = lineCut(grey, r);

@@ -31,13 +31,8 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
 /// height (at least 2 px) on every side, clipped to the image. Pixels of `grey`.
 Rect lineCut(const cv::Mat& grey, const Rect& r);
 
-/// Whether the box `r` of `grey` (with a margin of a quarter of its height) is light text on a
-/// dark background: the median pixel (the background, most of the pixels) is darker than the
-/// mean.
-bool lightOnDark(const cv::Mat& grey, const Rect& r);
-
 /// The box `r` of `grey` cut out (lineCut), made dark text on a light background (inverted
-/// for light text on dark, see lightOnDark), its contrast stretched to
+/// for light text on dark: where the median pixel, the background, is darker than the mean), its contrast stretched to
 /// 0..255 (grey, disabled text), enlarged by `*scale` (set here: so that the box is about
 /// `target_height` px high, 1..4) and padded with 10 px of background, as Tesseract's
 /// single-line mode reads best. `*origin` is where the cut starts in `grey` (pixels of `grey`):
