@@ -193,6 +193,11 @@ std::optional<OcrLine> readLine(tesseract::TessBaseAPI& api, const cv::Mat& grey
     cv::Mat img = prepareLine(grey, r, line_height, &f, &o, erase_frames);
     auto back = api.GetPageSegMode();
     api.SetPageSegMode(mode);
+    // The cut is dark text on light already (prepareLine): Tesseract's second reading of a
+    // line inverted when its confidence is low (tessedit_do_invert) would only double its cost.
+    bool invert = true;
+    api.GetBoolVariable("tessedit_do_invert", &invert);
+    api.SetVariable("tessedit_do_invert", "0");
     api.SetImage(img.data, img.cols, img.rows, 1, int(img.step));
     api.SetSourceResolution(int(std::lround(96 * f)));
     int rc = api.Recognize(nullptr);
@@ -219,6 +224,7 @@ std::optional<OcrLine> readLine(tesseract::TessBaseAPI& api, const cv::Mat& grey
     } while (it->Next(tesseract::RIL_WORD));
     api.Clear();
     api.SetPageSegMode(back);
+    api.SetVariable("tessedit_do_invert", invert ? "1" : "0");
     if (rc != 0) throw std::runtime_error("OCR: Tesseract failed to recognise a line of text");
     if (line.words.empty()) return std::nullopt;
     line.confidence = float(sum / double(line.words.size()));
