@@ -47,7 +47,15 @@ for k in $(seq "$KILLS"); do
   else
     # Even ones among the taps: 0 to 1.5 s after xcalc's keypad was found.
     for i in $(seq 300); do grep -q '^open$' "$OUT/err" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    grep -q '^open$' "$OUT/err" || { cat "$OUT/err" >&2; fail "kill $k: the script did not open xcalc within 30 s"; }
+    if ! grep -q '^open$' "$OUT/err"; then
+      # What became of the run: still starting, or ended (its status, its row in the log).
+      state=exited
+      if kill -0 "$pid" 2>/dev/null; then state="still running after 30 s"; kill -9 "$pid"; fi
+      rc=0; wait "$pid" || rc=$?
+      row=$(sqlite3 "$db" "SELECT id, status, error FROM runs WHERE pid=$pid" 2>&1 || true)
+      echo "--- stderr of eacu run:" >&2; cat "$OUT/err" >&2
+      fail "kill $k: the script did not open xcalc (eacu $state, exit status $rc; its run: ${row:-no row})"
+    fi
     if [ "$live_checked" = 0 ]; then
       # Once, while the run taps: it is shown as running, not crashed.
       for i in $(seq 100); do grep -q committed "$OUT/err" && break; sleep 0.1; done
