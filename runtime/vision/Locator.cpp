@@ -89,7 +89,7 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
             for (const Candidate& c : search.coarse(prior, 2 * options_.candidates_per_scale))
                 pool.push_back(confirmCandidate(search, c, std::log(options_.scale_tolerance)));
             auto cands = refineBest(search, std::move(pool), options_.refine_budget, std::log(options_.scale_tolerance) / 2,
-                                    std::max(options_.sure_score, tpl.threshold), options_.tie_margin + 0.02);
+                                    std::max(options_.sure_score, tpl.threshold), options_.tie_margin + 0.02, tpl.threshold);
             Match m = pick(search, cands, "expected_scale", [&](double) { return tpl.threshold; });
             if (consider("expected_scale", m, msSince(t0))) break;
         }

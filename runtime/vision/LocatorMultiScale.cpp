@@ -18,13 +18,19 @@ Confirmed confirmCandidate(Search& search, const Candidate& c, double log_range)
 }
 
 std::vector<Match> refineBest(Search& search, std::vector<Confirmed> pool, int keep, double log_range, double sure,
-                              double tie) {
+                              double tie, double threshold) {
     std::sort(pool.begin(), pool.end(), [](const Confirmed& a, const Confirmed& b) { return a.match.score > b.match.score; });
     std::vector<Match> out;
     const Confirmed* off_colour = nullptr;
     double floor = -2;  // once one is sure: only candidates that confirmed about as well
     for (int i = 0; i < int(pool.size()) && int(out.size()) < keep && i < 3 * keep; ++i) {
         if (pool[i].match.score < -1.5 || pool[i].match.score < floor) continue;
+        // Too far below the threshold for the refine to lift it there: the rest are lower.
+        if (pool[i].match.score < threshold - kRefineReach) {
+            // The best of them as confirmed, for the diagnostics of a target not found.
+            if (out.empty() && !off_colour) out.push_back(pool[i].match);
+            break;
+        }
         if (!search.colourAgrees(pool[i].match)) {  // judged before the costly refine
             if (!off_colour) off_colour = &pool[i];
             continue;
@@ -61,7 +67,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
             // 0.85 there). Sure and of agreeing colours, it ends the search, with every
             // candidate of the scale that confirmed about as well (identical elements on one
             // screen are then all there for the reading-order tie-break).
-            if (!mine.empty() && mine.front().match.score >= threshold - kEarlyReach) {
+            if (!mine.empty() && mine.front().match.score >= threshold - kRefineReach) {
                 // One such refine at a time: the likeliest scales come first, and once one is
                 // sure the others have nothing left to do (two at once share the memory bus).
                 std::lock_guard<std::mutex> one(early_refine);
@@ -91,7 +97,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
     // A sure match ends the search: the other scales' candidates confirmed less well.
     if (!early.empty()) return nonMaximumSuppression(std::move(early), 0.3, o.refine_budget + 1);
     std::vector<Match> out =
-        refineBest(search, std::move(pool), o.refine_budget, step_log / 4, sure, o.tie_margin + 0.02);
+        refineBest(search, std::move(pool), o.refine_budget, step_log / 4, sure, o.tie_margin + 0.02, threshold);
     return nonMaximumSuppression(std::move(out), 0.3, o.refine_budget + 1);
 }
 
