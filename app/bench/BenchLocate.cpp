@@ -92,7 +92,9 @@ int benchLocate(const std::string& corpus_dir, const std::string& out_path, bool
                 if (m.found) s->false_positives++;
             }
         }
-        nlohmann::json line = {{"found", m.found}, {"score", m.score}, {"ms", ms}};
+        nlohmann::json line = {{"kind", c.kind}, {"screenshot", c.screenshot}, {"template", c.tmpl},
+                               {"found", m.found}, {"score", m.score}, {"ms", ms}};
+        if (c.kind == "positive") line["hit"] = m.found && isHit(m.box, c);
         line["best"] = {m.box.x, m.box.y, m.box.w, m.box.h, m.scale, m.method};
         if (m.found) {
             line["x"] = m.box.x;

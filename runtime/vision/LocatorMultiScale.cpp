@@ -51,6 +51,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
     std::mutex mutex, early_refine;
     std::vector<Confirmed> pool;
     std::vector<Match> early;
+    std::vector<Match> refined;  // the best of a scale refined at once, not sure
     std::atomic<size_t> next{0};
     std::atomic<bool> done{false};
     double sure = std::max(o.sure_score, threshold);
@@ -73,7 +74,14 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
                 std::lock_guard<std::mutex> one(early_refine);
                 if (done) return;
                 Match top = search.refine(mine.front().match, step_log / 4, mine.front().margin, &done);
-                if (top.score >= sure && search.colourAgrees(top)) {
+                const bool agrees = top.score > -1.5 && search.colourAgrees(top);
+                if (agrees && top.score < sure && !done) {
+                    // Not sure, it is kept as refined, not refined again: the confirm scores of
+                    // other scales, on other levels, do not rank it as its refined score does.
+                    std::lock_guard<std::mutex> lock(mutex);
+                    refined.push_back(top);
+                    mine.erase(mine.begin());
+                } else if (agrees && top.score >= sure) {
                     std::vector<Match> found{top};
                     double floor = mine.front().match.score - o.tie_margin - 0.02;
                     for (size_t j = 1; j < mine.size() && mine[j].match.score >= floor; ++j) {
@@ -98,6 +106,7 @@ std::vector<Match> multiScale(Search& search, const std::vector<double>& scales,
     if (!early.empty()) return nonMaximumSuppression(std::move(early), 0.3, o.refine_budget + 1);
     std::vector<Match> out =
         refineBest(search, std::move(pool), o.refine_budget, step_log / 4, sure, o.tie_margin + 0.02, threshold);
+    out.insert(out.end(), refined.begin(), refined.end());
     return nonMaximumSuppression(std::move(out), 0.3, o.refine_budget + 1);
 }
 

@@ -39,15 +39,20 @@ inline constexpr int kPrepassMinSide = 4;
 inline constexpr int kPrepassPeaks = 256;
 
 // On a reduced level the frame and the template are compared softened by this Gaussian
-// (sigma, level pixels): the frame's level is averaged over blocks that fall a fraction of a
-// block off the template's own, and at full sharpness that half-pixel shift costs a text-dense
-// template so much correlation that a neighbouring size scores better than the true one.
+// (sigma, level pixels): on a level that is not whole (1.25, 1.5, 2.5) the frame's blocks fall
+// a fraction of a block off the template's own, and on a whole one (at() reduces the template
+// on the frame's grid) a candidate's place is known only to a fraction of a block until it is
+// found there; at full sharpness that half-pixel shift costs a text-dense template so much
+// correlation that a neighbouring size scores better than the true one.
 inline constexpr double kLevelSoften = 0.6;
 
 struct Scaled {
     cv::Mat grey;
     cv::Mat mask;
     ZeroMeanTemplate zm;  // for direct correlation (vision/Correlation.h); none with a mask
+    // Where grey's first pixel lies from the scaled template's top-left (full-resolution
+    // pixels): on a whole level the template is cut to the frame's blocks (see at()).
+    cv::Point2d origin;
 };
 
 // How far from an estimated top-left a search looks, sideways and up and down (full-resolution
@@ -87,17 +92,23 @@ class Search {
 public:
     Search(const PreparedFrame& pf, const Template& tpl, const Rect& area, const LocatorOptions& o);
 
-    // The template at scale `s` on the frame downsampled by `f` (greyscale and mask, size
-    // round(template size * s / f)), cached; null when it is under 3 px or larger than the area.
+    // The template at scale `s` on the frame downsampled by `f` (greyscale and mask, about
+    // template size * s / f), cached; null when it is under 3 px or larger than the area.
     // On a reduced level it is resized from the template reduced by f (cached), as the frame's
     // levels are made (resizing the whole template for every nearby scale cost more than the
-    // correlations), and softened as the level is (kLevelSoften).
-    const Scaled* at(double s, double f = 1.0);
+    // correlations), and softened as the level is (kLevelSoften). On a whole level
+    // (isWholeLevel) the template is reduced on the frame's own grid: placed with its top-left
+    // at `phase` (mod f) of a block, only its whole blocks are kept and averaged (a block
+    // straddling two of the frame's cost a text-dense template so much correlation that a
+    // neighbouring size scored better than the true one); elsewhere `phase` is ignored.
+    const Scaled* at(double s, double f = 1.0, cv::Point phase = {});
 
     // Locates the template around `approx` (full-resolution top-left, within `margin` full
     // pixels) at scales s·e^(i·log_range/n), i in [-n, n], on the frame downsampled by `f`
     // (1 = full resolution). Returns the best (grey correlation; box in full-resolution
-    // pixels, exact only when f = 1), or score -2 when no scale fits.
+    // pixels, exact only when f = 1: on a level its top-left is interpolated between the
+    // level's pixels, from the parabola through the peak and its neighbours), or score -2
+    // when no scale fits.
     Match confirmAt(Point approx, double s, Margin margin, double log_range, int n, double f = 1.0);
 
     // The level on which candidates at scale s are first confirmed: as coarse as keeps the
@@ -154,6 +165,7 @@ private:
     struct Peak {
         double score = -2;
         cv::Point at;
+        cv::Point2d sub;  // the peak's offset from `at` between pixels (parabola), within ±0.5
     };
     // The peak of `t` (from at(), for level `f`) in `roi` of that level, memoised: the refine
     // comes back to the scale and window it started from.
@@ -165,8 +177,17 @@ private:
     const LocatorOptions& o_;
     cv::Mat tgrey_;
     bool chromatic_ = false;  // the template has colour (it disagrees with its own grey)
-    std::map<std::pair<int, int>, Scaled> cache_;  // at(), by scale and level
-    std::map<int, std::pair<cv::Mat, cv::Mat>> level_templates_;  // grey and mask reduced by a level
+    std::map<std::tuple<int, int, int, int>, Scaled> cache_;  // at(), by scale, level and phase
+    // The template (grey and mask) reduced by a level, by level and phase; `origin` where its
+    // first pixel lies in the template.
+    struct Reduced {
+        cv::Mat grey, mask;
+        cv::Point origin;
+    };
+    std::map<std::tuple<int, int, int>, Reduced> level_templates_;
+    // The means of the template's f x f blocks at every top-left (CV_32F), by whole level f:
+    // a phase's reduced template samples it every f pixels.
+    std::map<int, cv::Mat> block_means_;
     std::map<std::tuple<int, int, int, int>, cv::Mat> chroma_cache_;
     std::map<std::tuple<int, int, int, int>, Match> rescored_;  // rescore's results by box
     std::map<std::tuple<int, int, int, int>, TextVerdict> verdicts_;  // textVerdict's, by box

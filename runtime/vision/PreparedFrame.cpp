@@ -25,16 +25,38 @@ cv::Mat PreparedFrame::greyRegion(const cv::Rect& roi) const {
     return out;
 }
 
+bool isWholeLevel(double factor) { return factor > 1.0 && factor == std::floor(factor); }
+
 namespace {
 
-// The size of an image of `size` downsampled by `factor`.
+// The size of an image of `size` downsampled by `factor`: whole blocks (the last partial one
+// counted) for a whole factor, else rounded.
 cv::Size levelSize(cv::Size size, double factor) {
+    if (isWholeLevel(factor)) {
+        const int f = int(factor);
+        return {(size.width + f - 1) / f, (size.height + f - 1) / f};
+    }
     return {std::max(1, int(std::lround(size.width / factor))), std::max(1, int(std::lround(size.height / factor)))};
 }
 
+// `src` area-averaged (INTER_AREA) to levelSize(src, factor). For a whole factor the image is
+// first extended (its last row and column replicated) to whole blocks, so that level pixel
+// (i, j) is the mean of the f x f block at (i f, j f): a template reduced on the same grid
+// (LocatorSearch's at()) then meets it without a fraction of a block between them.
 cv::Mat shrink(const cv::Mat& src, double factor) {
+    const cv::Size size = levelSize(src.size(), factor);
+    const cv::Mat* from = &src;
+    cv::Mat padded;
+    if (isWholeLevel(factor)) {
+        const int f = int(factor);
+        if (size.width * f != src.cols || size.height * f != src.rows) {
+            cv::copyMakeBorder(src, padded, 0, size.height * f - src.rows, 0, size.width * f - src.cols,
+                               cv::BORDER_REPLICATE);
+            from = &padded;
+        }
+    }
     cv::Mat out;
-    cv::resize(src, out, levelSize(src.size(), factor), 0, 0, cv::INTER_AREA);
+    cv::resize(*from, out, size, 0, 0, cv::INTER_AREA);
     return out;
 }
 
@@ -48,12 +70,15 @@ const cv::Mat& PreparedFrame::downsampled(double factor) const {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = levels_.find(factor);
         if (it != levels_.end()) return it->second;
-        // A level twice as coarse as one already made (2.5 of 1.25, 6 of 3) is halved from it
-        // when that gives its size exactly: area averaging by two takes OpenCV's fast path,
-        // where a fractional factor over the whole frame costs ~4 ms for a 1440p frame.
+        // A level twice as coarse as one already made (2.5 of 1.25, 8 of 4) is halved from it
+        // when that gives its size exactly, or both are whole factors (their blocks on one grid,
+        // the half level extended to whole blocks as the frame is): area averaging by two takes OpenCV's fast path, where a
+        // fractional factor over the whole frame costs ~4 ms for a 1440p frame.
         const cv::Size size = levelSize(bgr_.size(), factor);
         if (auto h = levels_.find(factor / 2);
-            h != levels_.end() && h->second.cols == 2 * size.width && h->second.rows == 2 * size.height) {
+            h != levels_.end() &&
+            (isWholeLevel(factor) ? isWholeLevel(factor / 2)
+                             : h->second.cols == 2 * size.width && h->second.rows == 2 * size.height)) {
             source = &h->second;
             by = 2.0;
         }

@@ -8,6 +8,11 @@
 
 namespace eacu {
 
+/// Whether `factor` is a whole number > 1 (2, 3, 4, ...): PreparedFrame's level for it is an
+/// exact block average, level pixel (i, j) the mean of the factor x factor block at
+/// (i factor, j factor), the frame extended by replicating its last row and column.
+bool isWholeLevel(double factor);
+
 /// Holds a BGR frame (CV_8UC3, physical pixels) and lazily computed derivatives that several
 /// locates on the same frame share: the greyscale image and greyscale copies downsampled by a
 /// factor (INTER_AREA). Thread-safe: search threads may ask for levels concurrently.
@@ -21,7 +26,9 @@ public:
     /// The greyscale pixels of `roi` (inside the frame): a view into grey() once that exists,
     /// else converted for the region alone (a small search need not convert the whole frame).
     cv::Mat greyRegion(const cv::Rect& roi) const;
-    /// The greyscale frame downsampled by `factor` (>= 1; 1 returns grey()), cached by factor.
+    /// The greyscale frame downsampled by `factor` (>= 1; 1 returns grey()), cached by factor:
+    /// for a whole factor (isWholeLevel) ceil(size / factor) exact block averages, else
+    /// round(size / factor) by area averaging.
     /// The returned reference stays valid for the life of the PreparedFrame.
     const cv::Mat& downsampled(double factor) const;
     /// downsampled(factor) (factor > 1) blurred by a Gaussian of `sigma` of its pixels

@@ -200,3 +200,64 @@ TEST_CASE("a softened level is the level blurred, made once", "[locator]") {
     CHECK(cv::norm(soft, expect, cv::NORM_INF) == 0);
     CHECK(&pf.softened(2.0, 0.6) == &soft);
 }
+
+TEST_CASE("a whole level is the mean of the frame's blocks, on the frame's grid", "[locator]") {
+    // A frame whose size is no multiple of the factors: the last blocks are completed by
+    // replicating the last row and column.
+    cv::Mat bgr(77, 101, CV_8UC3);
+    cv::randu(bgr, 0, 256);
+    PreparedFrame pf(bgr);
+    const cv::Mat& grey = pf.grey();
+    cv::Mat padded;
+    cv::copyMakeBorder(grey, padded, 0, 80 - 77, 0, 104 - 101, cv::BORDER_REPLICATE);
+    for (int f : {4, 8, 2}) {  // 8 is halved from 4
+        INFO("level " << f);
+        const cv::Mat& level = pf.downsampled(f);
+        REQUIRE(level.cols == (101 + f - 1) / f);
+        REQUIRE(level.rows == (77 + f - 1) / f);
+        int worst = 0;
+        for (int y = 0; y < level.rows; ++y)
+            for (int x = 0; x < level.cols; ++x) {
+                const int expect = int(std::lround(cv::mean(padded(cv::Rect(x * f, y * f, f, f)))[0]));
+                worst = std::max(worst, std::abs(level.at<uchar>(y, x) - expect));
+            }
+        CHECK(worst <= 1);  // INTER_AREA's rounding
+    }
+    CHECK(isWholeLevel(4.0));
+    CHECK_FALSE(isWholeLevel(2.5));
+    CHECK_FALSE(isWholeLevel(1.0));
+}
+
+TEST_CASE("a large template off the level's grid confirms at its own size and place", "[locator]") {
+    // 900x500 crops of a 2160x1350 screenshot, their top-left a fraction of a block off the
+    // grid of levels 8, 4 and 2. Reduced for its place, an exact crop correlates as the frame
+    // there (reduced at block 0 it scored 0.86 at level 8 and a size 1 % off scored higher).
+    cv::Mat bgr = cv::imread(EACU_SOURCE_DIR "/tests/corpus/locate-v1/shots/glossary@1440x900x1.5.png", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(bgr.empty());
+    PreparedFrame pf(bgr);
+    LocatorOptions o;
+    for (cv::Rect place : {cv::Rect(126, 637, 900, 500), cv::Rect(853, 213, 900, 500)}) {
+        INFO(place.x << "," << place.y);
+        Template t;
+        t.bgr = bgr(place).clone();
+        locator::Search search(pf, t, {0, 0, bgr.cols, bgr.rows}, o);
+        for (double f : {8.0, 4.0, 2.0}) {
+            INFO("level " << f);
+            // Looked for from a place half a block off, as a coarser level gives it.
+            const int off = int(f) / 2;
+            Match m = search.confirmAt({place.x + off, place.y - off}, 1.0, 2 * int(f), 0, 0, f);
+            CHECK(m.score > 0.98);
+            CHECK(std::abs(m.box.x - place.x) <= 1);
+            CHECK(std::abs(m.box.y - place.y) <= 1);
+            CHECK(m.box.w == 900);
+            // A size one block larger correlates less than its own.
+            Match larger = search.confirmAt({place.x, place.y}, 1.0 + f / 900, 2 * int(f), 0, 0, f);
+            CHECK(larger.score < m.score);
+        }
+        Locator locator(o);
+        Match found = locator.locate(pf, {t}).match;
+        CHECK(found.found);
+        CHECK(found.box == Rect{place.x, place.y, 900, 500});
+        CHECK(found.scale == Approx(1.0).margin(1e-3));
+    }
+}
