@@ -57,6 +57,45 @@ TEST_CASE("chroma agreement tells a blue word from the same word in black", "[co
     CHECK_THROWS_AS(chromaAgreement(blue, blue(cv::Rect(0, 0, 10, 10))), std::invalid_argument);
 }
 
+TEST_CASE("chroma planes are CIE a*, b* of sRGB (D65)", "[confirm]") {
+    // Reference values of the sRGB primaries (CIE 1976 L*a*b*, D65 white; e.g. Lindbloom's
+    // calculator): red a* 80.11 b* 67.22, green -86.18 83.19, blue 79.20 -107.86.
+    cv::Mat prim(1, 4, CV_8UC3);
+    prim.at<cv::Vec3b>(0, 0) = {0, 0, 255};
+    prim.at<cv::Vec3b>(0, 1) = {0, 255, 0};
+    prim.at<cv::Vec3b>(0, 2) = {255, 0, 0};
+    prim.at<cv::Vec3b>(0, 3) = {255, 255, 255};
+    cv::Mat ab = chromaPlanes(prim, 0);
+    REQUIRE(ab.type() == CV_32FC2);
+    const float expect[4][2] = {{80.11f, 67.22f}, {-86.18f, 83.19f}, {79.20f, -107.86f}, {0, 0}};
+    for (int i = 0; i < 4; ++i) {
+        INFO("colour " << i);
+        CHECK(ab.at<cv::Vec2f>(0, i)[0] == Approx(expect[i][0]).margin(0.2));
+        CHECK(ab.at<cv::Vec2f>(0, i)[1] == Approx(expect[i][1]).margin(0.2));
+    }
+    // Greys have no chroma; any colour is within half a unit of OpenCV's cvtColor(BGR2Lab) of the
+    // image scaled to [0, 1] (its own tables round; chromaPlanes no longer calls it: their
+    // set-up cost ~90 ms on a process's first colour comparison).
+    cv::Mat bgr(64, 256, CV_8UC3);
+    cv::randu(bgr, 0, 256);
+    for (int i = 0; i < 256; ++i) bgr.at<cv::Vec3b>(0, i) = {uchar(i), uchar(i), uchar(i)};
+    cv::Mat f, lab;
+    bgr.convertTo(f, CV_32F, 1.0 / 255);
+    cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
+    ab = chromaPlanes(bgr, 0);
+    double worst = 0, grey = 0;
+    for (int y = 0; y < bgr.rows; ++y)
+        for (int x = 0; x < bgr.cols; ++x) {
+            const cv::Vec3f l = lab.at<cv::Vec3f>(y, x);
+            const cv::Vec2f c = ab.at<cv::Vec2f>(y, x);
+            worst = std::max({worst, double(std::abs(l[1] - c[0])), double(std::abs(l[2] - c[1]))});
+            if (y == 0) grey = std::max({grey, double(std::abs(c[0])), double(std::abs(c[1]))});
+        }
+    CHECK(grey < 1e-3);
+    CHECK(worst < 0.5);  // ΔE units; chroma agreement's c0 is 5
+    CHECK_THROWS_AS(chromaPlanes(cv::Mat(4, 4, CV_8UC1, cv::Scalar(0)), 0), std::invalid_argument);
+}
+
 TEST_CASE("containment similarity finds a word inside another", "[confirm]") {
     CHECK(containmentSimilarity("os", "Glossary") == Approx(1.0));
     CHECK(containmentSimilarity("next", "ex") == Approx(0.5));  // a fragment is not the word
