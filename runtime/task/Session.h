@@ -281,8 +281,14 @@ private:
         std::optional<A11yElement> element;  // an a11y target's element
         std::string note;                     // an a11y or relative target's miss: what was seen
         std::optional<Rect> anchor;           // a relative target's anchor box
+        std::string source;                   // where a relative target's element came from
     };
     Located findRelative(const TargetSpec& t, double timeout);
+    // The elements of the accessibility tree of the program whose window is at `at` (a screen
+    // point) that are showing with a place on the screen, as relative-target candidates (none
+    // of the roles relKindOfElement leaves out); none when the device, the program or the bus
+    // has no tree.
+    std::vector<RelCandidate> treeCandidates(Point at);
     Located lookForA11y(const TargetSpec& t);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     // A capture for looking for `t`: its window's own pixels (origin: the screen position of

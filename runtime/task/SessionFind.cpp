@@ -172,8 +172,9 @@ static std::string relKind(const SomElement& e) {
 }
 
 // A relative target: its anchor found (within the timeout), then the candidates of the frame
-// the anchor was found on (Set-of-Marks proposals and OCR lines) picked by pickRelative. A
-// miss carries describeMiss's text in `note`.
+// the anchor was found on (Set-of-Marks proposals and OCR lines, and the elements of the
+// accessibility tree of the program under the anchor) picked by pickRelative. A miss carries
+// describeMiss's text in `note`; a hit says where its candidate came from in `source`.
 Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
     const double deadline = monotonicSeconds() + std::max(0.0, timeout);
     for (;;) {
@@ -198,11 +199,14 @@ Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
         SomResult som = buildSom(l.frame.bgr, lines, {}, so);
         std::vector<RelCandidate> cs;
         for (const SomElement& e : som.elements) cs.push_back({e.box, relKind(e), e.content, e.source});
+        // The accessibility tree of the program under the anchor, where it exports one.
+        mergeTreeCandidates(cs, treeCandidates(a.match.box.center()));
         RelPick p = pickRelative(a.match.box, cs, t.relative);
         l.match.ms = msBetween(t0, monotonicSeconds());
         l.anchor = a.match.box;
         if (p.chosen >= 0) {
             const Rect& b = cs[p.chosen].box;
+            l.source = cs[p.chosen].source;
             l.match.found = true;
             l.match.box = b;
             l.match.score = l.match.color_score = a.match.score;

@@ -111,7 +111,10 @@ Session::Located Session::resolveOnScreen(StepRecord& s, const TargetSpec& t, do
         double age = monotonicSeconds() - l.frame.monotonic;
         l = relocateIfStale(t, std::move(l), relocated);
         if (relocated) params["relocated"] = {{"frame_age_ms", age * 1000}};
-        if (l.anchor) params["anchor"] = {l.anchor->x, l.anchor->y, l.anchor->w, l.anchor->h};
+        if (l.anchor) {
+            params["anchor"] = {l.anchor->x, l.anchor->y, l.anchor->w, l.anchor->h};
+            params["candidate_source"] = l.source;
+        }
         return l;
     }
     if (t.point) {

@@ -71,14 +71,15 @@ const cv::Mat& PreparedFrame::downsampled(double factor) const {
         auto it = levels_.find(factor);
         if (it != levels_.end()) return it->second;
         // A level twice as coarse as one already made (2.5 of 1.25, 8 of 4) is halved from it
-        // when that gives its size exactly, or both are whole factors (their blocks on one grid,
-        // the half level extended to whole blocks as the frame is): area averaging by two takes OpenCV's fast path, where a
-        // fractional factor over the whole frame costs ~4 ms for a 1440p frame.
+        // when that gives its size exactly, or both are whole factors (their blocks on one
+        // grid, the half level extended to whole blocks as the frame is): area averaging by
+        // two takes OpenCV's fast path, where a fractional factor over the whole frame costs
+        // ~4 ms for a 1440p frame.
         const cv::Size size = levelSize(bgr_.size(), factor);
         if (auto h = levels_.find(factor / 2);
             h != levels_.end() &&
             (isWholeLevel(factor) ? isWholeLevel(factor / 2)
-                             : h->second.cols == 2 * size.width && h->second.rows == 2 * size.height)) {
+                                  : h->second.cols == 2 * size.width && h->second.rows == 2 * size.height)) {
             source = &h->second;
             by = 2.0;
         }

@@ -14,7 +14,8 @@ local zen = launch { "zenity", "--forms", "--title=eacu relative", "--add-entry=
 assert(window({ title = "eacu relative" }, 20))
 tap { right_of = "text:Name", kind = "field", timeout = 20 }
 input "Ann"
-tap { right_of = "text:City", kind = "field" }
+-- The anchor taken from the accessibility tree (GTK3 exports one here).
+tap { right_of = { role = "label", name = "City" }, kind = "field" }
 input "Oslo"
 local ok, e = pcall(tap, { left_of = "text:Name", kind = "button", timeout = 0 })
 assert(not ok and e.code == "not_found", "a miss is not_found, got " .. tostring(e))
@@ -31,4 +32,26 @@ expect_contains "$out" "anchor found at (" "the miss names the anchor's box"
 expect_contains "$out" "rejected:" "the miss lists rejected candidates"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND status='ok' AND json_array_length(json_extract(params, '$.anchor')) = 4")" "2" "relative tap steps with their anchor box"
-echo "relative_target: 6 passed, 0 failed"
+# zenity's tree is there: the fields came from it (the entry role "text"), merged with the
+# image's candidates.
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(json_extract(params, '$.candidate_source'), ',') FROM steps WHERE run_id=$run AND action='tap' AND method='relative'")" "a11y text,a11y text" "where the fields came from"
+
+# The same form without an accessibility bus (NO_AT_BRIDGE=1 keeps GTK from exporting its tree):
+# the fields come from the image alone.
+cat >"$OUT/form_image.lua" <<'LUA'
+local zen = launch { "env", "NO_AT_BRIDGE=1", "zenity", "--forms", "--title=eacu relative image", "--add-entry=Name",
+                     "--add-entry=City" }
+assert(window({ title = "eacu relative image" }, 20))
+tap { right_of = "text:Name", kind = "field", timeout = 20 }
+input "Bo"
+tap { right_of = "text:City", kind = "field" }
+input "Rome"
+tap "text:OK"
+assert(zen:wait(10) == 0, "zenity exited non-zero")
+print("form: " .. zen:read(1))
+LUA
+out=$("$EACU" run "$OUT/form_image.lua" --display virtual --db "$db" 2>&1) || fail "form_image.lua exited $?: $out"
+expect_contains "$out" "form: Bo|Rome" "zenity's output (image candidates)"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND json_extract(params, '$.candidate_source') NOT LIKE 'a11y%'")" "2" "fields from the image"
+echo "relative_target: 9 passed, 0 failed"
