@@ -10,6 +10,7 @@
 #include "model/FallbackClient.h"
 #include "model/Prompts.h"
 #include "task/Session.h"
+#include "task/TreeNodes.h"
 #include "vision/CursorMark.h"
 #include "vision/ocr/OcrCache.h"
 
@@ -135,26 +136,6 @@ std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
     return kept;
 }
 
-std::vector<SomA11yNode> ModelContext::a11yNodes(const Frame& frame) {
-    A11yElement root;
-    try {
-        root = session_.device().accessibility().snapshot();
-    } catch (const DeviceError&) {
-        return {};  // no tree here: the marks come from the pixels alone
-    }
-    std::vector<SomA11yNode> out;
-    Rect screen{0, 0, frame.bgr.cols, frame.bgr.rows};
-    std::vector<const A11yElement*> all = flatten(root);
-    for (const A11yElement* e : all) {
-        if (!isInteractive(*e) || e->bounds.empty() || !e->has("showing")) continue;
-        if (e->bounds.intersect(screen).empty()) continue;
-        // An entry without a name of its own is known by the label beside it.
-        std::string name = e->name.empty() && e->editable_text ? labelOf(*e, all) : e->name;
-        out.push_back({e->role, name, e->bounds});
-    }
-    return out;
-}
-
 Observation ModelContext::observe(bool with_som) {
     double t0 = monotonicSeconds();
     Observation o;
@@ -164,7 +145,7 @@ Observation ModelContext::observe(bool with_som) {
     o.image = makeModelImage(o.frame.bgr, options_.image, o.frame.scale);
     o.fingerprint = model::screenFingerprint(o.frame.bgr);
     if (options_.a11y) {
-        o.a11y = a11yNodes(o.frame);
+        o.a11y = treeNodesOnScreen(session_.device(), {0, 0, o.frame.bgr.cols, o.frame.bgr.rows});
         for (const SomA11yNode& n : o.a11y) {
             Point p0 = o.image.transform.physicalToImage({n.box.x, n.box.y});
             Point p1 = o.image.transform.physicalToImage({n.box.x + n.box.w, n.box.y + n.box.h});

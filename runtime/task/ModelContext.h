@@ -119,9 +119,6 @@ public:
     /// The asset library's images found on `frame` (one best match each; screened at half
     /// resolution, confirmed by the template matcher), minus those inside a larger one.
     std::vector<SomAssetHit> findAssets(const Frame& frame);
-    /// The interactive elements of the device's accessibility tree that are on `frame`'s screen
-    /// (empty when the device has no tree or no bus).
-    std::vector<SomA11yNode> a11yNodes(const Frame& frame);
 
 private:
     Session& session_;

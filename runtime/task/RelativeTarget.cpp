@@ -31,33 +31,6 @@ std::optional<Relation> relationFromName(const std::string& name) {
 
 const char* relationName(Relation r) { return kNames[int(r)]; }
 
-std::string relKindOfElement(const A11yElement& e) {
-    const std::string& r = e.role;
-    if (e.editable_text || r == "text" || r == "password text" || r == "entry" || r == "spin button" ||
-        r == "combo box")
-        return "field";
-    if (r == "check box" || r == "radio button" || r == "check menu item" || r == "radio menu item") return "checkbox";
-    if (r == "push button" || r == "toggle button" || r == "menu button" || r == "button" || r == "menu item" ||
-        r == "page tab")
-        return "button";
-    if (r == "label" || r == "static" || r == "heading" || r == "paragraph") return "text";
-    if (r == "icon" || r == "image") return "image";
-    return "";
-}
-
-void mergeTreeCandidates(std::vector<RelCandidate>& cs, const std::vector<RelCandidate>& tree) {
-    const size_t from_image = cs.size();
-    for (const RelCandidate& t : tree) {
-        bool replaced = false;
-        for (size_t i = 0; i < from_image && !replaced; ++i)
-            if (iou(cs[i].box, t.box) >= 0.5) {
-                cs[i] = t;
-                replaced = true;
-            }
-        if (!replaced) cs.push_back(t);
-    }
-}
-
 RelPick pickRelative(const Rect& a, const std::vector<RelCandidate>& cs, const RelQuery& q) {
     RelPick p;
     std::vector<std::pair<double, int>> ok;

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "device/Accessibility.h"
 #include "geometry/Rect.h"
 
 namespace eacu {
@@ -28,19 +27,6 @@ struct RelCandidate {
     std::string content;
     std::string source;
 };
-
-/// The kind (RelCandidate::kind) of an element of the accessibility tree, by its role: editable
-/// text, entries, spin and combo boxes are fields; push, toggle and menu buttons, menu items
-/// and tabs buttons; check and radio boxes (and menu items) checkboxes; labels, headings,
-/// paragraphs and static text text; icons and images images. "" for every other role (panels,
-/// fillers, frames, windows: containers, not targets).
-std::string relKindOfElement(const A11yElement& e);
-
-/// Adds the accessibility tree's candidates `tree` to `cs` (from the image): a tree element
-/// that is an image candidate's widget (boxes overlapping by IoU >= 0.5) replaces it, since
-/// the tree knows its kind and name; the others are added. Keeps one candidate per widget, so
-/// that `nth` counts widgets.
-void mergeTreeCandidates(std::vector<RelCandidate>& cs, const std::vector<RelCandidate>& tree);
 
 /// The query: relation, wanted kind ("any" or one of RelCandidate::kind), nth (1-based).
 struct RelQuery {

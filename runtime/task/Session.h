@@ -284,11 +284,7 @@ private:
         std::string source;                   // where a relative target's element came from
     };
     Located findRelative(const TargetSpec& t, double timeout);
-    // The elements of the accessibility tree of the program whose window is at `at` (a screen
-    // point) that are showing with a place on the screen, as relative-target candidates (none
-    // of the roles relKindOfElement leaves out); none when the device, the program or the bus
-    // has no tree.
-    std::vector<RelCandidate> treeCandidates(Point at);
+
     Located lookForA11y(const TargetSpec& t);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     // A capture for looking for `t`: its window's own pixels (origin: the screen position of

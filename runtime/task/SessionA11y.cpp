@@ -34,26 +34,6 @@ A11yElement Session::a11ySnapshot(std::optional<uint64_t> window) {
     return device_.accessibility().snapshot(scope);
 }
 
-std::vector<RelCandidate> Session::treeCandidates(Point at) {
-    std::vector<RelCandidate> out;
-    A11yElement root;
-    try {
-        std::optional<WindowInfo> w = device_.windows().windowAt(at);
-        if (!w || w->pid <= 0) return out;
-        A11yScope scope;
-        scope.pid = w->pid;
-        root = device_.accessibility().snapshot(scope);
-    } catch (const DeviceError&) {
-        return out;  // no windows, no tree or no bus here: the image's candidates alone
-    }
-    for (const A11yElement* e : flatten(root)) {
-        if (e->bounds.empty() || !e->has("showing")) continue;
-        std::string kind = relKindOfElement(*e);
-        if (!kind.empty()) out.push_back({e->bounds, kind, e->name, "a11y " + e->role});
-    }
-    return out;
-}
-
 // One look for an a11y target in the tree now (of its window's program when it has one).
 Session::Located Session::lookForA11y(const TargetSpec& t) {
     double t0 = monotonicSeconds();

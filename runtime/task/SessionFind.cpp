@@ -5,6 +5,7 @@
 
 #include "base/Format.h"
 #include "geometry/Coords.h"
+#include "task/TreeNodes.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -160,11 +161,14 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
 }
 
 // The kind a relative target asks for ("field", "button", ...) of a Set-of-Marks element: a
-// control box without text is taken for a field, with text for a button.
+// control box without text is taken for a field, with text for a button; an element of the
+// accessibility tree by its role.
 static std::string relKind(const SomElement& e) {
-    if (e.kind == "text_field") return "field";
-    if (e.kind == "button" || e.kind == "checkbox" || e.kind == "check box" || e.kind == "radio button")
-        return e.kind == "button" ? "button" : "checkbox";
+    if (e.kind == "text_field" || e.kind == "combo box") return "field";
+    if (e.kind == "button" || e.kind == "menu item" || e.kind == "page tab" || e.kind == "menu button") return "button";
+    if (e.kind == "checkbox" || e.kind == "check box" || e.kind == "radio button" || e.kind == "check menu item" ||
+        e.kind == "radio menu item")
+        return "checkbox";
     if (e.kind == "label") return "text";
     if (e.kind == "icon" || e.kind == "asset") return "image";
     if (e.kind == "control") return e.content.empty() ? "field" : "button";
@@ -196,11 +200,18 @@ Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
         SomOptions so;
         so.scale = l.frame.scale;
         so.max_elements = 200;
-        SomResult som = buildSom(l.frame.bgr, lines, {}, so);
+        // The accessibility tree of the program under the anchor, where it exports one: its
+        // elements come first in the marks and take the place of the proposals they cover.
+        std::vector<SomA11yNode> tree;
+        try {
+            std::optional<WindowInfo> w = device_.windows().windowAt(a.match.box.center());
+            if (w && w->pid > 0) tree = treeNodesOnScreen(device_, {0, 0, l.frame.bgr.cols, l.frame.bgr.rows}, w->pid);
+        } catch (const DeviceError&) {
+            // no windows on this device: the image's candidates alone
+        }
+        SomResult som = buildSom(l.frame.bgr, lines, {}, so, tree);
         std::vector<RelCandidate> cs;
         for (const SomElement& e : som.elements) cs.push_back({e.box, relKind(e), e.content, e.source});
-        // The accessibility tree of the program under the anchor, where it exports one.
-        mergeTreeCandidates(cs, treeCandidates(a.match.box.center()));
         RelPick p = pickRelative(a.match.box, cs, t.relative);
         l.match.ms = msBetween(t0, monotonicSeconds());
         l.anchor = a.match.box;

@@ -32,9 +32,9 @@ expect_contains "$out" "anchor found at (" "the miss names the anchor's box"
 expect_contains "$out" "rejected:" "the miss lists rejected candidates"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND status='ok' AND json_array_length(json_extract(params, '$.anchor')) = 4")" "2" "relative tap steps with their anchor box"
-# zenity's tree is there: the fields came from it (the entry role "text"), merged with the
-# image's candidates.
-expect_eq "$(sqlite3 "$db" "SELECT group_concat(json_extract(params, '$.candidate_source'), ',') FROM steps WHERE run_id=$run AND action='tap' AND method='relative'")" "a11y text,a11y text" "where the fields came from"
+# zenity's tree is there: the fields came from it (entries of role "text", first among the
+# Set-of-Marks elements, in place of the proposals they cover).
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(json_extract(params, '$.candidate_source'), ',') FROM steps WHERE run_id=$run AND action='tap' AND method='relative'")" "box_a11y_content_a11y,box_a11y_content_a11y" "where the fields came from"
 
 # The same form without an accessibility bus (NO_AT_BRIDGE=1 keeps GTK from exporting its tree):
 # the fields come from the image alone.
@@ -53,5 +53,5 @@ LUA
 out=$("$EACU" run "$OUT/form_image.lua" --display virtual --db "$db" 2>&1) || fail "form_image.lua exited $?: $out"
 expect_contains "$out" "form: Bo|Rome" "zenity's output (image candidates)"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
-expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND json_extract(params, '$.candidate_source') NOT LIKE 'a11y%'")" "2" "fields from the image"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND json_extract(params, '$.candidate_source') NOT LIKE 'box_a11y%'")" "2" "fields from the image"
 echo "relative_target: 9 passed, 0 failed"

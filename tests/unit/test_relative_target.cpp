@@ -53,34 +53,3 @@ TEST_CASE("a miss names the anchor and why each candidate was rejected") {
     REQUIRE(relationFromName("below") == Relation::Below);
     REQUIRE(!relationFromName("under"));
 }
-
-TEST_CASE("the accessibility tree's elements: their kind by role, one candidate per widget") {
-    A11yElement entry;
-    entry.role = "text";
-    entry.editable_text = true;
-    A11yElement button;
-    button.role = "push button";
-    A11yElement check;
-    check.role = "check box";
-    A11yElement label;
-    label.role = "label";
-    A11yElement panel;
-    panel.role = "panel";
-    REQUIRE(relKindOfElement(entry) == "field");
-    REQUIRE(relKindOfElement(button) == "button");
-    REQUIRE(relKindOfElement(check) == "checkbox");
-    REQUIRE(relKindOfElement(label) == "text");
-    REQUIRE(relKindOfElement(panel).empty());
-    // The image saw the entry as a control with text (a button); the tree knows better and
-    // takes its place; a tree element the image missed is added.
-    std::vector<RelCandidate> cs = {{{100, 10, 120, 20}, "button", "Ann", "box_contour_content_ocr"},
-                                    {{10, 10, 50, 20}, "text", "Name", "box_ocr_content_ocr"}};
-    mergeTreeCandidates(cs, {{{101, 9, 120, 22}, "field", "Name", "a11y text"},
-                             {{100, 40, 120, 20}, "field", "City", "a11y text"}});
-    REQUIRE(cs.size() == 3);
-    REQUIRE(cs[0].kind == "field");
-    REQUIRE(cs[0].source == "a11y text");
-    REQUIRE(cs[2].content == "City");
-    REQUIRE(pickRelative(cs[1].box, cs, {Relation::RightOf, "field", 1}).chosen == 0);
-    REQUIRE(pickRelative(cs[1].box, cs, {Relation::RightOf, "field", 2}).chosen == -1);  // one per widget
-}
