@@ -24,7 +24,7 @@ expect_eq "$code" "0" "exit status of eacu --help"
 for c in $commands; do
   case $c in
     version) expect_contains "$out" "eacu --version" "eacu --help lists version" ;;
-    *) printf '%s\n' "$out" | grep -qE "^  eacu $c( |$)" || fail "eacu --help does not list '$c': $out" ;;
+    *) grep -qE "^  eacu $c( |$)" <<<"$out" || fail "eacu --help does not list '$c': $out" ;;
   esac
 done
 expect_contains "$out" "eacu run --task SENTENCE" "eacu --help lists the task form of run"
@@ -60,7 +60,9 @@ for c in $commands; do
   call "$c" --help
   expect_eq "$code" "0" "exit status of eacu $c --help"
   expect_contains "$out" "Usage:" "eacu $c --help"
-  printf '%s\n' "$out" | grep -qE "^  eacu $c( |$)" || fail "eacu $c --help does not show its synopsis: $out"
+  # A here-string, not printf | grep -q: bash writes a line at a time, and once grep has
+  # matched and gone, printf's next line meets a closed pipe, which pipefail made a failure.
+  grep -qE "^  eacu $c( |$)" <<<"$out" || fail "eacu $c --help does not show its synopsis: $out"
 done
 call run --help
 expect_contains "$out" "--max-actions N" "eacu run --help options"

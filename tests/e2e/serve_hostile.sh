@@ -38,5 +38,6 @@ expect_contains "$(cat "$OUT/ask.err")" "HTTP 401" "the failed model call on the
 for f in "$OUT/ask.out" "$OUT/ask.err" "$OUT/ask.html"; do
   grep -qF "${wrong:0:12}" "$f" && fail "the wrong API key is in $(basename "$f"): $(grep -oF "${wrong:0:12}" "$f" | head -1)"
 done
-sqlite3 "$OUT/ask.db" .dump | grep -qF "${wrong:0:12}" && fail "the wrong API key is in the run log"
+dump=$(sqlite3 "$OUT/ask.db" .dump)
+! grep -qF "${wrong:0:12}" <<<"$dump" || fail "the wrong API key is in the run log"
 echo "serve_hostile: passed"
