@@ -4,11 +4,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include <opencv2/imgproc.hpp>
-
 #include "model/Action.h"
 #include "model/FallbackClient.h"
 #include "model/Prompts.h"
+#include "task/AssetHits.h"
 #include "task/Session.h"
 #include "task/TreeNodes.h"
 #include "vision/CursorMark.h"
@@ -63,79 +62,6 @@ std::string ModelContext::describe() const {
     return who + ", cache " + model::cacheModeName(mode_);
 }
 
-std::vector<SomAssetHit> ModelContext::findAssets(const Frame& frame) {
-    const AssetLibrary& lib = session_.assets();
-    // Screening at half resolution: a template whose best half-scale score is far below its
-    // threshold is absent; otherwise it is confirmed by the full matcher around the candidate.
-    cv::Mat grey, half;
-    cv::cvtColor(frame.bgr, grey, cv::COLOR_BGR2GRAY);
-    cv::resize(grey, half, {}, 0.5, 0.5, cv::INTER_AREA);
-    std::vector<SomAssetHit> hits;
-    for (const std::string& name : lib.names()) {
-        session_.cancel().check();
-        const Asset* a = lib.find(name);
-        if (!a) continue;
-        if (!options_.asset_apps.empty()) {
-            bool want = false;
-            for (const auto& app : options_.asset_apps) want |= app == a->app;
-            if (!want) continue;
-        }
-        Template tpl;
-        try {
-            tpl = lib.resolve(name, session_.options().script_dir);
-        } catch (const std::exception&) {
-            continue;  // an unreadable image is not an element
-        }
-        double ratio = frame.scale / tpl.scale;
-        if (std::abs(ratio - 1.0) > 1e-3) {
-            cv::Mat r;
-            cv::resize(tpl.bgr, r, {}, ratio, ratio, ratio < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
-            tpl.bgr = r;
-            if (!tpl.mask.empty()) {
-                cv::resize(tpl.mask, r, tpl.bgr.size(), 0, 0, cv::INTER_NEAREST);
-                tpl.mask = r;
-            }
-        }
-        if (tpl.bgr.cols > frame.bgr.cols || tpl.bgr.rows > frame.bgr.rows) continue;
-        std::optional<Rect> region;
-        if (tpl.mask.empty() && tpl.bgr.cols >= 12 && tpl.bgr.rows >= 12) {
-            cv::Mat tg, th, res;
-            cv::cvtColor(tpl.bgr, tg, cv::COLOR_BGR2GRAY);
-            cv::resize(tg, th, {}, 0.5, 0.5, cv::INTER_AREA);
-            cv::Scalar mean, sd;
-            cv::meanStdDev(th, mean, sd);
-            if (sd[0] > 2.0 && th.cols <= half.cols && th.rows <= half.rows) {
-                cv::matchTemplate(half, th, res, cv::TM_CCOEFF_NORMED);
-                double best;
-                cv::Point at;
-                cv::minMaxLoc(res, nullptr, &best, nullptr, &at);
-                if (std::isfinite(best)) {
-                    if (best < tpl.threshold - 0.25) continue;
-                    Rect r = Rect{at.x * 2, at.y * 2, tpl.bgr.cols, tpl.bgr.rows}.grown(6).intersect(
-                        {0, 0, frame.bgr.cols, frame.bgr.rows});
-                    if (r.w >= tpl.bgr.cols && r.h >= tpl.bgr.rows) region = r;
-                }
-            }
-        }
-        Match m = matcher_.locate(frame.bgr, tpl, region);
-        if (!m.found) continue;
-        hits.push_back({a->aliases.empty() ? a->qualifiedName() : a->aliases.front(), m.box, m.score});
-    }
-    // An asset found inside a larger asset's box (a digit glyph on a key) is part of it.
-    std::vector<SomAssetHit> kept;
-    for (size_t i = 0; i < hits.size(); ++i) {
-        bool inside = false;
-        const Rect& b = hits[i].box;
-        for (size_t j = 0; j < hits.size() && !inside; ++j) {
-            const Rect& c = hits[j].box;
-            if (i == j || c.area() <= b.area()) continue;
-            inside = b.intersect(c).area() >= 0.8 * b.area();
-        }
-        if (!inside) kept.push_back(hits[i]);
-    }
-    return kept;
-}
-
 Observation ModelContext::observe(bool with_som) {
     double t0 = monotonicSeconds();
     Observation o;
@@ -156,7 +82,9 @@ Observation ModelContext::observe(bool with_som) {
     }
     if (with_som) {
         std::vector<SomAssetHit> hits;
-        if (options_.som_assets) hits = findAssets(o.frame);
+        if (options_.som_assets)
+            hits = findAssetHits(session_.assets(), session_.options().script_dir, o.frame, options_.asset_apps, matcher_,
+                                 session_.cancel());
         std::vector<SomOcrLine> lines;
         if (!options_.som_ocr.empty())
             for (const OcrLine& l : OcrCache::shared().get(o.frame.bgr, std::nullopt, options_.som_ocr)->lines)

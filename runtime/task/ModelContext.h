@@ -116,9 +116,6 @@ public:
     /// provider name ("anthropic" | "openai") is used. Throws model::ModelError.
     model::Response call(const model::Request& req, const model::CallMeta& meta, const std::string& provider = "");
 
-    /// The asset library's images found on `frame` (one best match each; screened at half
-    /// resolution, confirmed by the template matcher), minus those inside a larger one.
-    std::vector<SomAssetHit> findAssets(const Frame& frame);
 
 private:
     Session& session_;

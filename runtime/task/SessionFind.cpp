@@ -5,7 +5,9 @@
 
 #include "base/Format.h"
 #include "geometry/Coords.h"
+#include "task/AssetHits.h"
 #include "task/TreeNodes.h"
+#include "vision/TemplateMatcher.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -176,8 +178,9 @@ static std::string relKind(const SomElement& e) {
 }
 
 // A relative target: its anchor found (within the timeout), then the candidates of the frame
-// the anchor was found on (Set-of-Marks proposals and OCR lines, and the elements of the
-// accessibility tree of the program under the anchor) picked by pickRelative. A miss carries
+// the anchor was found on (Set-of-Marks proposals and OCR lines, the elements of the
+// accessibility tree of the program under the anchor, and for kind "image" the asset
+// library's images) picked by pickRelative. A miss carries
 // describeMiss's text in `note`; a hit says where its candidate came from in `source`.
 Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
     const double deadline = monotonicSeconds() + std::max(0.0, timeout);
@@ -209,7 +212,11 @@ Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
         } catch (const DeviceError&) {
             // no windows on this device: the image's candidates alone
         }
-        SomResult som = buildSom(l.frame.bgr, lines, {}, so, tree);
+        // For an image: the asset library's images found on the frame (a locate each).
+        std::vector<SomAssetHit> hits;
+        if (t.relative.kind == "image")
+            hits = findAssetHits(assets_, options_.script_dir, l.frame, {}, TemplateMatcher(), cancel());
+        SomResult som = buildSom(l.frame.bgr, lines, hits, so, tree);
         std::vector<RelCandidate> cs;
         for (const SomElement& e : som.elements) cs.push_back({e.box, relKind(e), e.content, e.source});
         RelPick p = pickRelative(a.match.box, cs, t.relative);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Relative targets (issue 14 part 3) on a real GTK3 zenity --forms dialog: the fields right of
-# their labels found from the image (Set-of-Marks proposals, OCR lines) and filled; zenity prints
-# what was typed. The run log records the steps with method "relative" and the anchor's box; a
-# relative target that matches nothing names the anchor and the candidates it rejected.
+# their labels found from the accessibility tree, and without it from the image (Set-of-Marks
+# proposals, OCR lines), and filled; zenity prints what was typed. On xcalc, keys found as
+# asset images relative to others. The run log records the steps with method "relative", the
+# anchor's box and where the candidate came from; a relative target that matches nothing names
+# the anchor and the candidates it rejected.
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,4 +56,19 @@ out=$("$EACU" run "$OUT/form_image.lua" --display virtual --db "$db" 2>&1) || fa
 expect_contains "$out" "form: Bo|Rome" "zenity's output (image candidates)"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='relative' AND json_extract(params, '$.candidate_source') NOT LIKE 'box_a11y%'")" "2" "fields from the image"
-echo "relative_target: 9 passed, 0 failed"
+# kind = "image": the asset library's images are candidates. On xcalc (no tree): the key right of
+# 7 is 8, the key below 8 is 5; the display shows what was pressed.
+cat >"$OUT/keys.lua" <<'LUA'
+local calc = require "calculator"
+calc.open()
+tap "AC"
+tap { right_of = "7", kind = "image" }
+tap { below = "8", kind = "image" }
+verify(function() return calc.read_display() == "85" end, "the display shows 85", 3)
+print("display: " .. calc.read_display())
+LUA
+out=$("$EACU" run "$OUT/keys.lua" --display virtual --db "$db" 2>&1) || fail "keys.lua exited $?: $out"
+expect_contains "$out" "display: 85" "the keys pressed by relative image targets"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(json_extract(params, '$.candidate_source'), ',') FROM steps WHERE run_id=$run AND action='tap' AND method='relative'")" "box_asset_content_asset,box_asset_content_asset" "keys from the asset library"
+echo "relative_target: 11 passed, 0 failed"
