@@ -116,7 +116,6 @@ public:
     /// provider name ("anthropic" | "openai") is used. Throws model::ModelError.
     model::Response call(const model::Request& req, const model::CallMeta& meta, const std::string& provider = "");
 
-
 private:
     Session& session_;
     std::unique_ptr<model::ModelClient> client_;

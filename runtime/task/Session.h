@@ -284,7 +284,6 @@ private:
         std::string source;                   // where a relative target's element came from
     };
     Located findRelative(const TargetSpec& t, double timeout);
-
     Located lookForA11y(const TargetSpec& t);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     // A capture for looking for `t`: its window's own pixels (origin: the screen position of

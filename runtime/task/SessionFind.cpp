@@ -180,8 +180,8 @@ static std::string relKind(const SomElement& e) {
 // A relative target: its anchor found (within the timeout), then the candidates of the frame
 // the anchor was found on (Set-of-Marks proposals and OCR lines, the elements of the
 // accessibility tree of the program under the anchor, and for kind "image" the asset
-// library's images) picked by pickRelative. A miss carries
-// describeMiss's text in `note`; a hit says where its candidate came from in `source`.
+// library's images) picked by pickRelative. A miss carries describeMiss's text in `note`; a
+// hit says where its candidate came from in `source`.
 Session::Located Session::findRelative(const TargetSpec& t, double timeout) {
     const double deadline = monotonicSeconds() + std::max(0.0, timeout);
     for (;;) {

@@ -60,8 +60,8 @@ for c in $commands; do
   call "$c" --help
   expect_eq "$code" "0" "exit status of eacu $c --help"
   expect_contains "$out" "Usage:" "eacu $c --help"
-  # A here-string, not printf | grep -q: bash writes a line at a time, and once grep has
-  # matched and gone, printf's next line meets a closed pipe, which pipefail made a failure.
+  # A here-string, not printf | grep -q: once grep has matched and gone, a write still to come
+  # meets a closed pipe, and pipefail makes that a failure (a sanitizer CI run failed here).
   grep -qE "^  eacu $c( |$)" <<<"$out" || fail "eacu $c --help does not show its synopsis: $out"
 done
 call run --help
