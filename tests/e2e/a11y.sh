@@ -9,11 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 start_test
 db=$OUT/runs.db
 command -v hexchat >/dev/null || fail "hexchat is not installed (make deps installs it)"
-# Under AddressSanitizer (make test-sanitize): libatspi and glib have no frame pointers, so the
-# fast unwinder stops at g_malloc and the suppression of libatspi's own leak (tests/sanitize/
-# lsan.supp: dbus_connection_dispatch) cannot see where an allocation came from; the full
-# unwinder can (3-4 times slower, so only here).
-[ -z "${ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+unwind_fully_under_asan
 # Processes that carry this test's temp dir in their environment: the buses eacu starts (their
 # sockets live there) and every program launched with them.
 bus_processes() {

@@ -10,6 +10,7 @@ EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
+unwind_fully_under_asan  # findRelative reads zenity's accessibility tree
 db=$OUT/runs.db
 cat >"$OUT/form.lua" <<'LUA'
 local zen = launch { "zenity", "--forms", "--title=eacu relative", "--add-entry=Name", "--add-entry=City" }
