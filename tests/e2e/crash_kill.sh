@@ -35,10 +35,27 @@ children_of() {
   return 0
 }
 
+# What a process $1 that does not get on is doing: its threads' kernel waits, its children, and
+# (where gdb is installed) every thread's stack.
+describe_stuck() {
+  echo "--- eacu $1, stuck: its threads (tid state wchan), its children:"
+  local t
+  for t in /proc/"$1"/task/*; do
+    echo "  ${t##*/} $(awk '{ print $3 }' "$t/stat" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+  done
+  ps -o pid,stat,etimes,wchan:24,args --ppid "$1" 2>&1 | sed "s/^/  /" || true
+  if command -v gdb >/dev/null; then
+    timeout 60 gdb -p "$1" -batch -ex "thread apply all bt" 2>&1 | grep -E '^(Thread|#)' | head -150 || true
+  fi
+}
+
 started=0 with_steps=0 live_checked=0 xvfb_seen=0
 declare -a killed_runs=()
 for k in $(seq "$KILLS"); do
-  "$EACU" run "$OUT/loop.lua" --display virtual --db "$db" >/dev/null 2>"$OUT/err" &
+  # Emptied before the run starts: the run's own redirection empties it only once its shell has
+  # forked, and a look at it before then would see the last run's "open".
+  : >"$OUT/err"
+  "$EACU" run "$OUT/loop.lua" --display virtual --db "$db" >/dev/null 2>>"$OUT/err" &
   pid=$!
   if [ $((k % 2)) = 1 ]; then
     # Odd kill points fall in the start-up (the run log, its row, Xvfb, xcalc): 0.05 to 2 s.
@@ -50,7 +67,11 @@ for k in $(seq "$KILLS"); do
     if ! grep -q '^open$' "$OUT/err"; then
       # What became of the run: still starting, or ended (its status, its row in the log).
       state=exited
-      if kill -0 "$pid" 2>/dev/null; then state="still running after 30 s"; kill -9 "$pid"; fi
+      if kill -0 "$pid" 2>/dev/null; then
+        state="still running after 30 s"
+        describe_stuck "$pid" >&2
+        kill -9 "$pid"
+      fi
       rc=0; wait "$pid" || rc=$?
       row=$(sqlite3 "$db" "SELECT id, status, error FROM runs WHERE pid=$pid" 2>&1 || true)
       echo "--- stderr of eacu run:" >&2; cat "$OUT/err" >&2
