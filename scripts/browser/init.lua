@@ -50,9 +50,16 @@ end
 M.summaries = { json = "JSON encoder and decoder", csv = "CSV File Reading and Writing",
                 re = "Regular expression operations", os = "Miscellaneous operating system interfaces" }
 
+--- The heading of python3-doc's search page once its search has finished (Sphinx shows
+--- "Searching" while it adds results one by one, moving the lines below them).
+M.search_results = { text = "Search Results" }
+
 --- Searches the docs with the page's own Quick search box and opens the result for `module`,
 --- then verifies the module page's heading ("json — JSON encoder and decoder"), all by text.
-function M.search_module(module, summary)
+--- The result is tapped once the search has finished (`timeout`, default 30 s): before, the
+--- lines still move. The module page is told from the search page, whose result line reads
+--- the same as the heading, by the search page's own heading being gone.
+function M.search_module(module, summary, timeout)
   summary = summary or M.summaries[module]
   if not summary then
     error("browser.search_module: no summary known for \"" .. tostring(module) .. "\" (pass it: search_module(\"" ..
@@ -60,8 +67,14 @@ function M.search_module(module, summary)
   end
   step { tap = M.quick_search, name = "focus the Quick search box" }
   input(module .. "\n")
+  wait(M.search_results, timeout or 30)
+  local heading = { text = module .. " — " .. summary }
   step { tap = { text = summary }, timeout = 15, name = "open the result for " .. module,
-         verify = { text = module .. " — " .. summary } }
+         verify = function()
+           if exists(M.search_results) then return false end
+           verify(heading)
+           return true
+         end }
 end
 
 M.templates = {
