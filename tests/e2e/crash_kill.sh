@@ -59,7 +59,8 @@ for k in $(seq "$KILLS"); do
   pid=$!
   if [ $((k % 2)) = 1 ]; then
     # Odd kill points fall in the start-up (the run log, its row, Xvfb, xcalc): 0.05 to 2 s.
-    delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.05 + r / 32767 * 1.95 }')
+    r=$RANDOM  # drawn here: a $RANDOM inside $(...) is the subshell's, which bash seeds anew
+    delay=$(awk -v r="$r" 'BEGIN { printf "%.2f", 0.05 + r / 32767 * 1.95 }')
     sleep "$delay"
   else
     # Even ones among the taps: 0 to 1.5 s after xcalc's keypad was found.
@@ -84,7 +85,8 @@ for k in $(seq "$KILLS"); do
       expect_contains "$("$EACU" show "$id" --db "$db" --no-color | head -1)" "running" "a live run in eacu show"
       live_checked=1
     fi
-    delay=open+$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", r / 32767 * 1.5 }')
+    r=$RANDOM
+    delay=open+$(awk -v r="$r" 'BEGIN { printf "%.2f", r / 32767 * 1.5 }')
     sleep "${delay#open+}"
   fi
   kids=$(children_of "$pid")
@@ -95,7 +97,13 @@ for k in $(seq "$KILLS"); do
   # Checks that need the database (it may not exist yet after an early kill).
   if [ -f "$db" ]; then
     expect_eq "$(sqlite3 "$db" 'PRAGMA quick_check')" "ok" "quick_check after kill $k (at ${delay}s)"
-    id=$(sqlite3 "$db" "SELECT id FROM runs WHERE pid=$pid ORDER BY id DESC LIMIT 1")
+    # A kill before the first run's schema was committed (one transaction) leaves a log with no
+    # tables: then there is no run. Any other error fails the test, saying what it was.
+    if ! id=$(sqlite3 "$db" "SELECT id FROM runs WHERE pid=$pid ORDER BY id DESC LIMIT 1" 2>"$OUT/sqlite.err"); then
+      tables=$(sqlite3 "$db" "SELECT COUNT(*) FROM sqlite_master" 2>&1 || true)
+      [ "$tables" = 0 ] || fail "kill $k: reading the run log: $(cat "$OUT/sqlite.err") (tables: $tables)"
+      id=
+    fi
   else
     id=
   fi
@@ -120,7 +128,8 @@ for k in $(seq "$KILLS"); do
   while read -r xpid xstart _; do
     expect_process_gone "$xpid" "$xstart" "Xvfb $xpid (kill $k)"
   done < <(tail -n +$((xvfb_seen + 1)) "$XVFB_LOG" 2>/dev/null)
-  xvfb_seen=$(cat "$XVFB_LOG" 2>/dev/null | wc -l)
+  # (No log yet when the kills so far came before any Xvfb was started.)
+  xvfb_seen=$(wc -l <"$XVFB_LOG" 2>/dev/null || echo 0)
   [ -n "${KILL_TRACE:-}" ] && echo "kill $k at ${delay}s: run ${id:-none}, $committed taps committed, $(date +%s.%N)"
   if [ $((k % 10)) = 0 ] && [ -f "$db" ]; then
     expect_eq "$(sqlite3 "$db" 'PRAGMA integrity_check')" "ok" "integrity_check after kill $k"

@@ -8,7 +8,10 @@ expect_contains() { case "$1" in *"$2"*) ;; *) fail "$3: expected to contain '$2
 # Starts a test in a fresh $OUT: its temp dir ($OUT/tmp as TMPDIR), its default run log
 # (EACU_DB, for a command given no --db), no DISPLAY of the caller's (every run names its
 # display), and a record of the Xvfb servers its runs start ($XVFB_LOG, see below).
+# A command that ends the test through set -e says where (an assignment x=$(...) that fails
+# ends it with no word of its own).
 start_test() {
+  trap 'echo "FAIL: ${BASH_SOURCE[0]##*/} line $LINENO: a command exited with status $? (set -e ends the test)" >&2' ERR
   rm -rf "$OUT"; mkdir -p "$OUT/tmp" "$OUT/bin"
   export TMPDIR="$OUT/tmp" EACU_DB="$OUT/default.db"
   unset DISPLAY
