@@ -32,8 +32,6 @@ EOF
   export PATH="$OUT/bin:$PATH"
 }
 
-# The start time of process $1 (field 22 of /proc/PID/stat, clock ticks since boot): with the
-# pid it names one process, never a later one that reuses the pid. Fails when it is gone.
 # For a test whose runs read the accessibility tree, under AddressSanitizer (make
 # test-sanitize): libatspi and glib have no frame pointers, so the fast unwinder stops at
 # g_malloc and the suppression of libatspi's own leak (tests/sanitize/lsan.supp:
@@ -43,6 +41,8 @@ unwind_fully_under_asan() {
   [ -z "${ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
 }
 
+# The start time of process $1 (field 22 of /proc/PID/stat, clock ticks since boot): with the
+# pid it names one process, never a later one that reuses the pid. Fails when it is gone.
 start_time_of() {
   local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
   s=${s##*) }; set -- $s; echo "${20}"
