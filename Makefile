@@ -1,7 +1,7 @@
 # eacu: one entry point for installing, building, running and testing.
-#   make demo   install Debian packages, build the eacu executable (no test targets), run
+#   make demo   install the Debian packages the demo needs (DEMO_PACKAGES), build the eacu executable (no test targets), run
 #               examples/calculator.lua on a private Xvfb
-#   make test   install, build everything, run the whole test suite (what .ci/run runs)
+#   make test   install the rest (TEST_PACKAGES), build everything, run the whole test suite (what .ci/run runs)
 #   make test-sanitize  the same sources built with AddressSanitizer + UBSan (clang, build-san):
 #               unit tests, Lua specs, fuzz regressions, and end-to-end tests that need no timing
 #   make fuzz   every libFuzzer target (tests/fuzz) for FUZZ_SECONDS each (default 60)
@@ -9,21 +9,33 @@ BUILD ?= build
 SAN_BUILD ?= build-san
 FUZZ_SECONDS ?= 60
 JOBS  ?= 2
-# Debian packages: build, runtime, and the programs the tests drive.
-PACKAGES = build-essential cmake pkg-config ccache \
+# Debian packages. DEMO_PACKAGES: what building eacu and `make demo` need (the build, Xvfb,
+# xcalc, a window manager, OCR data). TEST_PACKAGES: what only the tests and the optional targets
+# need (clang for the sanitizer build, Chromium, the programs the tests drive, redis-server, adb,
+# Wine and the mingw-w64 cross compilers for `make agent-win`).
+DEMO_PACKAGES = build-essential cmake pkg-config ccache \
   libluajit-5.1-dev libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libsqlite3-dev catch2 \
   libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
-  libcpp-httplib-dev libatspi2.0-dev libboost-dev \
-  clang-14 libclang-rt-14-dev \
-  xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps x11-utils zenity openbox sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm \
-  dbus at-spi2-core libatk-adaptor libgail-common hexchat
+  libcpp-httplib-dev libatspi2.0-dev libboost-dev libhiredis-dev \
+  xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps openbox dbus at-spi2-core
+TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
+  x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm xdotool \
+  libatk-adaptor libgail-common hexchat redis-server adb \
+  wine64 mingw-w64 fonts-wqy-microhei
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps configure build build-eacu demo test clean configure-san test-sanitize fuzz
+.PHONY: deps deps-demo install-packages configure configure-demo build build-eacu demo test clean configure-san test-sanitize fuzz
+
+# deps-demo installs DEMO_PACKAGES, deps all of TEST_PACKAGES (missing ones only, one apt-get).
+deps-demo:
+	@$(MAKE) --no-print-directory install-packages PKGS="$(DEMO_PACKAGES)"
 
 deps:
-	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	@$(MAKE) --no-print-directory install-packages PKGS="$(TEST_PACKAGES)"
+
+install-packages:
+	@missing=$$(for p in $(PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  $(SUDO) apt-get update -q && \
@@ -33,10 +45,14 @@ deps:
 configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
+# make demo installs only DEMO_PACKAGES: a newcomer's first command stays quick.
+configure-demo: deps-demo
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
 build: configure
 	cmake --build $(BUILD) -j$(JOBS)
 
-build-eacu: configure
+build-eacu: configure-demo
 	cmake --build $(BUILD) -j$(JOBS) --target eacu
 
 demo: build-eacu
