@@ -18,7 +18,7 @@ inline constexpr double kRunHeartbeatStaleSeconds = 30.0;
 ///   was reused); no heartbeat is needed;
 /// - written on another host, or before schema 5 (no pid): crashed when its heartbeat (else
 ///   its start) is older than kRunHeartbeatStaleSeconds.
-/// Never writes: the stored row keeps "running" (see README "The run log").
+/// Never writes: the stored row keeps "running" (see docs/runlog-and-replay.md, "The run log").
 std::string shownRunStatus(const RunRecord& run, double now);
 
 }  // namespace eacu
