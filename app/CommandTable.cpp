@@ -128,6 +128,35 @@ const std::vector<Command> kCommands = {
      "Options:\n"
      "  -o DIR            the folder (created when missing; also --output)\n" EACU_OPT_DB,
      cmdFrames},
+    {"record",
+     "eacu record [--display D] [--wm WM] [--launch CMD]... -o FILE.lua [--assets DIR] [--quiet]",
+     "Record what a person does on an X display and write it as a runnable script.\n"
+     "\n"
+     "Each click is written with the most robust target proven on the screen just before it:\n"
+     "the accessibility element under the pointer, else a word OCR reads there and nowhere\n"
+     "else, else an image cut around the point (saved in the assets folder) found only there,\n"
+     "else the coordinates, saying why. Typed text becomes input, keys key; drags and scrolls\n"
+     "too. Stop with Ctrl-C (SIGINT, SIGTERM) or the Pause key on the recorded display.\n"
+     "\n"
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM
+     "  --launch CMD      start CMD (/bin/sh) on the display first; written as launch \"CMD\"\n"
+     "  -o FILE.lua       the script to write (also --output)\n"
+     "  --assets DIR      where image targets are saved (default FILE_assets beside the script)\n"
+     "  --quiet           print only the line saying what is recorded\n",
+     cmdRecord},
+    {"script",
+     "eacu script [RUN] -o FILE.lua [--assets DIR] [--db PATH]",
+     "Write a recorded run's steps (the script's, the model's, the person's) as a script.\n"
+     "\n"
+     "An agent's run becomes a deterministic script that repeats the task with no model: each\n"
+     "input step is written with the most robust target proven on its recorded frame (as eacu\n"
+     "record does, without the accessibility tree, which the run log does not keep); a script's\n"
+     "own steps keep the target the script gave.\n"
+     "\n"
+     "Options:\n"
+     "  -o FILE.lua       the script to write (also --output)\n"
+     "  --assets DIR      where image targets are saved (default FILE_assets beside the script)\n" EACU_OPT_DB,
+     cmdScript},
     {"repl",
      "eacu repl [--display D] [--wm WM] [--db PATH] [--no-color]",
      "Interactive Lua with the whole API on a live screen, recorded as one run.\n"

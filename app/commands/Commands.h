@@ -20,6 +20,10 @@ int cmdReport(int argc, char** argv);
 int cmdReplay(int argc, char** argv);
 /// eacu frames [RUN] -o DIR: a run's frames as PNG files.
 int cmdFrames(int argc, char** argv);
+/// eacu record -o FILE.lua: a person's actions on an X display written as a script.
+int cmdRecord(int argc, char** argv);
+/// eacu script RUN -o FILE.lua: a recorded run's steps written as a script.
+int cmdScript(int argc, char** argv);
 /// eacu locate SHOT TEMPLATE|--text PHRASE: the locator's verdict on one screenshot.
 int cmdLocate(int argc, char** argv);
 /// eacu bench tap|settle|locate|ocr: the benchmarks (app/bench/).

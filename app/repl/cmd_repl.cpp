@@ -29,6 +29,7 @@ extern "C" {
 #include "Cli.h"
 #include "ScriptRun.h"
 #include "repl/Repl.h"
+#include "repl/ReplRecorder.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/Highlight.h"
@@ -59,6 +60,8 @@ Commands:
   .shot [FILE]          capture the screen into the run log (and FILE.png when given)
   .record on|off [FILE] start/stop recording the lines you enter; off saves them as a script
                         (default repl-YYYYmmdd-HHMMSS.lua) runnable with eacu run
+  record()  ...  stop()  record what you do on the screen yourself; stop() writes it as
+                        script lines (also into the history, and into .record when on)
   .run                  the run id and log of this session
   .exit                 leave (also Ctrl-D)
 )";
@@ -87,6 +90,7 @@ struct Repl {
     std::string pending;  // an incomplete chunk awaiting more lines
     bool recording = false;
     std::vector<std::string> recorded;
+    ReplRecorder person;  // record() ... stop()
     std::vector<std::string> asset_words;
     bool done = false;
     bool colour = false;
@@ -292,6 +296,47 @@ struct Repl {
     }
 };
 
+// record(): starts recording what the person does on the session's display.
+int luaRecord(lua_State* L) {
+    try {
+        g_repl->person.start(g_repl->session->options().display);
+    } catch (const std::exception& e) {
+        return luaL_error(L, "%s", e.what());
+    }
+    g_repl->say("recording what you do on " + g_repl->session->options().display +
+                " (no accessibility tree here); stop() writes it as script lines");
+    return 0;
+}
+
+// stop(): the person's actions since record() as script lines: printed, added to the history
+// (and to .record's lines when on), and returned as one string.
+int luaStop(lua_State* L) {
+    WrittenScript w;
+    try {
+        ScriptOptions o;
+        o.assets_ref = "repl_assets";
+        o.assets_dir = (fs::path(g_repl->session->options().script_dir) / o.assets_ref).string();
+        w = g_repl->person.stop(o);
+    } catch (const std::exception& e) {
+        return luaL_error(L, "%s", e.what());
+    }
+    size_t at = 0, n = 0;
+    while (at < w.lua.size()) {
+        size_t end = w.lua.find('\n', at);
+        if (end == std::string::npos) end = w.lua.size();
+        std::string line = w.lua.substr(at, end - at);
+        at = end + 1;
+        if (line.empty()) continue;
+        add_history(line.c_str());
+        if (!g_repl->history.empty()) append_history(1, g_repl->history.c_str());
+        if (g_repl->recording) g_repl->recorded.push_back(line);
+        ++n;
+    }
+    g_repl->say(std::to_string(n) + " line" + (n == 1 ? "" : "s") + " recorded (Up recalls them):");
+    lua_pushlstring(L, w.lua.data(), w.lua.size());
+    return 1;
+}
+
 std::vector<std::string> g_matches;
 
 char* nextMatch(const char*, int state) {
@@ -379,6 +424,10 @@ int cmdRepl(int argc, char** argv) {
         repl.asset_words.assign(words.begin(), words.end());
         repl.history = historyPath();
         g_repl = &repl;
+        lua_pushcfunction(host.state(), luaRecord);
+        lua_setglobal(host.state(), "record");
+        lua_pushcfunction(host.state(), luaStop);
+        lua_setglobal(host.state(), "stop");
         g_handler_repl = &repl;
 
         using_history();

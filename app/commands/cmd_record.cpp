@@ -1,0 +1,125 @@
+// eacu record -o FILE.lua: what a person does on an X display, written as a runnable script.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "Cli.h"
+#include "assets/AssetLibrary.h"
+#include "base/Clock.h"
+#include "commands/Commands.h"
+#include "device/DeviceFactory.h"
+#include "task/PersonRecorder.h"
+#include "task/RecordedScript.h"
+#include "task/Session.h"
+#include "vision/Locator.h"
+
+namespace fs = std::filesystem;
+
+namespace eacu {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void onStop(int) { g_stop = 1; }
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int cmdRecord(int argc, char** argv) {
+    CliOptions o;
+    try {
+        o = parseCli(argc, argv, 2, {"-o", "--output", "--assets", "--launch"}, {"--quiet"});
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu record: %s\n", e.what());
+        return 2;
+    }
+    auto file = o.flag("-o") ? o.flag("-o") : o.flag("--output");
+    if (!file || !o.positional.empty()) {
+        std::fprintf(stderr, "eacu record: expected -o FILE.lua (see eacu record --help)\n");
+        return 2;
+    }
+    bool quiet = std::any_of(o.flags.begin(), o.flags.end(), [](const auto& f) { return f.first == "--quiet"; });
+    fs::path script = fs::absolute(*file);
+    std::string assets_ref = script.stem().string() + "_assets";
+    fs::path assets_dir = script.parent_path() / assets_ref;
+    if (auto a = o.flag("--assets")) {
+        assets_dir = fs::absolute(*a);
+        assets_ref = fs::relative(assets_dir, script.parent_path()).string();
+    }
+    std::vector<std::string> launches;
+    for (const auto& [name, value] : o.flags)
+        if (name == "--launch") launches.push_back(value);
+    try {
+        DeviceHandle handle = openDevice(o.display, o.wm);
+        if (handle.display.empty()) {
+            std::fprintf(stderr, "eacu record: expected an X display (:N or virtual[:WxH]), got %s\n",
+                         handle.device->describe().c_str());
+            return 2;
+        }
+        std::signal(SIGINT, onStop);
+        std::signal(SIGTERM, onStop);
+        AssetLibrary assets;
+        Locator locator;
+        SessionOptions so;
+        so.display = handle.display;
+        so.env = handle.env;
+        Session session(*handle.device, assets, locator, nullptr, 0, so);
+        std::string described = handle.device->describe();
+        double scale = handle.device->scaleFactor();
+        PersonRecorder recorder(*handle.device, handle.display, true);
+        std::vector<ScriptItem> items;
+        for (const std::string& cmd : launches) {
+            session.launch({"/bin/sh", "-c", "exec " + cmd});
+            ScriptItem it;
+            it.launch = cmd;
+            it.action.time = monotonicSeconds();
+            items.push_back(it);
+        }
+        std::printf("eacu record: recording %s on %s; stop with Ctrl-C or the Pause key\n", described.c_str(),
+                    handle.display.c_str());
+        std::fflush(stdout);
+        while (!g_stop && !recorder.poll()) std::this_thread::sleep_for(std::chrono::milliseconds(15));
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+        for (ScriptItem& it : recorder.finish()) items.push_back(std::move(it));
+        ScriptOptions opts;
+        opts.assets_dir = assets_dir.string();
+        opts.assets_ref = assets_ref;
+        opts.header = {"Recorded by eacu record on " + described + " (device scale " + std::to_string(scale).substr(0, 4) + ").",
+                       "Each line says why its target was chosen; run it with: eacu run " + script.filename().string()};
+        WrittenScript w = writeScript(items, locator, opts);
+        std::ofstream out(script, std::ios::trunc);
+        out << w.lua;
+        if (!out) throw std::runtime_error("cannot write \"" + script.string() + "\"");
+        out.close();
+        session.stopProcesses();
+        if (!quiet) {
+            std::printf("eacu record: wrote %s: %zu lines of actions (%d a11y, %d relative, %d text, %d image, %d coordinates)",
+                        script.string().c_str(), items.size(), w.a11y, w.relative, w.text, w.image, w.points);
+            if (!w.images.empty()) std::printf(", %zu images in %s", w.images.size(), assets_dir.string().c_str());
+            std::printf("\n");
+            if (!w.proof_ms.empty())
+                std::printf("eacu record: analysis per pointer action: median %.0f ms, max %.0f ms (%zu actions)\n",
+                            median(w.proof_ms), *std::max_element(w.proof_ms.begin(), w.proof_ms.end()), w.proof_ms.size());
+        }
+        return 0;
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "eacu record: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu record: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace eacu

@@ -1,0 +1,38 @@
+#include "task/PersonRecorder.h"
+
+#include <stdexcept>
+
+namespace eacu {
+
+PersonRecorder::PersonRecorder(Device& device, const std::string& x_display, bool tree)
+    : input_(x_display), history_(device, tree) {}
+
+bool PersonRecorder::poll() {
+    for (RecordedInput& e : input_.take()) {
+        if (stopped_) break;
+        if (e.keysym == kStopKeysym && e.kind != RecordedInput::Kind::Motion) {
+            if (e.kind == RecordedInput::Kind::KeyDown) stopped_ = true;
+            continue;
+        }
+        if (e.kind == RecordedInput::Kind::ButtonDown) screens_[e.time] = history_.before(e.time);
+        events_.push_back(std::move(e));
+    }
+    if (!history_.error().empty()) throw std::runtime_error("the screen capture stopped: " + history_.error());
+    return stopped_;
+}
+
+std::vector<ScriptItem> PersonRecorder::finish() {
+    if (!stopped_) poll();
+    input_.stop();
+    history_.stop();
+    std::vector<ScriptItem> items;
+    for (const UserAction& a : groupInputs(events_)) {
+        ScriptItem it;
+        it.action = a;
+        if (auto s = screens_.find(a.time); s != screens_.end()) it.before = s->second;
+        items.push_back(it);
+    }
+    return items;
+}
+
+}  // namespace eacu

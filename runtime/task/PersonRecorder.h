@@ -1,0 +1,42 @@
+// Recording what a person does on an X display, for eacu record and the REPL's record():
+// their input (XRecord) and the screen just before each press (ScreenHistory).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/Device.h"
+#include "device/x11/X11InputRecorder.h"
+#include "task/RecordedScript.h"
+#include "task/ScreenHistory.h"
+
+namespace eacu {
+
+/// Starts recording X display `x_display` (":99") at once: its input on a connection of its
+/// own, and `device` (a device on that display, used by nobody else until finish()) captured
+/// on a thread, with its accessibility tree when `tree`. poll() must be called often (every
+/// few tens of milliseconds) so that each press gets the screen from before it while the
+/// history still holds it. Throws DeviceError when the display has no RECORD extension.
+class PersonRecorder {
+public:
+    /// The key that stops a recording (not recorded): Pause.
+    static constexpr uint32_t kStopKeysym = 0xff13;
+
+    PersonRecorder(Device& device, const std::string& x_display, bool tree);
+    /// Takes the events recorded so far; returns true once the stop key was pressed.
+    /// Throws std::runtime_error when the screen capture failed.
+    bool poll();
+    /// Stops both recordings and returns the person's actions, each pointer action with the
+    /// screen before it (task/RecordedActions.h groupInputs).
+    std::vector<ScriptItem> finish();
+
+private:
+    X11InputRecorder input_;
+    ScreenHistory history_;
+    std::vector<RecordedInput> events_;
+    std::map<double, std::shared_ptr<const ScreenState>> screens_;  // press time -> screen before
+    bool stopped_ = false;
+};
+
+}  // namespace eacu

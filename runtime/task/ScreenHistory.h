@@ -1,0 +1,62 @@
+// A rolling capture of the screen (and its accessibility tree) while a person works, so that
+// each of their actions can be read against the screen as it was just before it.
+#pragma once
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "base/Frame.h"
+#include "device/Accessibility.h"
+#include "device/Device.h"
+
+namespace eacu {
+
+/// The screen at one moment: `frame`, and the accessibility `tree` read just after it (none
+/// when the device has no tree or its bus cannot be reached); `seen` is when the capture had
+/// returned (monotonicSeconds()), so the server drew nothing of a later input on it.
+struct ScreenState {
+    Frame frame;
+    std::optional<A11yElement> tree;
+    double seen = 0;
+};
+
+/// Captures `device` on a thread of its own every `interval` seconds and keeps the last
+/// `keep` different screens (a screen that did not change is not kept twice); with `tree`,
+/// each different screen's accessibility tree is read after it. The device must not be used
+/// by anyone else until stop().
+class ScreenHistory {
+public:
+    ScreenHistory(Device& device, bool tree, double interval = 0.04, size_t keep = 24);
+    /// Stops the thread.
+    ~ScreenHistory();
+    ScreenHistory(const ScreenHistory&) = delete;
+    ScreenHistory& operator=(const ScreenHistory&) = delete;
+
+    /// The newest screen captured before time `t` (monotonicSeconds()), or the oldest kept
+    /// when none is that old; nullptr before the first capture.
+    std::shared_ptr<const ScreenState> before(double t) const;
+    /// The newest screen.
+    std::shared_ptr<const ScreenState> latest() const;
+    /// Stops capturing (idempotent). The error that stopped it early, if any, is in error().
+    void stop();
+    /// Why the thread stopped early ("" when it did not).
+    std::string error() const;
+
+private:
+    void run();
+
+    Device& device_;
+    bool tree_;
+    double interval_;
+    size_t keep_;
+    std::atomic<bool> stopping_{false};
+    mutable std::mutex mutex_;
+    std::deque<std::shared_ptr<const ScreenState>> states_;
+    std::string error_;
+    std::thread thread_;
+};
+
+}  // namespace eacu

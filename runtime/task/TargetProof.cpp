@@ -1,0 +1,308 @@
+#include "task/TargetProof.h"
+
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "base/Clock.h"
+#include "base/Format.h"
+#include "task/A11yTarget.h"
+#include "task/RelativeTarget.h"
+#include "vision/PreparedFrame.h"
+#include "vision/Template.h"
+#include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
+#include "vision/ocr/TextFinder.h"
+
+namespace eacu {
+
+namespace {
+
+constexpr double kTextSimilarity = 0.8;  // TargetSpec's default text threshold
+
+std::string fmt2(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", v);
+    return b;
+}
+
+std::string fmt3(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", v);
+    return b;
+}
+
+std::string boxText(const Rect& r) {
+    return "(" + std::to_string(r.x) + "," + std::to_string(r.y) + " " + std::to_string(r.w) + "x" + std::to_string(r.h) + ")";
+}
+
+bool isField(const A11yElement& e) {
+    return e.editable_text || e.role == "text" || e.role == "entry" || e.role == "password text" || e.role == "spin button";
+}
+
+// The smallest interactive element on screen whose bounds hold `p`.
+const A11yElement* elementAt(const std::vector<const A11yElement*>& all, Point p) {
+    const A11yElement* best = nullptr;
+    for (const A11yElement* e : all) {
+        if (!isInteractive(*e) || e->bounds.empty() || !e->has("showing") || !e->bounds.contains(p)) continue;
+        if (!best || e->bounds.area() < best->bounds.area()) best = e;
+    }
+    return best;
+}
+
+std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::string& tried) {
+    std::vector<const A11yElement*> all = flatten(tree);
+    const A11yElement* e = elementAt(all, p);
+    if (!e) {
+        tried += "no interactive element of the accessibility tree under the point; ";
+        return std::nullopt;
+    }
+    ProvenTarget t;
+    t.box = e->bounds;
+    if (!e->name.empty()) {
+        A11yQuery q;
+        q.role = e->role;
+        q.name = e->name;
+        A11yFound f = findElement(tree, q);
+        if (f.element && f.element->path == e->path && f.how == "name") {
+            t.kind = ProvenTarget::Kind::A11y;
+            t.lua = "{ role = " + luaQuote(e->role) + ", name = " + luaQuote(e->name) + " }";
+            t.why = "the " + e->role + " " + luaQuote(e->name) + " of the accessibility tree is under the point, the first the tree gives for that role and name";
+            return t;
+        }
+        tried += "the " + e->role + " " + luaQuote(e->name) + " under the point is not the first element of that role and name; ";
+        return std::nullopt;
+    }
+    if (!isField(*e)) {
+        tried += "the " + e->role + " under the point has no name; ";
+        return std::nullopt;
+    }
+    std::string label = labelOf(*e, all);
+    if (label.empty()) {
+        tried += "the unnamed " + e->role + " under the point has no label beside it; ";
+        return std::nullopt;
+    }
+    A11yQuery lq;
+    lq.role = "label";
+    lq.name = label;
+    A11yFound lf = findElement(tree, lq);
+    if (!lf.element || lf.how != "name") {
+        tried += "the label " + luaQuote(label) + " is not found by its name; ";
+        return std::nullopt;
+    }
+    std::vector<RelCandidate> cands;
+    int ours = -1;
+    for (const A11yElement* c : all) {
+        if (!isInteractive(*c) || c->bounds.empty() || !c->has("showing")) continue;
+        if (c->path == e->path) ours = int(cands.size());
+        cands.push_back({c->bounds, isField(*c) ? "field" : "other", c->name, "a11y"});
+    }
+    RelQuery rq;
+    rq.relation = Relation::RightOf;
+    rq.kind = "field";
+    RelPick pick = pickRelative(lf.element->bounds, cands, rq);
+    if (pick.chosen < 0 || pick.chosen != ours) {
+        tried += "the field right of the label " + luaQuote(label) + " is not the one under the point; ";
+        return std::nullopt;
+    }
+    t.kind = ProvenTarget::Kind::Relative;
+    t.lua = "{ right_of = { role = \"label\", name = " + luaQuote(label) + " }, kind = \"field\" }";
+    t.why = "the unnamed " + e->role + " under the point is the field right of the label " + luaQuote(label) + " in the accessibility tree";
+    return t;
+}
+
+// The phrase OCR reads at `p`: a short line (up to 4 words, 30 bytes) holding it, else its word.
+std::optional<std::pair<std::string, Rect>> phraseAt(const OcrResult& ocr, Point p) {
+    for (const OcrLine& line : ocr.lines) {
+        for (const OcrWord& w : line.words) {
+            if (!w.box.grown(2).contains(p)) continue;
+            if (line.words.size() <= 4 && line.text.size() <= 30) return std::make_pair(line.text, line.box);
+            return std::make_pair(w.text, w.box);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& tried) {
+    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, std::nullopt, "eng+chi_sim");
+    auto at = phraseAt(*seen, p);
+    if (!at) {
+        tried += "OCR reads no word at the point; ";
+        return std::nullopt;
+    }
+    std::string phrase = at->first;
+    while (!phrase.empty() && phrase.back() == ' ') phrase.pop_back();
+    std::u32string folded;
+    try {
+        folded = foldText(phrase);
+    } catch (const std::exception&) {
+        folded.clear();
+    }
+    bool cjk = OcrEngine::langsFor(phrase) != "eng";
+    if (folded.size() < 2 && !(cjk && !folded.empty())) {
+        tried += "OCR reads only " + luaQuote(phrase) + " at the point (too short to be sure of); ";
+        return std::nullopt;
+    }
+    // Proven the way a replay finds it: read with the languages the phrase asks for.
+    std::string langs = OcrEngine::langsFor(phrase);
+    std::shared_ptr<const OcrResult> ocr = OcrCache::shared().get(frame.bgr, std::nullopt, langs);
+    TextFindOptions any;
+    any.threshold = 0;
+    any.max_results = 3;
+    std::vector<TextMatch> hits = findText(*ocr, phrase, any);
+    if (hits.empty() || hits[0].score < kTextSimilarity || !hits[0].box.grown(2).contains(p)) {
+        tried += "the text " + luaQuote(phrase) + " read at the point is not what a search for it finds first; ";
+        return std::nullopt;
+    }
+    if (hits.size() > 1 && hits[1].score >= kTextSimilarity) {
+        tried += "the text " + luaQuote(phrase) + " is read " + "elsewhere too, at " + boxText(hits[1].box) + "; ";
+        return std::nullopt;
+    }
+    ProvenTarget t;
+    t.kind = ProvenTarget::Kind::Text;
+    t.box = hits[0].box;
+    t.lua = luaQuote("text:" + phrase);
+    t.why = "OCR reads " + luaQuote(phrase) + " here (similarity " + fmt2(hits[0].score) + ") and nowhere else on the screen" +
+            (hits.size() > 1 ? " (next best " + fmt2(hits[1].score) + ")" : "");
+    return t;
+}
+
+std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locator& locator, const ProofOptions& o,
+                                       std::string& tried) {
+    static const int sizes[][2] = {{40, 28}, {56, 36}, {80, 48}, {112, 64}, {160, 96}};
+    Rect screen{0, 0, frame.width(), frame.height()};
+    PreparedFrame prepared(frame.bgr);
+    std::string last;
+    for (const auto& s : sizes) {
+        int w = int(s[0] * frame.scale), h = int(s[1] * frame.scale);
+        Rect box = Rect{p.x - w / 2, p.y - h / 2, w, h}.intersect(screen);
+        if (box.w < 8 || box.h < 8) continue;
+        Template tpl;
+        tpl.name = o.image_stem;
+        tpl.bgr = frame.bgr(cv::Rect(box.x, box.y, box.w, box.h)).clone();
+        tpl.scale = frame.scale;
+        LocateHints hints;
+        hints.expected_scale = 1.0;
+        LocateReport r = locator.locate(prepared, {tpl}, hints);
+        if (!r.match.found || r.match.box.iou(box) < 0.8) {
+            last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
+                   " instead of its place";
+            continue;
+        }
+        std::vector<Match> all = locator.findAll(frame.bgr, tpl);
+        if (all.size() != 1) {
+            last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(all.size()) +
+                   " times";
+            continue;
+        }
+        double next = 0;
+        for (const StageResult& st : r.stages)
+            if (st.best.box.iou(box) < 0.5) next = std::max(next, st.best.score);
+        ProvenTarget t;
+        t.kind = ProvenTarget::Kind::Image;
+        t.box = box;
+        t.crop = tpl.bgr;
+        t.scale = frame.scale;
+        t.image_file = o.image_stem + ".png";
+        t.lua = luaQuote(o.image_ref + "/" + t.image_file);
+        t.why = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " image around the point (scale " + fmt2(frame.scale) +
+                ") is found only there on the screen (score " + fmt3(r.match.score) + ")";
+        return t;
+    }
+    tried += (last.empty() ? std::string("no image crop fits") : last) + "; ";
+    return std::nullopt;
+}
+
+uint32_t crc32Of(const unsigned char* data, size_t n, uint32_t crc = 0) {
+    crc = ~crc;
+    for (size_t i = 0; i < n; ++i) {
+        crc ^= data[i];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+void put32(std::vector<unsigned char>& v, uint32_t x) {
+    for (int s = 24; s >= 0; s -= 8) v.push_back((unsigned char)(x >> s));
+}
+
+// A PNG of `bgr` with a pHYs chunk of `dpi` dots per inch.
+std::vector<unsigned char> pngWithDpi(const cv::Mat& bgr, double dpi) {
+    std::vector<unsigned char> png;
+    if (!cv::imencode(".png", bgr, png)) throw std::runtime_error("cannot encode a PNG");
+    std::vector<unsigned char> chunk;
+    put32(chunk, 9);
+    std::vector<unsigned char> body = {'p', 'H', 'Y', 's'};
+    uint32_t ppm = uint32_t(dpi / 0.0254 + 0.5);
+    put32(body, ppm);
+    put32(body, ppm);
+    body.push_back(1);  // unit: metre
+    chunk.insert(chunk.end(), body.begin(), body.end());
+    put32(chunk, crc32Of(body.data(), body.size()));
+    const size_t after_ihdr = 8 + 12 + 13;  // signature, IHDR's length, type, 13 bytes, CRC
+    png.insert(png.begin() + long(after_ihdr), chunk.begin(), chunk.end());
+    return png;
+}
+
+}  // namespace
+
+std::string luaQuote(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '"': out += "\\\""; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char b[8];
+                std::snprintf(b, sizeof b, "\\%03d", c);
+                out += b;
+            } else {
+                out += char(c);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+void writeScaledPng(const std::string& path, const cv::Mat& bgr, double scale) {
+    // pngScale reads multiples of 72 dpi as macOS writes them, others against 96 dpi: pick the
+    // resolution it reads back as `scale`.
+    for (double dpi : {96.0 * scale, 72.0 * scale}) {
+        std::vector<unsigned char> png = pngWithDpi(bgr, dpi);
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::trunc);
+            out.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
+            if (!out) throw std::runtime_error("cannot write \"" + path + "\"");
+        }
+        auto back = pngScale(path);
+        if (back && std::abs(*back - scale) < 0.01) return;
+    }
+}
+
+ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator, const ProofOptions& o) {
+    double t0 = monotonicSeconds();
+    std::string tried;
+    std::optional<ProvenTarget> t;
+    if (tree) t = proveA11y(*tree, p, tried);
+    else tried += "no accessibility tree; ";
+    if (!t && o.text) t = proveText(frame, p, tried);
+    if (!t && o.image) t = proveImage(frame, p, locator, o, tried);
+    if (!t) {
+        t = ProvenTarget{};
+        t->kind = ProvenTarget::Kind::Point;
+        t->box = {p.x, p.y, 1, 1};
+        t->lua = "{ x = " + std::to_string(p.x) + ", y = " + std::to_string(p.y) + " }";
+        if (tried.size() >= 2) tried.resize(tried.size() - 2);
+        t->why = "no target could be proven, so screen coordinates: " + tried;
+    }
+    t->ms = (monotonicSeconds() - t0) * 1000.0;
+    return *t;
+}
+
+}  // namespace eacu

@@ -1,0 +1,72 @@
+// The most robust target that can be proven for a point on a frame: what `eacu record` and
+// `eacu script` write for a pointer action (issue 29).
+#pragma once
+#include <optional>
+#include <string>
+
+#include <opencv2/core.hpp>
+
+#include "base/Frame.h"
+#include "device/Accessibility.h"
+#include "geometry/Rect.h"
+#include "vision/Locator.h"
+
+namespace eacu {
+
+/// A target proven for a point.
+/// - `kind`: A11y (the element under the point, by role and name), Relative (an unnamed entry,
+///   by the label beside it), Text (a phrase OCR reads there and nowhere else), Image (a crop
+///   around the point found only there), Point (nothing could be proven).
+/// - `lua`: the target as Lua source (`{ role = "push button", name = "OK" }`, `"text:Postpone"`,
+///   `"rec_assets/tap_3.png"`, `{ x = 70, y = 347 }`).
+/// - `why`: the reason, for the line's comment (for Point: what was tried and why it failed).
+/// - `box`: where the target lies on the frame (physical pixels).
+/// - `crop`: for Image, the pixels to save as `image_file` (relative to ProofOptions::assets_dir);
+///   `scale` the frame's device scale factor they were cut at.
+/// - `ms`: the time the proof took, milliseconds.
+struct ProvenTarget {
+    enum class Kind { A11y, Relative, Text, Image, Point };
+    Kind kind = Kind::Point;
+    std::string lua;
+    std::string why;
+    Rect box;
+    cv::Mat crop;
+    std::string image_file;
+    double scale = 1;
+    double ms = 0;
+};
+
+/// How to prove: `image_ref` is how the script names the folder crops are saved in (relative
+/// to the script, e.g. "calc_assets"), `image_stem` the crop's file name without ".png"
+/// ("tap_3"); `text` and `image` allow those kinds.
+struct ProofOptions {
+    std::string image_ref = "assets";
+    std::string image_stem = "target";
+    bool text = true;
+    bool image = true;
+};
+
+/// The most robust target for point `p` (physical pixels) on `frame`, proven on that frame:
+/// 1. the interactive accessibility element of `tree` (when given) under `p`, the smallest;
+///    kept when findElement finds that very element by its role and name; an unnamed entry is
+///    taken by the label beside it ({ right_of = { role = "label", name = ... }, kind = "field" })
+///    when that label is found and the entry is the field pickRelative chooses right of it;
+/// 2. else a phrase OCR reads at `p` (the word, or a short line of up to 4 words): kept when
+///    findText, on the frame read with the languages a replay uses, finds it at `p` with
+///    similarity >= 0.8 and nowhere else at that similarity;
+/// 3. else an image cut around `p` (40x28 up to 160x96 pixels, times the frame's scale): kept
+///    when `locator` finds it at its own place (IoU >= 0.8) and findAll finds it once;
+/// 4. else the point, saying why.
+ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
+                         const ProofOptions& o = {});
+
+/// `s` as a Lua string literal: double quotes, with \\, \", \n, \r, \t and other control
+/// characters escaped; UTF-8 kept as it is.
+std::string luaQuote(const std::string& s);
+
+/// Writes `bgr` as a PNG file at `path` whose pHYs chunk records the device scale factor
+/// `scale` (vision/Template.h pngScale reads it back), so a replay on another scale knows the
+/// size it was cut at. Throws std::runtime_error when the file cannot be written.
+void writeScaledPng(const std::string& path, const cv::Mat& bgr, double scale);
+
+}  // namespace eacu
