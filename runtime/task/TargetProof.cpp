@@ -1,5 +1,7 @@
 #include "task/TargetProof.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <vector>
@@ -7,7 +9,6 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "base/Clock.h"
-#include "base/Format.h"
 #include "task/A11yTarget.h"
 #include "task/RelativeTarget.h"
 #include "vision/PreparedFrame.h"
@@ -21,6 +22,7 @@ namespace eacu {
 namespace {
 
 constexpr double kTextSimilarity = 0.8;  // TargetSpec's default text threshold
+constexpr double kAlikeScore = 0.9;      // another place scoring this is a copy of the crop
 
 std::string fmt2(double v) {
     char b[32];
@@ -113,26 +115,29 @@ std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::str
     return t;
 }
 
-// The phrase OCR reads at `p`: a short line (up to 4 words, 30 bytes) holding it, else its word.
-std::optional<std::pair<std::string, Rect>> phraseAt(const OcrResult& ocr, Point p) {
+// The phrases OCR reads at `p`, the likeliest label first: the short line holding it (up to 4
+// words, 30 bytes: a button's label), then its word; each with its box.
+std::vector<std::pair<std::string, Rect>> phrasesAt(const OcrResult& ocr, Point p) {
     for (const OcrLine& line : ocr.lines) {
         for (const OcrWord& w : line.words) {
             if (!w.box.grown(2).contains(p)) continue;
-            if (line.words.size() <= 4 && line.text.size() <= 30) return std::make_pair(line.text, line.box);
-            return std::make_pair(w.text, w.box);
+            std::vector<std::pair<std::string, Rect>> out;
+            if (line.words.size() > 1 && line.words.size() <= 4 && line.text.size() <= 30) out.emplace_back(line.text, line.box);
+            out.emplace_back(w.text, w.box);
+            return out;
         }
     }
-    return std::nullopt;
+    return {};
 }
 
-std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& tried) {
-    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, std::nullopt, "eng+chi_sim");
-    auto at = phraseAt(*seen, p);
-    if (!at) {
-        tried += "OCR reads no word at the point; ";
-        return std::nullopt;
-    }
-    std::string phrase = at->first;
+// Whether a tap at the centre of `box` (where a replay taps a phrase found there) lands where
+// the person pressed: within a quarter of its width and half its height of `p` (6 px at least).
+bool centreNear(const Rect& box, Point p) {
+    Point c = box.center();
+    return std::abs(c.x - p.x) <= std::max(6, box.w / 4) && std::abs(c.y - p.y) <= std::max(6, box.h / 2);
+}
+
+std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string phrase, std::string& tried) {
     while (!phrase.empty() && phrase.back() == ' ') phrase.pop_back();
     std::u32string folded;
     try {
@@ -140,13 +145,12 @@ std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& 
     } catch (const std::exception&) {
         folded.clear();
     }
-    bool cjk = OcrEngine::langsFor(phrase) != "eng";
-    if (folded.size() < 2 && !(cjk && !folded.empty())) {
+    std::string langs = OcrEngine::langsFor(phrase);
+    if (folded.size() < 2 && !(langs != "eng" && !folded.empty())) {
         tried += "OCR reads only " + luaQuote(phrase) + " at the point (too short to be sure of); ";
         return std::nullopt;
     }
     // Proven the way a replay finds it: read with the languages the phrase asks for.
-    std::string langs = OcrEngine::langsFor(phrase);
     std::shared_ptr<const OcrResult> ocr = OcrCache::shared().get(frame.bgr, std::nullopt, langs);
     TextFindOptions any;
     any.threshold = 0;
@@ -156,8 +160,12 @@ std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& 
         tried += "the text " + luaQuote(phrase) + " read at the point is not what a search for it finds first; ";
         return std::nullopt;
     }
+    if (!centreNear(hits[0].box, p)) {
+        tried += "the centre of the text " + luaQuote(phrase) + " is too far from the point; ";
+        return std::nullopt;
+    }
     if (hits.size() > 1 && hits[1].score >= kTextSimilarity) {
-        tried += "the text " + luaQuote(phrase) + " is read " + "elsewhere too, at " + boxText(hits[1].box) + "; ";
+        tried += "the text " + luaQuote(phrase) + " is read elsewhere too, at " + boxText(hits[1].box) + "; ";
         return std::nullopt;
     }
     ProvenTarget t;
@@ -167,6 +175,18 @@ std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& 
     t.why = "OCR reads " + luaQuote(phrase) + " here (similarity " + fmt2(hits[0].score) + ") and nowhere else on the screen" +
             (hits.size() > 1 ? " (next best " + fmt2(hits[1].score) + ")" : "");
     return t;
+}
+
+std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& tried) {
+    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, std::nullopt, "eng+chi_sim");
+    std::vector<std::pair<std::string, Rect>> phrases = phrasesAt(*seen, p);
+    if (phrases.empty()) {
+        tried += "OCR reads no word at the point; ";
+        return std::nullopt;
+    }
+    for (const auto& [phrase, box] : phrases)
+        if (auto t = provePhrase(frame, p, phrase, tried)) return t;
+    return std::nullopt;
 }
 
 std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locator& locator, const ProofOptions& o,
@@ -191,15 +211,20 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
                    " instead of its place";
             continue;
         }
-        std::vector<Match> all = locator.findAll(frame.bgr, tpl);
-        if (all.size() != 1) {
-            last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(all.size()) +
-                   " times";
+        // Unique: nothing else on the frame looks nearly the same (a look-alike that scores
+        // clearly less, e.g. a key with another digit, is not taken by a replay's locate).
+        double next = 0;
+        int alike = 0;
+        for (const Match& m : locator.findAll(frame.bgr, tpl)) {
+            if (m.box.iou(box) >= 0.5) continue;
+            next = std::max(next, m.score);
+            if (m.score >= kAlikeScore) ++alike;
+        }
+        if (alike > 0) {
+            last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(alike + 1) +
+                   " times (score " + fmt3(next) + " elsewhere)";
             continue;
         }
-        double next = 0;
-        for (const StageResult& st : r.stages)
-            if (st.best.box.iou(box) < 0.5) next = std::max(next, st.best.score);
         ProvenTarget t;
         t.kind = ProvenTarget::Kind::Image;
         t.box = box;
@@ -208,7 +233,8 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
         t.image_file = o.image_stem + ".png";
         t.lua = luaQuote(o.image_ref + "/" + t.image_file);
         t.why = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " image around the point (scale " + fmt2(frame.scale) +
-                ") is found only there on the screen (score " + fmt3(r.match.score) + ")";
+                ") is found only there on the screen (score " + fmt3(r.match.score) +
+                (next > 0 ? ", next best " + fmt3(next) : "") + ")";
         return t;
     }
     tried += (last.empty() ? std::string("no image crop fits") : last) + "; ";

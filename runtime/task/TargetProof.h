@@ -51,11 +51,13 @@ struct ProofOptions {
 ///    kept when findElement finds that very element by its role and name; an unnamed entry is
 ///    taken by the label beside it ({ right_of = { role = "label", name = ... }, kind = "field" })
 ///    when that label is found and the entry is the field pickRelative chooses right of it;
-/// 2. else a phrase OCR reads at `p` (the word, or a short line of up to 4 words): kept when
-///    findText, on the frame read with the languages a replay uses, finds it at `p` with
-///    similarity >= 0.8 and nowhere else at that similarity;
+/// 2. else a phrase OCR reads at `p` (a short line of up to 4 words, else the word): kept when
+///    findText, on the frame read with the languages a replay uses, finds it first at `p`
+///    with similarity >= 0.8 (its centre, where a replay taps, near `p`) and nowhere else at
+///    that similarity;
 /// 3. else an image cut around `p` (40x28 up to 160x96 pixels, times the frame's scale): kept
-///    when `locator` finds it at its own place (IoU >= 0.8) and findAll finds it once;
+///    when `locator` finds it at its own place (IoU >= 0.8) and findAll finds no other place
+///    scoring 0.9 or more (a look-alike scoring less is not what a replay's locate takes);
 /// 4. else the point, saying why.
 ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
                          const ProofOptions& o = {});

@@ -25,12 +25,14 @@ start_record() {
   disp=$(await_printed "$OUT/$name.out" "$rec_pid" 's/^eacu record: recording .* on \(:[0-9]*\);.*/\1/p' \
     "eacu record" "$OUT/$name.err") || exit 1
 }
-# Prints "x y" of each target (Lua source) as the person sees it on $disp, waiting up to 20 s.
+# Prints "x y" of each target (Lua source: a target, or an expression giving {cx=, cy=}) as
+# the person sees it on $disp, waiting up to 20 s for each.
 eyes() {
   local lua=$OUT/eyes.lua
   { echo 'for _, t in ipairs({ ... }) do'
-    echo '  local f = load("return " .. t)()'
-    echo '  local m = wait(f, 20); print(m.cx .. " " .. m.cy)'
+    echo '  local v = load("return " .. t)()'
+    echo '  if type(v) ~= "table" or v.cx == nil then v = wait(v, 20) end'
+    echo '  print(v.cx .. " " .. v.cy)'
     echo 'end'; } >"$lua"
   "$EACU" run "$lua" --display "$disp" --db "$OUT/eyes.db" -- "$@" 2>"$OUT/eyes.err" || fail "the eyes: $(cat "$OUT/eyes.err")"
 }
@@ -79,7 +81,7 @@ expect_contains "$out" "replayed display: 408" "the recorded script computes 12 
 
 # ---- 2. zenity: a form (Chinese text) and a checklist (a check box) ----
 rm -f "$OUT/form.txt" "$OUT/list.txt"
-cmd="zenity --forms --title=登记 --add-entry=姓名 --add-entry=城市 >'$OUT/form.txt'; zenity --list --checklist --title=水果 --column=选 --column=名字 FALSE 苹果 FALSE 香蕉 >'$OUT/list.txt'"
+cmd="zenity --forms --title=登记 --add-entry=姓名 --add-entry=城市 >'$OUT/form.txt'; zenity --list --checklist --title=水果 --column=选择 --column=名字 FALSE 苹果 FALSE 香蕉 >'$OUT/list.txt'"
 start_record zen --launch "$cmd" -o "$OUT/zen.lua"
 read -r x y < <(eyes '{ right_of = "text:姓名", kind = "field" }')
 click_at "$x" "$y"
@@ -87,8 +89,9 @@ DISPLAY=$disp xdotool type --delay 80 "张三"
 sleep 0.5
 read -r x y < <(eyes '"text:OK"')
 click_at "$x" "$y"
-# The checklist's second check box: left of the row "香蕉".
-read -r x y < <(eyes '{ left_of = "text:香蕉", kind = "any" }')
+# The checklist's second check box: in the column "选择" (a toggle centred under its header), on
+# the row "香蕉".
+read -r x y < <(eyes '(function() local h, r = wait("text:选择", 20), wait("text:香蕉", 20); return { cx = h.cx, cy = r.cy } end)()')
 click_at "$x" "$y"
 read -r x y < <(eyes '"text:OK"')
 click_at "$x" "$y"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The REPL's record() and stop() (issue 29 item 7), in tmux: record(), xdotool clicks xcalc's
+# 1 and 2 as the person, stop() returns the lines (image targets), puts them in the history
+# file; the lines run again after AC give 12.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.bash"
+start_test
+db=$OUT/runs.db
+command -v tmux >/dev/null || fail "tmux is not installed (make deps installs it)"
+command -v xdotool >/dev/null || fail "xdotool is not installed (make deps installs it)"
+sock="eacu-repl-record-$$"
+export TMUX_TMPDIR=$TMPDIR
+tm() { tmux -L "$sock" "$@"; }
+trap 'tm kill-server 2>/dev/null || true' EXIT
+pane() { tm capture-pane -p -J -S -300 -t repl; }
+wait_for() {
+  local deadline=$(( $(date +%s) + ${2:-10} ))
+  while [ "$(date +%s)" -le $deadline ]; do
+    pane | grep -qF -- "$1" && return 0
+    sleep 0.05
+  done
+  pane >&2
+  fail "the REPL did not show '$1' within ${2:-10} s"
+}
+send() { tm send-keys -t repl -l -- "$1"; tm send-keys -t repl Enter; }
+
+tm new-session -d -s repl -x 200 -y 60 \
+  "cd '$OUT' && env NO_COLOR=1 EACU_REPL_HISTORY='$OUT/history' EACU_HOME='${EACU_HOME:-}' '$EACU' repl --display virtual --db '$db'; echo REPL-EXITED \$?; sleep 600"
+wait_for "eacu> " 15
+disp=$(pane | sed -n 's/.* repl on x11 :\([0-9]*\) .*/\1/p' | head -1)
+[ -n "$disp" ] || fail "the banner does not name the display"
+send 'launch "xcalc"; for _, k in ipairs { "1", "2" } do local m = wait(k, 20); print("AT", m.cx, m.cy) end'
+wait_for "AT" 30
+sleep 0.2
+mapfile -t at < <(pane | sed -n 's/^AT\s\+\([0-9]*\)\s\+\([0-9]*\).*/\1 \2/p')
+[ "${#at[@]}" = 2 ] || fail "expected the places of 1 and 2, got: ${at[*]}"
+send 'record()'
+wait_for "recording what you do"
+for p in "${at[@]}"; do DISPLAY=:$disp xdotool mousemove $p click 1; sleep 0.5; done  # the person's pace
+send 'lines = stop()'
+wait_for "lines recorded"
+send 'n = 0; for l in lines:gmatch("[^\n]+") do if l:match("^tap%(") then n = n + 1 end end; print("LINES" .. n)'
+wait_for "LINES2"
+grep -q '^tap("repl_assets/tap_1.png")' "$OUT/history" || { cat "$OUT/history" >&2; fail "stop() did not put the lines in the history"; }
+[ "$(ls "$OUT"/repl_assets/*.png | wc -l)" = 2 ] || fail "expected the two keys' images in repl_assets"
+send 'tap "AC"; assert(load(lines))(); print("DISPLAY " .. require("calculator").read_display())'
+wait_for "DISPLAY 12" 30
+send '.exit'
+wait_for "REPL-EXITED 0" 15
+echo "PASS repl_record"

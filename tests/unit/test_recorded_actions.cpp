@@ -1,0 +1,117 @@
+// eacu record's grouping of a person's raw input into script actions, the Lua quoting of
+// what it writes, and the proof of an image target on a frame (task/RecordedActions.h,
+// task/TargetProof.h).
+#include <catch2/catch.hpp>
+
+#include <opencv2/imgproc.hpp>
+
+#include "task/RecordedActions.h"
+#include "task/TargetProof.h"
+
+using namespace eacu;
+
+namespace {
+
+RecordedInput button(RecordedInput::Kind k, int b, int x, int y, double t) {
+    RecordedInput e;
+    e.kind = k;
+    e.button = b;
+    e.at = {x, y};
+    e.time = t;
+    return e;
+}
+
+RecordedInput keyDown(const std::string& name, const std::string& text, double t, bool ctrl = false, bool shift = false) {
+    RecordedInput e;
+    e.kind = RecordedInput::Kind::KeyDown;
+    e.key_name = name;
+    e.text = text;
+    e.ctrl = ctrl;
+    e.shift = shift;
+    e.time = t;
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("a person's events become taps, double taps, long presses, drags and scrolls", "[record]") {
+    using K = RecordedInput::Kind;
+    std::vector<RecordedInput> ev = {
+        button(K::ButtonDown, 1, 10, 10, 1.00), button(K::ButtonUp, 1, 10, 10, 1.05),    // tap
+        button(K::ButtonDown, 1, 100, 10, 2.00), button(K::ButtonUp, 1, 100, 10, 2.05),  // double tap
+        button(K::ButtonDown, 1, 101, 11, 2.20), button(K::ButtonUp, 1, 101, 11, 2.25),
+        button(K::ButtonDown, 3, 50, 50, 3.00), button(K::ButtonUp, 3, 50, 50, 3.05),    // right tap
+        button(K::ButtonDown, 1, 60, 60, 4.00), button(K::ButtonUp, 1, 60, 60, 5.20),    // long press
+        button(K::ButtonDown, 1, 70, 70, 6.00), button(K::Motion, 0, 90, 90, 6.10),
+        button(K::ButtonUp, 1, 200, 150, 6.40),                                          // drag
+        button(K::ButtonDown, 5, 300, 300, 7.00), button(K::ButtonUp, 5, 300, 300, 7.01),
+        button(K::ButtonDown, 5, 300, 300, 7.20), button(K::ButtonUp, 5, 300, 300, 7.21),
+        button(K::ButtonDown, 4, 300, 300, 7.40), button(K::ButtonUp, 4, 300, 300, 7.41), // scroll 1
+        button(K::ButtonDown, 1, 10, 10, 9.00),                                           // never released
+    };
+    std::vector<UserAction> a = groupInputs(ev);
+    REQUIRE(a.size() == 6);
+    CHECK(a[0].kind == UserAction::Kind::Tap);
+    CHECK(a[0].at == Point{10, 10});
+    CHECK(a[1].kind == UserAction::Kind::DoubleTap);
+    CHECK(a[2].kind == UserAction::Kind::Tap);
+    CHECK(a[2].button == "right");
+    CHECK(a[3].kind == UserAction::Kind::LongPress);
+    CHECK(a[3].hold > 1.1);
+    CHECK(a[4].kind == UserAction::Kind::Drag);
+    CHECK(a[4].to == Point{200, 150});
+    CHECK(a[5].kind == UserAction::Kind::Scroll);
+    CHECK(a[5].dy == 1);
+}
+
+TEST_CASE("typed characters join one input; keys and combos are keys; modifiers alone nothing", "[record]") {
+    std::vector<RecordedInput> ev = {
+        keyDown("Shift_L", "", 1.0), keyDown("H", "H", 1.1, false, true), keyDown("i", "i", 1.2),
+        keyDown("U5F20", "张", 1.3), keyDown("Return", "", 1.4),
+        keyDown("Control_L", "", 2.0), keyDown("S", "S", 2.1, true, true), keyDown("a", "a", 2.2),
+    };
+    std::vector<UserAction> a = groupInputs(ev);
+    REQUIRE(a.size() == 4);
+    CHECK(a[0].kind == UserAction::Kind::Input);
+    CHECK(a[0].text == "Hi张");
+    CHECK(a[1].kind == UserAction::Kind::Key);
+    CHECK(a[1].text == "Return");
+    CHECK(a[2].text == "ctrl+shift+s");
+    CHECK(a[3].kind == UserAction::Kind::Input);
+    CHECK(a[3].text == "a");
+}
+
+TEST_CASE("luaQuote escapes what Lua needs and keeps UTF-8", "[record]") {
+    CHECK(luaQuote("a\"b\\c\nd") == "\"a\\\"b\\\\c\\nd\"");
+    CHECK(luaQuote("张三") == "\"张三\"");
+    CHECK(luaQuote(std::string("\x01", 1)) == "\"\\001\"");
+}
+
+TEST_CASE("an image target is proven only where its crop is unique", "[record]") {
+    // A grey screen with one distinct mark and two identical squares.
+    cv::Mat bgr(300, 400, CV_8UC3, cv::Scalar(200, 200, 200));
+    cv::circle(bgr, {80, 80}, 12, cv::Scalar(30, 60, 200), -1);
+    cv::putText(bgr, "Go", {68, 130}, cv::FONT_HERSHEY_SIMPLEX, 0.6, cv::Scalar(0, 0, 0), 2);
+    cv::rectangle(bgr, {250, 50, 20, 20}, cv::Scalar(0, 0, 0), -1);
+    cv::rectangle(bgr, {250, 200, 20, 20}, cv::Scalar(0, 0, 0), -1);
+    Frame f;
+    f.bgr = bgr;
+    Locator locator;
+    ProofOptions o;
+    o.text = false;  // image proofs only (no OCR here)
+    o.image_ref = "rec";
+    o.image_stem = "tap_1";
+    ProvenTarget t = proveTarget(f, nullptr, {80, 80}, locator, o);
+    CHECK(t.kind == ProvenTarget::Kind::Image);
+    CHECK(t.lua == "\"rec/tap_1.png\"");
+    CHECK(t.box.contains({80, 80}));
+    // The two squares look alike in every crop that holds one of them: no image is unique.
+    ProvenTarget u = proveTarget(f, nullptr, {260, 60}, locator, o);
+    CHECK(u.kind == ProvenTarget::Kind::Point);
+    CHECK(u.why.find("times") != std::string::npos);
+    // A plain grey place has nothing to prove: coordinates, saying why.
+    ProvenTarget p = proveTarget(f, nullptr, {180, 280}, locator, o);
+    CHECK(p.kind == ProvenTarget::Kind::Point);
+    CHECK(p.lua == "{ x = 180, y = 280 }");
+    CHECK(p.why.find("no target could be proven") == 0);
+}
