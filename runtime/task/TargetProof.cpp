@@ -191,7 +191,9 @@ std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& 
 
 std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locator& locator, const ProofOptions& o,
                                        std::string& tried) {
-    static const int sizes[][2] = {{40, 28}, {56, 36}, {80, 48}, {112, 64}, {160, 96}};
+    // Larger crops carry more context; where the context repeats (a keypad's grid) a smaller
+    // one, mostly the element's own mark, is the one that differs.
+    static const int sizes[][2] = {{40, 28}, {56, 36}, {80, 48}, {112, 64}, {160, 96}, {28, 20}, {20, 14}};
     Rect screen{0, 0, frame.width(), frame.height()};
     PreparedFrame prepared(frame.bgr);
     std::string last;

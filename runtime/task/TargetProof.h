@@ -55,7 +55,8 @@ struct ProofOptions {
 ///    findText, on the frame read with the languages a replay uses, finds it first at `p`
 ///    with similarity >= 0.8 (its centre, where a replay taps, near `p`) and nowhere else at
 ///    that similarity;
-/// 3. else an image cut around `p` (40x28 up to 160x96 pixels, times the frame's scale): kept
+/// 3. else an image cut around `p` (40x28 up to 160x96 pixels, then 28x20 and 20x14, times the
+///    frame's scale): kept
 ///    when `locator` finds it at its own place (IoU >= 0.8) and findAll finds no other place
 ///    scoring 0.9 or more (a look-alike scoring less is not what a replay's locate takes);
 /// 4. else the point, saying why.

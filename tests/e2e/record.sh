@@ -81,8 +81,12 @@ expect_contains "$out" "replayed display: 408" "the recorded script computes 12 
 
 # ---- 2. zenity: a form (Chinese text) and a checklist (a check box) ----
 rm -f "$OUT/form.txt" "$OUT/list.txt"
-cmd="zenity --forms --title=登记 --add-entry=姓名 --add-entry=城市 >'$OUT/form.txt'; zenity --list --checklist --title=水果 --column=选择 --column=名字 FALSE 苹果 FALSE 香蕉 >'$OUT/list.txt'"
-start_record zen --launch "$cmd" -o "$OUT/zen.lua"
+# One launched program that shows the form, then the checklist (launch "CMD" runs exec CMD).
+cat >"$OUT/dialogs.sh" <<SH
+zenity --forms --title=登记 --add-entry=姓名 --add-entry=城市 >'$OUT/form.txt'
+zenity --list --checklist --title=水果 --column=选择 --column=名字 FALSE 苹果 FALSE 香蕉 >'$OUT/list.txt'
+SH
+start_record zen --launch "sh $OUT/dialogs.sh" -o "$OUT/zen.lua"
 read -r x y < <(eyes '{ right_of = "text:姓名", kind = "field" }')
 click_at "$x" "$y"
 DISPLAY=$disp xdotool type --delay 80 "张三"
