@@ -109,7 +109,7 @@ int cmdRecord(int argc, char** argv) {
             if (!w.images.empty()) std::printf(", %zu images in %s", w.images.size(), assets_dir.string().c_str());
             std::printf("\n");
             if (!w.proof_ms.empty())
-                std::printf("eacu record: analysis per pointer action: median %.0f ms, max %.0f ms (%zu actions)\n",
+                std::printf("eacu record: analysis per pointer action: median %.1f ms, max %.1f ms (%zu actions)\n",
                             median(w.proof_ms), *std::max_element(w.proof_ms.begin(), w.proof_ms.end()), w.proof_ms.size());
         }
         return 0;

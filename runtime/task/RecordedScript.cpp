@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/Utf8.h"
+
 namespace fs = std::filesystem;
 
 namespace eacu {
@@ -79,7 +81,7 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
         std::string stem = name + "_" + std::to_string(n);
         if (!isPointer(a.kind)) {
             if (a.kind == UserAction::Kind::Input)
-                lua += "input " + luaQuote(a.text) + "   -- typed (" + std::to_string(a.text.size()) + " bytes)" +
+                lua += "input " + luaQuote(a.text) + "   -- typed (" + std::to_string(decodeUtf8(a.text).size()) + " characters)" +
                        (it.comment.empty() ? "" : ", " + it.comment) + "\n";
             else
                 lua += "key " + luaQuote(a.text) + "   -- a key pressed" + (it.comment.empty() ? "" : ", " + it.comment) + "\n";
