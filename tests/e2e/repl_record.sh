@@ -31,9 +31,8 @@ tm new-session -d -s repl -x 200 -y 60 \
 wait_for "eacu> " 15
 disp=$(pane | sed -n 's/.* repl on x11 :\([0-9]*\) .*/\1/p' | head -1)
 [ -n "$disp" ] || fail "the banner does not name the display"
-send 'launch "xcalc"; for _, k in ipairs { "1", "2" } do local m = wait(k, 20); print("AT", m.cx, m.cy) end'
-wait_for "AT" 30
-sleep 0.2
+send 'launch "xcalc"; for _, k in ipairs { "1", "2" } do local m = wait(k, 20); print("A" .. "T", m.cx, m.cy) end'
+for i in $(seq 300); do [ "$(pane | grep -c '^AT\s\+[0-9]')" = 2 ] && break; sleep 0.1; done
 mapfile -t at < <(pane | sed -n 's/^AT\s\+\([0-9]*\)\s\+\([0-9]*\).*/\1 \2/p')
 [ "${#at[@]}" = 2 ] || fail "expected the places of 1 and 2, got: ${at[*]}"
 send 'record()'
