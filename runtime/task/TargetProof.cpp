@@ -209,8 +209,9 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
         hints.expected_scale = 1.0;
         LocateReport r = locator.locate(prepared, {tpl}, hints);
         if (!r.match.found || r.match.box.iou(box) < 0.8) {
-            last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
-                   " instead of its place";
+            if (last.empty())
+                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
+                       " instead of its place";
             continue;
         }
         // Unique: nothing else on the frame looks nearly the same (a look-alike that scores
@@ -223,8 +224,9 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
             if (m.score >= kAlikeScore) ++alike;
         }
         if (alike > 0) {
-            last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(alike + 1) +
-                   " times (score " + fmt3(next) + " elsewhere)";
+            if (last.empty())
+                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(alike + 1) +
+                       " times (score " + fmt3(next) + " elsewhere)";
             continue;
         }
         ProvenTarget t;
@@ -239,7 +241,7 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
                 (next > 0 ? ", next best " + fmt3(next) : "") + ")";
         return t;
     }
-    tried += (last.empty() ? std::string("no image crop fits") : last) + "; ";
+    tried += (last.empty() ? std::string("no image crop fits") : last + ", and no other size is unique either") + "; ";
     return std::nullopt;
 }
 
