@@ -71,7 +71,7 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
     for (const ScriptItem& it : items) {
         ++n;
         if (!it.launch.empty()) {
-            lua += "launch " + luaQuote(it.launch) + "   -- the program the recording started\n";
+            lua += "launch " + luaQuote(it.launch) + "   -- started first, as when it was recorded\n";
             after_launch = true;
             prev_end = it.action.time;
             continue;
@@ -107,7 +107,7 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
         double gap = prev_end < 0 ? 0 : a.time - prev_end;
         if (after_launch || gap > o.wait_after_s) {
             int timeout = int(std::ceil(std::max(after_launch ? 20.0 : 10.0, 2 * gap)));
-            std::string reason = after_launch ? "the program starts" : "the person took " + seconds(gap) + " s to get here";
+            std::string reason = after_launch ? "the program starts" : seconds(gap) + " s passed before this action";
             if (point) lua += "wait_stable(" + std::to_string(timeout) + ")   -- " + reason + ": no target to wait on, so a still screen\n";
             else lua += "wait(" + target + ", " + std::to_string(timeout) + ")   -- " + reason + ": wait for the next target\n";
         }
