@@ -38,10 +38,11 @@ eyes() {
 }
 # The person clicks at "x y", at a person's pace (a human does not click twice in 0.4 s).
 click_at() { DISPLAY=$disp xdotool mousemove $1 $2 click 1; sleep 0.5; }
-# Waits up to 30 s for eacu record to end; fails when it did not or exited non-zero.
+# Waits up to 150 s for eacu record to end (it proves every action's target first: seconds
+# each on a loaded machine); fails when it did not or exited non-zero.
 await_record_end() {
   local i
-  for i in $(seq 300); do kill -0 "$rec_pid" 2>/dev/null || break; sleep 0.1; done
+  for i in $(seq 1500); do kill -0 "$rec_pid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$rec_pid" 2>/dev/null && fail "eacu record did not stop"
   wait "$rec_pid" || fail "eacu record exited $?: $(cat "$OUT/$1.err")"
   rec_pid=
