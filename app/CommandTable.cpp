@@ -14,7 +14,8 @@ namespace {
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
     "                    a static screenshot (input goes nowhere), \"chromium[:WxH[@S]]\" a page of\n" \
     "                    a headless Chromium started for the run (no X server; S the device\n" \
-    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium;\n" \
+    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium,\n" \
+    "                    \"adb[:SERIAL]\" an Android device through adb (eacu devices);\n" \
     "                    default $DISPLAY\n" \
     "  --device D        the same as --display\n"
 #define EACU_OPT_WM                                                                               \
@@ -183,6 +184,12 @@ const std::vector<Command> kCommands = {
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"
      "  --lang L          ocr: Tesseract languages (auto: eng, or eng+chi_sim for CJK)\n",
      cmdBench},
+    {"devices",
+     "eacu devices",
+     "List the Android devices the adb server knows (host:devices-l on $ANDROID_ADB_SERVER_PORT,\n"
+     "default 5037), each with its state; offline and unauthorized ones are explained. A device\n"
+     "listed as \"device\" is driven with --device adb:SERIAL (docs/android.md).\n",
+     cmdDevices},
     {"serve",
      "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
      "           [--db PATH] [--token T] [--launch CMD]... [--allow-scripts] [--click-check]\n"
