@@ -1,6 +1,7 @@
 #include "device/adb/AdbDevice.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <regex>
@@ -257,6 +258,43 @@ void AdbDevice::sync() { shell_.run("true", 20); }
 Accessibility& AdbDevice::accessibility() {
     if (!a11y_) a11y_ = std::make_unique<AdbAccessibility>(*this);
     return *a11y_;
+}
+
+namespace {
+// A package name as Android allows it: letters, digits, '_' and '.', starting with a letter.
+void checkPackage(const std::string& serial, const std::string& package) {
+    bool ok = !package.empty() && std::isalpha(static_cast<unsigned char>(package[0]));
+    for (char c : package) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
+    if (!ok)
+        throw DeviceError("adb " + serial + ": expected an app's package name (\"com.example.app\"), got \"" +
+                          package + "\"");
+}
+}  // namespace
+
+void AdbDevice::launchApp(const std::string& package) {
+    checkPackage(client_.serial(), package);
+    AdbShellResult r = shell_.run("monkey -p " + package + " -c android.intent.category.LAUNCHER 1");
+    if (r.exit_code != 0 || r.out.find("No activities found") != std::string::npos ||
+        r.err.find("No activities found") != std::string::npos)
+        throw DeviceError("adb " + client_.serial() + ": cannot launch \"" + package +
+                          "\": no launcher activity of that package is installed (" + r.err + r.out + ")");
+}
+
+void AdbDevice::stopApp(const std::string& package) {
+    checkPackage(client_.serial(), package);
+    run("am force-stop " + package);
+}
+
+std::string AdbDevice::currentApp() {
+    std::string out = shell_.run("dumpsys window | grep -m1 mCurrentFocus").out;
+    // mCurrentFocus=Window{1a2b u0 com.example.chat/com.example.chat.MainActivity}
+    static const std::regex focus(R"(([A-Za-z][\w.]*/[\w.$]+)\})");
+    std::smatch m;
+    return std::regex_search(out, m, focus) ? m[1].str() : "";
+}
+
+void AdbDevice::openUrl(const std::string& url) {
+    run("am start -a android.intent.action.VIEW -d " + shellQuote(url));
 }
 
 }  // namespace eacu

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "device/AppControl.h"
 #include "device/Device.h"
 #include "device/adb/AdbClient.h"
 
@@ -33,7 +34,7 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 ///
 /// capture(): `exec:screencap` raw (u32 LE width, height, format, then a colour-space u32 on
 /// newer builds: the header's size is the length minus width × height × 4), `screencap -p` (PNG)
-/// when raw does not decode. An all-black frame is remembered (blackFrameNote()): a window with
+/// when raw does not decode. An all-black frame is remembered (captureNote()): a window with
 /// FLAG_SECURE captures black. A frame whose size differs from the last re-reads the display
 /// (rotation, wm size) and the density.
 /// Input: `input tap|swipe|keyevent|keycombination|text` through one long-lived shell; the pointer
@@ -46,8 +47,10 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// previous IME restored when the device closes) with `am broadcast -a ADB_INPUT_B64`; without
 /// ADBKeyBoard installed it throws DeviceError naming it. keyDown()/keyUp() throw DeviceError:
 /// `input` has no separate key down and up.
+/// Apps (AppControl): `monkey -p PKG -c android.intent.category.LAUNCHER 1`, `am force-stop`,
+/// the focused window of `dumpsys window`, `am start -a android.intent.action.VIEW -d URL`.
 /// Errors are DeviceError("adb SERIAL: ..."), e.g. when the device goes away.
-class AdbDevice final : public Device {
+class AdbDevice final : public Device, public AppControl {
 public:
     /// Opens `serial` ("" for the only device adb knows: DeviceError when there are none or
     /// several, listing them) and reads its display. Throws DeviceError when the server does
@@ -74,13 +77,19 @@ public:
     void sync() override;
     Accessibility& accessibility() override;
 
+    // AppControl
+    void launchApp(const std::string& package) override;
+    void stopApp(const std::string& package) override;
+    std::string currentApp() override;
+    void openUrl(const std::string& url) override;
+
     /// The display as read last (readInfo).
     const AndroidInfo& info() const { return info_; }
     /// Reads the display again (size, rotation, density, SDK, model).
     void readInfo();
     /// When the last frame was all black: a sentence saying so (a FLAG_SECURE window, e.g. a
     /// password or payment screen, captures black while its element tree still reads); "" else.
-    const std::string& blackFrameNote() const { return black_note_; }
+    std::string captureNote() const override { return black_note_; }
     /// The client of the adb server for this device.
     const AdbClient& client() const { return client_; }
     /// Runs one command line in the input shell; throws DeviceError with its stderr when it
