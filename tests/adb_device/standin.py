@@ -13,8 +13,9 @@ broadcast, monkey -p, pm list packages, cat, rm. Every command is logged (--log)
 
 Faults, through files in --control DIR (read at each command): `rotation` (0-3: the screen and the
 app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `idle_failures` (N:
-the next N dumps print "ERROR: could not get idle state."), `drop` (the TCP connection is cut
-at the next command). Written from the protocol docs, not from eacu's client.
+the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
+screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
+cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 """
 import argparse
 import base64
@@ -146,13 +147,8 @@ class Phone:
     def screencap(self, png):
         w, h, px = self.rgba()
         if png:
-            raw = b"".join(b"\x00" + px[y * w * 4:(y + 1) * w * 4] for y in range(h))
-
-            def chunk(kind, data):
-                return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-            return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
-                    chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
-        head = struct.pack("<III", w, h, 1)
+            return png_bytes(w, h, px)
+        head = struct.pack("<III", w, h, int(self.control("format") or 1))
         if self.args.header == 16:
             head += struct.pack("<I", 0)  # colour space: unknown
         return head + px
@@ -186,10 +182,13 @@ class Phone:
                 words.append(t)
         return out, err, st
 
-    def command(self, argv, stdin):
+    def note(self, line):
         if self.log:
-            self.log.write(" ".join(argv) + "\n")
+            self.log.write(line + "\n")
             self.log.flush()
+
+    def command(self, argv, stdin):
+        self.note(" ".join(argv))
         if self.control("drop"):
             raise ConnectionAbortedError("drop")
         self.apply_rotation()
@@ -425,6 +424,7 @@ class Connection:
             self.send(A_CNXN, A_VERSION, MAX_DATA, banner)
         elif cmd == A_OPEN:
             service = data.rstrip(b"\0").decode()
+            self.phone.note("OPEN " + service)
             local = self.next_id
             self.next_id += 1
             stream = Stream(self, local, a0)
@@ -559,6 +559,16 @@ class Connection:
                 msg = f"unknown sync request {rid!r}".encode()
                 stream.write(b"FAIL" + struct.pack("<I", len(msg)) + msg)
                 return
+
+
+def png_bytes(w, h, rgba):
+    """An RGBA image as PNG (filter 0 on every row, zlib level 1)."""
+    raw = b"".join(b"\x00" + rgba[y * w * 4:(y + 1) * w * 4] for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
 
 
 def packet(kind, data):
