@@ -20,10 +20,9 @@ int cmdDevices(int argc, char** argv) {
         }
         for (const auto& d : all) {
             std::string note = explainAdbState(d.state);
-            std::printf("%-24s %-13s %s%s%s\n", d.serial.c_str(), d.state.c_str(),
-                        d.model.empty() ? "" : ("model " + d.model).c_str(), note.empty() ? "" : "  ",
-                        note.empty() ? (d.state == "device" ? "  use --device adb:" + d.serial : std::string()).c_str()
-                                     : note.c_str());
+            if (note.empty() && d.state == "device") note = "use --device adb:" + d.serial;
+            std::string model = d.model.empty() ? "" : "model " + d.model;
+            std::printf("%-24s %-13s %-22s %s\n", d.serial.c_str(), d.state.c_str(), model.c_str(), note.c_str());
         }
         return 0;
     } catch (const UsageError& e) {

@@ -307,7 +307,7 @@ private:
     bool replayA11y(StepRecord& r, const StepRecord& s, const nlohmann::json& params) {
         if (!params.contains("query") || !params["query"].is_object()) return skip(r, "no a11y query recorded");
         A11yQuery q = queryFromJson(params["query"]);
-        if (!q.role && !q.name) return skip(r, "no a11y query recorded");
+        if (!q.role && !q.name && !q.id) return skip(r, "no a11y query recorded");
         q.editable = s.action == "set_text";
         // Looked for as long as a live find would (the program may still be starting).
         const double deadline = monotonicSeconds() + session_.options().find_timeout;

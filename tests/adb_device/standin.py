@@ -3,7 +3,7 @@
 TCP (AOSP packages/modules/adb protocol.txt: CNXN, OPEN, OKAY, WRTE, CLSE; no AUTH, as AOSP's own
 test_adb.py fake device), so the real adb server reaches it with `adb -P PORT connect
 127.0.0.1:N`. Its screen is chat_app.py drawn on its own Xvfb: screencap captures that Xvfb
-(xwd), `input` goes to it with xdotool, `uiautomator dump` is the app's widget tree.
+(Xvfb's -fbdir XWD file), `input` goes to it with xdotool, `uiautomator dump` is the app's widget tree.
 
 Services: exec:CMD, shell:CMD, shell,v2,...:CMD (packets, and an interactive shell when CMD is
 empty), sync: (STAT, RECV, SEND, LIST, QUIT). Shell commands: echo, true, false, getprop, wm
@@ -22,11 +22,13 @@ import base64
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zlib
@@ -58,8 +60,11 @@ class Phone:
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
         side = max(self.w, self.h)
         r, wfd = os.pipe()
+        # -fbdir: the screen is also a memory-mapped XWD file there, read for each screencap.
+        self.fbdir = tempfile.mkdtemp(prefix="standin-fb-")
         self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(wfd), "-screen", "0", f"{side}x{side}x24",
-                                      "-nolisten", "tcp"], pass_fds=[wfd], stderr=subprocess.DEVNULL)
+                                      "-fbdir", self.fbdir, "-nolisten", "tcp"], pass_fds=[wfd],
+                                     stderr=subprocess.DEVNULL)
         os.close(wfd)
         num = b""
         while not num.endswith(b"\n"):
@@ -131,8 +136,9 @@ class Phone:
         w, h = self.screen_size()
         if self.control("black"):
             return w, h, bytes(w * h * 4)
-        xwd = subprocess.run(["xwd", "-root", "-silent", "-display", self.display], capture_output=True,
-                             check=True).stdout
+        self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
+        with open(os.path.join(self.fbdir, "Xvfb_screen0"), "rb") as f:
+            xwd = f.read()
         head = struct.unpack(">25I", xwd[:100])
         header_size, ncolors, bpl, bpp = head[0], head[19], head[12], head[11]
         if bpp != 32 or head[7] != 0:
@@ -282,10 +288,10 @@ class Phone:
         kind = a[0]
         if kind == "tap":
             x, y = int(float(a[1])), int(float(a[2]))
-            self.xdotool("mousemove", "--sync", str(x), str(y), "click", "1")
+            self.xdotool("mousemove", str(x), str(y), "click", "1")
         elif kind == "swipe":
             x1, y1, x2, y2 = (str(int(float(v))) for v in a[1:5])
-            self.xdotool("mousemove", "--sync", x1, y1, "mousedown", "1", "mousemove", "--sync", x2, y2, "mouseup", "1")
+            self.xdotool("mousemove", x1, y1, "mousedown", "1", "mousemove", x2, y2, "mouseup", "1")
         elif kind in ("keyevent", "keycombination"):
             for code in a[1:]:
                 code = int(code) if code.isdigit() else code
@@ -603,6 +609,8 @@ def main():
     finally:
         phone.stop_app()
         phone.xvfb.terminate()
+        phone.xvfb.wait(10)
+        shutil.rmtree(phone.fbdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
