@@ -160,6 +160,7 @@ const std::vector<Command> kCommands = {
      "eacu bench page [--device D] [--n 20]\n"
      "eacu bench settle [--display D]\n"
      "eacu bench window [--display D] [--n 30]\n"
+     "eacu bench adb [--device adb[:SERIAL]] [--n 10]\n"
      "eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]\n"
      "eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]",
      "Measure taps, settle waits, and locate and OCR accuracy.\n"
@@ -173,6 +174,8 @@ const std::vector<Command> kCommands = {
      "fixed 1 s wait after each action, in the same run: both wall times and the outcomes.\n"
      "window: xcalc's own window captured (XComposite, first and warm) against the full screen,\n"
      "locate in the window against on the screen, and clicks sent to the window as events.\n"
+     "adb: an Android device's raw and PNG captures (ms and bytes per frame) and taps through the\n"
+     "long-lived input shell against one adb shell connection per tap.\n"
      "locate: the image cases of a corpus (tests/corpus/locate-v1 format), blind: hit rate,\n"
      "false positives, median and p90 ms per scale.\n"
      "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
