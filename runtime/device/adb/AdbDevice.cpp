@@ -253,8 +253,6 @@ void AdbDevice::keyDown(const Key& key) {
 
 void AdbDevice::keyUp(const Key& key) { keyDown(key); }
 
-void AdbDevice::sync() { shell_.run("true", 20); }
-
 Accessibility& AdbDevice::accessibility() {
     if (!a11y_) a11y_ = std::make_unique<AdbAccessibility>(*this);
     return *a11y_;
