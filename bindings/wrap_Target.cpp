@@ -108,7 +108,9 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     auto name = luax_optstringfield(L, idx, "name");
     auto resource_id = luax_optstringfield(L, idx, "resource_id");
     if (role || name || resource_id) {
-        t.a11y = A11yQuery{role, name};
+        t.a11y = A11yQuery{};
+        t.a11y->role = role;
+        t.a11y->name = name;
         t.a11y->id = resource_id;
         if (resource_id && resource_id->empty()) luaL_error(L, "a11y target: resource_id= must not be an empty string");
         lua_getfield(L, idx, "press");

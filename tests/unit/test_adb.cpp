@@ -125,7 +125,9 @@ TEST_CASE("uiautomator XML: roles, names, ids, bounds, states, packages", "[adb]
     CHECK(findElement(root, q).element->name == "发送");
     q.id = "com.example.chat:id/input";
     CHECK(findElement(root, q).element->role == "text");
-    A11yQuery b{std::string("button"), std::string("发送")};
+    A11yQuery b;
+    b.role = "button";
+    b.name = "发送";
     CHECK(findElement(root, b).element->id == "com.example.chat:id/send");
     A11yQuery none;
     none.id = "nothing";
