@@ -134,7 +134,7 @@ class Phone:
     # ---- screencap
     def rgba(self):
         w, h = self.screen_size()
-        if self.control("black"):
+        if self.control("black") is not None:
             return w, h, bytes(w * h * 4)
         self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
         with open(os.path.join(self.fbdir, "Xvfb_screen0"), "rb") as f:
@@ -195,7 +195,7 @@ class Phone:
 
     def command(self, argv, stdin):
         self.note(" ".join(argv))
-        if self.control("drop"):
+        if self.control("drop") is not None:
             raise ConnectionAbortedError("drop")
         self.apply_rotation()
         try:

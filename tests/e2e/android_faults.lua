@@ -28,6 +28,7 @@ elseif mode == "rotate" then
   key("back")
   set("rotation", "0")
   wait({ resource_id = "title", name = "Chats" }, 10)
+  verify("text:Alice")  -- a capture: its size tells the turn back
   w, h = screen_size()
   print(string.format("back %dx%d", w, h))
 elseif mode == "black" then

@@ -23,6 +23,7 @@ A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
     for (int attempt = 1;; ++attempt) {
         AdbShellResult r = device_.client().shell(std::string("uiautomator dump ") + kDumpPath, 30);
         last = r.out + r.err;
+        while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ')) last.pop_back();
         if (last.find("dumped to") != std::string::npos) break;
         if (monotonicSeconds() >= deadline)
             throw DeviceError("adb " + serial + ": uiautomator dump gave no tree after " + std::to_string(attempt) +
