@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in Android device for eacu's tests: it speaks the DEVICE side of the ADB transport over
 TCP (AOSP packages/modules/adb protocol.txt: CNXN, OPEN, OKAY, WRTE, CLSE; no AUTH, as AOSP's own
-test_adb.py fake device), so the real adb server reaches it with `adb -P PORT connect
+test_adb.py fake device; with --unauthorized it asks for AUTH and refuses every signature, as a
+phone whose debugging prompt was not accepted), so the real adb server reaches it with `adb -P PORT connect
 127.0.0.1:N`. Its screen is chat_app.py drawn on its own Xvfb: screencap captures that Xvfb
 (Xvfb's -fbdir XWD file), `input` goes to it with xdotool, `uiautomator dump` is the app's widget tree.
 
@@ -423,7 +424,13 @@ class Connection:
             self.sock.close()
 
     def handle(self, cmd, a0, a1, data):
-        if cmd == A_CNXN:
+        if cmd == A_CNXN and self.phone.args.unauthorized:
+            # A phone whose "Allow USB debugging?" prompt was not accepted: every signature refused.
+            self.send(A_AUTH, 1, 0, os.urandom(20))
+        elif cmd == A_AUTH:
+            if a0 == 2:  # SIGNATURE: refused, another token
+                self.send(A_AUTH, 1, 0, os.urandom(20))
+        elif cmd == A_CNXN:
             self.max_data = min(MAX_DATA, a1)
             banner = (f"device::ro.product.name=standin;ro.product.model=EacuStandIn;ro.product.device=standin;"
                       f"features=shell_v2,cmd").encode()
@@ -592,6 +599,7 @@ def main():
     p.add_argument("--sdk", type=int, default=30)
     p.add_argument("--header", type=int, choices=(12, 16), default=16, help="screencap's raw header size")
     p.add_argument("--no-adbkeyboard", dest="adbkeyboard", action="store_false")
+    p.add_argument("--unauthorized", action="store_true", help="answer CNXN with AUTH and refuse every signature")
     args = p.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     phone = Phone(args)

@@ -72,4 +72,20 @@ echo "disconnect: exit $rc after $(( $(date +%s) - t0 )) s: $(tail -1 "$OUT/disc
 expect_eq "$rc" "1" "the disconnected run's exit status"
 expect_contains "$(cat "$OUT/disconnect.err")" "$serial" "the error names the serial"
 rm "$control/drop"
+
+# 7. A device whose debugging prompt was not accepted (a second stand-in asking for AUTH and
+# refusing every signature): listed as unauthorized and explained; a run on it fails saying so.
+python3 "$here/../adb_device/standin.py" --port-file "$OUT/locked.port" --unauthorized >"$OUT/locked.out" 2>&1 &
+locked_pid=$!
+trap 'stop_android; kill "$locked_pid" 2>/dev/null || true' EXIT
+locked=127.0.0.1:$(await_printed "$OUT/locked.port" "$locked_pid" 's/^\([0-9]*\) .*/\1/p' "the locked stand-in" "$OUT/locked.out") || exit 1
+adb_here connect "$locked" >/dev/null 2>&1 || true
+for i in $(seq 100); do adb_here devices | grep -q "^$locked[[:space:]]*unauthorized" && break; sleep 0.1; done
+out=$("$EACU" devices)
+expect_contains "$(echo "$out" | grep -F "$locked")" "unauthorized" "the locked device's state"
+expect_contains "$(echo "$out" | grep -F "$locked")" "Allow USB debugging" "unauthorized explained"
+echo 'tap("a11y:Alice")' >"$OUT/locked.lua"
+rc=0; "$EACU" run "$OUT/locked.lua" --device "adb:$locked" --db "$db" >"$OUT/locked.run" 2>&1 || rc=$?
+expect_eq "$rc" "1" "a run on the unauthorized device"
+expect_contains "$(cat "$OUT/locked.run")" "adb $locked: the device is unauthorized" "the run's error"
 echo PASS
