@@ -26,7 +26,7 @@ AppControl& need(Session& s, const std::string& what) {
 
 // One recorded step around `act`; `input` steps pass the run's action limit first.
 std::string step(Session& s, const std::string& action, const std::string& target, bool input,
-                 const std::function<std::string(AppControl&)>& act) {
+                 const std::function<std::string(AppControl&)>& act, int idx = 0) {
     AppControl& apps = need(s, action + (target.empty() ? "" : " \"" + target + "\""));
     if (input) {
         try {
@@ -35,7 +35,7 @@ std::string step(Session& s, const std::string& action, const std::string& targe
             throw StepError(s.limits().timeUsedUp() ? failure::kTimeout : failure::kLimit, e.what());
         }
     }
-    StepRecord st = s.beginStep(action, target);
+    StepRecord st = s.beginStep(action, target, idx);
     st.method = "adb";
     const double t0 = monotonicSeconds();
     try {
@@ -59,18 +59,24 @@ std::string step(Session& s, const std::string& action, const std::string& targe
 
 AppControl* appsOf(Session& s) { return dynamic_cast<AppControl*>(&s.device()); }
 
-void launchApp(Session& s, const std::string& package) {
-    step(s, "launch_app", package, true, [&](AppControl& a) {
-        a.launchApp(package);
-        return std::string();
-    });
+void launchApp(Session& s, const std::string& package, int idx) {
+    step(
+        s, "launch_app", package, true,
+        [&](AppControl& a) {
+            a.launchApp(package);
+            return std::string();
+        },
+        idx);
 }
 
-void stopApp(Session& s, const std::string& package) {
-    step(s, "stop_app", package, true, [&](AppControl& a) {
-        a.stopApp(package);
-        return std::string();
-    });
+void stopApp(Session& s, const std::string& package, int idx) {
+    step(
+        s, "stop_app", package, true,
+        [&](AppControl& a) {
+            a.stopApp(package);
+            return std::string();
+        },
+        idx);
 }
 
 std::string currentApp(Session& s) {

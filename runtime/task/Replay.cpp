@@ -9,6 +9,7 @@
 #include "base/Format.h"
 #include "base/ImageDecode.h"
 #include "task/ActionExecutor.h"
+#include "task/AppSteps.h"
 #include "task/Session.h"
 
 namespace eacu {
@@ -238,6 +239,14 @@ private:
             session_.launch(argv.get<std::vector<std::string>>(), s.idx);
             ++result_.replayed;
             report(s.idx, a, s.target, "ok", "process", std::nullopt);
+            return true;
+        }
+        if (a == "launch_app" || a == "stop_app") {
+            if (!appsOf(session_)) return skip(r, "an app step (" + a + "), and this device has no installed apps");
+            if (a == "launch_app") launchApp(session_, s.target, s.idx);
+            else stopApp(session_, s.target, s.idx);
+            ++result_.replayed;
+            report(s.idx, a, s.target, "ok", "adb", std::nullopt);
             return true;
         }
         if (a == "window") return replayWindow(r, s, params);

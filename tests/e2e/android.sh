@@ -4,7 +4,8 @@
 # reached by a private adb server (adb -P PORT connect); eacu's own host-protocol client drives
 # it: `eacu devices`, then a run that opens a chat by name (tree), types Chinese (ADBKeyBoard
 # broadcast), sends by role and name, opens another chat by OCR text, sets its field by
-# resource_id and sends by image. The app's state is checked through the real adb client.
+# resource_id and sends by image; the run replayed as actions. The app's state is checked
+# through the real adb client.
 # With EACU_TEST_ADB_SERIAL a real phone is used instead for what needs no chat app: devices,
 # screen size, a capture, the tree, the HOME key.
 set -euo pipefail
@@ -61,6 +62,14 @@ expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AN
 expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='set_text' AND status='ok'")" "1" "set_text"
 expect_eq "$(q "SELECT status FROM steps WHERE run_id=$run AND action='launch_app'")" "ok" "launch_app step"
 
+# 3b. The run replayed as actions on the same device (adb:SERIAL from the recorded device).
+"$EACU" replay "$run" --mode actions --db "$db" >"$OUT/replay.out" 2>"$OUT/replay.err" || {
+  cat "$OUT/replay.err" >&2; fail "eacu replay --mode actions"; }
+expect_contains "$(cat "$OUT/replay.err")" "on --device adb:$serial, as run $run was recorded" "the replay's device"
+rep=$(q "SELECT MAX(id) FROM runs")
+expect_eq "$(q "SELECT status || ' ' || replay_of FROM runs WHERE id=$rep")" "passed $run" "the replay run"
+expect_eq "$(q "SELECT status || ' ' || method FROM steps WHERE run_id=$rep AND action='launch_app'")" "ok adb" "launch_app replayed"
+
 # 4. What the device saw: the messages in the app's tree (read with the real adb client), the
 # IME selected for the Chinese text and restored at the end, input through one shell.
 tree=$(dump_tree)
@@ -68,13 +77,14 @@ expect_contains "$tree" 'text="Alice"' "the app is back on its contact list"
 adb_here -s "$serial" shell input tap 540 270
 for i in $(seq 100); do tree=$(dump_tree); case "$tree" in *'resource-id="com.example.chat:id/send"'*) break ;; esac; sleep 0.1; done
 expect_contains "$tree" 'text="你好，世界" resource-id="com.example.chat:id/message_0"' "the Chinese message in 张三's chat"
+expect_contains "$tree" 'text="你好，世界" resource-id="com.example.chat:id/message_1"' "the replay's Chinese message"
 log=$(cat "$standin_log")
 expect_contains "$log" "ime set com.android.adbkeyboard/.AdbIME" "ADBKeyBoard selected"
 expect_contains "$log" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '你好，世界' | base64)" "the text broadcast"
 expect_contains "$(echo "$log" | grep '^ime set' | tail -1)" "ime set com.android.inputmethod.latin/.LatinIME" "the previous IME restored"
 expect_contains "$log" "input text hello%seacu" "ASCII through input text"
 expect_contains "$log" "monkey -p com.example.chat -c android.intent.category.LAUNCHER 1" "the launch"
-expect_eq "$(grep -c '^OPEN shell,v2,raw:$' "$standin_log")" "1" "long-lived input shells opened by the run"
+expect_eq "$(grep -c '^OPEN shell,v2,raw:$' "$standin_log")" "2" "long-lived input shells opened by the run and its replay"
 [ "$(grep -c '^OPEN exec:screencap$' "$standin_log")" -gt 3 ] || fail "expected raw screencaps (exec:screencap), got: $(grep -c '^OPEN exec:screencap' "$standin_log")"
 grep -q '^OPEN sync:$' "$standin_log" || fail "expected the dumps read back over sync:"
 echo PASS
