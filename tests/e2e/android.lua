@@ -29,6 +29,9 @@ wait({ resource_id = "title", name = "Chats" }, 10)
 -- OCR text, set_text by resource_id (ASCII: input text), the send button by its image.
 tap("text:Alice")
 wait({ resource_id = "chat_title", name = "Alice" }, 10)
+tap({ resource_id = "input" })
+key("X")  -- typed; set_text then replaces it
+wait({ resource_id = "input", name = "X" }, 10)
 set_text { resource_id = "input", text = "hello eacu" }
 tap(send_png)
 verify("text:hello eacu")

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../adb_device/standin.bash"
 start_test
 db=$OUT/runs.db
-[ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "SKIP: faults need the stand-in"; unset EACU_TEST_ADB_SERIAL; }
+[ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the faults are injected into the stand-in"; unset EACU_TEST_ADB_SERIAL; }
 start_android --header 12
 run_case() {
   "$EACU" run "$here/android_faults.lua" --device "adb:$serial" --db "$db" -- "$1" "$control" 2>"$OUT/$1.err" || {

@@ -229,11 +229,13 @@ void AdbDevice::checkKeys(const std::vector<Key>& keys) const {
 
 void AdbDevice::keyCombo(const std::vector<Key>& keys) {
     std::vector<std::string> codes;
-    for (const Key& k : keys) {
-        if (needsShift(k) && keys.size() == 1) codes.push_back("59");
-        codes.push_back(androidKeyCode(k));
-    }
+    for (const Key& k : keys) codes.push_back(androidKeyCode(k));
     if (codes.empty()) return;
+    if (keys.size() == 1 && needsShift(keys[0])) {
+        // An upper-case letter alone: typed (a Shift combination needs `input keycombination`).
+        run("input text " + std::string(1, static_cast<char>(keys[0].codepoint)));
+        return;
+    }
     if (codes.size() == 1) {
         run("input keyevent " + codes[0]);
         return;

@@ -16,7 +16,7 @@ namespace eacu {
 /// number. Characters: a-z, A-Z (with Shift, see needsShift), 0-9, space and , . - = [ ] \ ; ' /
 /// @ + * # `. Throws std::invalid_argument(`unknown key "foo" (...)`) for anything else.
 std::string androidKeyCode(const Key& key);
-/// True for a character key Android types with Shift held (A-Z).
+/// True for a character key Android types with Shift held (A-Z): AdbDevice types it as text.
 bool needsShift(const Key& key);
 /// The `input` command lines that type ASCII text `text` (printable characters, "\n" as ENTER,
 /// "\t" as TAB): `input text` with sh quoting and Android's escaping (a space is "%s"; a "%"
