@@ -17,7 +17,7 @@ DEMO_PACKAGES = build-essential cmake pkg-config ccache \
   libluajit-5.1-dev libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libsqlite3-dev catch2 \
   libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
-  libcpp-httplib-dev libatspi2.0-dev libboost-dev libhiredis-dev \
+  libcpp-httplib-dev libatspi2.0-dev libboost-dev libhiredis-dev libxml2-dev \
   xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps openbox dbus at-spi2-core
 TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
   x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm xdotool \

@@ -14,7 +14,8 @@ namespace {
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
     "                    a static screenshot (input goes nowhere), \"chromium[:WxH[@S]]\" a page of\n" \
     "                    a headless Chromium started for the run (no X server; S the device\n" \
-    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium;\n" \
+    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium,\n" \
+    "                    \"adb[:SERIAL]\" an Android device through adb (eacu devices);\n" \
     "                    default $DISPLAY\n" \
     "  --device D        the same as --display\n"
 #define EACU_OPT_WM                                                                               \
@@ -188,6 +189,7 @@ const std::vector<Command> kCommands = {
      "eacu bench page [--device D] [--n 20]\n"
      "eacu bench settle [--display D]\n"
      "eacu bench window [--display D] [--n 30]\n"
+     "eacu bench adb [--device adb[:SERIAL]] [--n 10]\n"
      "eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]\n"
      "eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]",
      "Measure taps, settle waits, and locate and OCR accuracy.\n"
@@ -201,6 +203,8 @@ const std::vector<Command> kCommands = {
      "fixed 1 s wait after each action, in the same run: both wall times and the outcomes.\n"
      "window: xcalc's own window captured (XComposite, first and warm) against the full screen,\n"
      "locate in the window against on the screen, and clicks sent to the window as events.\n"
+     "adb: an Android device's raw and PNG captures (ms and bytes per frame) and taps through the\n"
+     "long-lived input shell against one adb shell connection per tap.\n"
      "locate: the image cases of a corpus (tests/corpus/locate-v1 format), blind: hit rate,\n"
      "false positives, median and p90 ms per scale.\n"
      "ocr: the text cases of a corpus: hit rate, OCR ms per frame, lookup ms on a read frame.\n"
@@ -212,6 +216,12 @@ const std::vector<Command> kCommands = {
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"
      "  --lang L          ocr: Tesseract languages (auto: eng, or eng+chi_sim for CJK)\n",
      cmdBench},
+    {"devices",
+     "eacu devices",
+     "List the Android devices the adb server knows (host:devices-l on $ANDROID_ADB_SERVER_PORT,\n"
+     "default 5037), each with its state; offline and unauthorized ones are explained. A device\n"
+     "listed as \"device\" is driven with --device adb:SERIAL (docs/android.md).\n",
+     cmdDevices},
     {"serve",
      "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
      "           [--db PATH] [--token T] [--launch CMD]... [--allow-scripts] [--click-check]\n"

@@ -1,5 +1,6 @@
 #include "wrap_Steps.h"
 
+#include "wrap_AppSteps.h"
 #include "wrap_Apps.h"
 #include "wrap_Blockers.h"
 #include "wrap_Limits.h"
@@ -17,6 +18,7 @@ int luaopen_eacu_steps(lua_State* L) {
     luax_addlimits(L);
     luax_addnavigation(L);
     luax_addapps(L);
+    luax_addappsteps(L);
     return 1;
 }
 

@@ -106,8 +106,13 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     if (x) t.point = std::array<double, 2>{*x, *y};
     auto role = luax_optstringfield(L, idx, "role");
     auto name = luax_optstringfield(L, idx, "name");
-    if (role || name) {
-        t.a11y = A11yQuery{role, name};
+    auto resource_id = luax_optstringfield(L, idx, "resource_id");
+    if (role || name || resource_id) {
+        t.a11y = A11yQuery{};
+        t.a11y->role = role;
+        t.a11y->name = name;
+        t.a11y->id = resource_id;
+        if (resource_id && resource_id->empty()) luaL_error(L, "a11y target: resource_id= must not be an empty string");
         lua_getfield(L, idx, "press");
         if (lua_type(L, -1) == LUA_TSTRING) t.a11y->press = lua_tostring(L, -1);
         else if (lua_toboolean(L, -1)) t.a11y->press = "*";

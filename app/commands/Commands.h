@@ -28,6 +28,8 @@ int cmdScript(int argc, char** argv);
 int cmdLocate(int argc, char** argv);
 /// eacu bench tap|settle|locate|ocr: the benchmarks (app/bench/).
 int cmdBench(int argc, char** argv);
+/// eacu devices: the Android devices the adb server knows, with their state.
+int cmdDevices(int argc, char** argv);
 /// eacu serve: the chat page, the chat and task APIs, the workers (runtime/server/).
 int cmdServe(int argc, char** argv);
 

@@ -22,10 +22,13 @@ namespace eacu {
 /// - `path`: where it is in the tree: the application's index on the desktop, then the child
 ///   index at each level (what Accessibility::doAction and setText take back).
 /// - `pid`: the process of its application (0 when unknown); `app`: that application's name.
+/// - `id`: the toolkit's stable identifier when it has one (Android's resource-id,
+///   "com.example:id/send"); "" else.
 struct A11yElement {
     std::string role;
     std::string name;
     std::string description;
+    std::string id;
     std::vector<std::string> states;
     Rect bounds;
     std::vector<std::string> actions;

@@ -21,7 +21,8 @@ struct DeviceError : std::runtime_error {
 
 /// A screen and its input devices. All coordinates are physical pixels of captured frames.
 /// Implementations: X11Device (a real X server or an owned Xvfb), ImageDevice (static images),
-/// ChromiumDevice (one page of a headless Chromium over the DevTools protocol).
+/// ChromiumDevice (one page of a headless Chromium over the DevTools protocol), AdbDevice (an
+/// Android device through adb).
 /// Methods throw DeviceError when the display cannot be reached.
 class Device {
 public:
@@ -71,6 +72,9 @@ public:
     virtual Accessibility& accessibility() {
         throw DeviceError("this device has no accessibility tree: " + describe());
     }
+    /// A sentence about the last captured frame that a failed step's message carries, "" when
+    /// there is nothing to say (AdbDevice: an all-black frame, possibly a secure window).
+    virtual std::string captureNote() const { return ""; }
     /// The web page this device shows (device/Navigator.h); nullptr on a device that is not a
     /// browser page (a screen, an image).
     virtual Navigator* navigator() { return nullptr; }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "device/adb/AdbDevice.h"
 #include "device/atspi/AtspiAccessibility.h"
 #include "device/chromium/ChromiumDevice.h"
 #include "device/image/ImageDevice.h"
@@ -14,7 +15,7 @@ namespace eacu {
 namespace {
 
 constexpr const char* kExpected =
-    "expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT";
+    "expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL]";
 
 bool allDigits(const std::string& s) {
     if (s.empty()) return false;
@@ -109,6 +110,14 @@ DeviceSpec parseDeviceSpec(const std::string& spec) {
         d.endpoint = url;
         return d;
     }
+    if (spec == "adb" || spec.rfind("adb:", 0) == 0) {
+        d.kind = DeviceSpec::Kind::Adb;
+        if (spec.size() > 3) d.serial = spec.substr(4);
+        if (spec.size() > 3 && d.serial.empty())
+            throw std::invalid_argument("device \"adb:\": expected adb:SERIAL with a serial as `eacu devices` "
+                                        "lists it, got no serial");
+        return d;
+    }
     if (isXDisplayName(spec)) {
         d.display = spec;
         return d;
@@ -128,6 +137,7 @@ std::string specForRecordedDevice(const std::string& d) {
         if (page == std::string::npos) return "";
         return "cdp:" + d.substr(4, page - 4) + "#" + metricsAfter(page + 6);
     }
+    if (d.rfind("adb ", 0) == 0) return "adb:" + metricsAfter(4);
     return "";
 }
 
@@ -147,6 +157,9 @@ DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
         return h;
     case DeviceSpec::Kind::Cdp:
         h.device = ChromiumDevice::attach(s.endpoint, PageMetrics{s.size, s.scale});
+        return h;
+    case DeviceSpec::Kind::Adb:
+        h.device = AdbDevice::open(s.serial);
         return h;
     case DeviceSpec::Kind::Virtual:
         h.virtual_display = VirtualDisplay::start(s.size.w, s.size.h);

@@ -1,6 +1,7 @@
 // Opening a device from a spec: ":N" (an X display), "virtual[:WxH]" (a private Xvfb),
 // "image:PATH" (a static screenshot), "chromium[:WxH[@S]]" (a page of a headless Chromium
-// started for it), "cdp:http://HOST:PORT" (a page of a running Chromium), "" ($DISPLAY).
+// started for it), "cdp:http://HOST:PORT" (a page of a running Chromium), "adb[:SERIAL]" (an
+// Android device through the adb server), "" ($DISPLAY).
 #pragma once
 #include <map>
 #include <memory>
@@ -21,20 +22,23 @@ namespace eacu {
 ///   size × scale physical pixels.
 /// - Kind::Cdp: a page of the Chromium at the DevTools endpoint `endpoint`
 ///   ("http://127.0.0.1:9222"), with `size` and `scale` as for Kind::Chromium.
+/// - Kind::Adb: the Android device `serial` through the adb server ("" for the only one).
 struct DeviceSpec {
-    enum class Kind { X11, Virtual, Image, Chromium, Cdp };
+    enum class Kind { X11, Virtual, Image, Chromium, Cdp, Adb };
     Kind kind = Kind::X11;
     std::string display;
     Size size{1280, 800};
     std::string image;
     double scale = 1.0;
     std::string endpoint;
+    std::string serial;
 };
 
 /// Parses a device spec: "" ($DISPLAY), ":N" or any X display name "[host]:N[.S]",
 /// "virtual", "virtual:WxH" (each side at least 64 pixels), "image:PATH", "chromium",
 /// "chromium:WxH" or "chromium:WxH@S" (S a device scale factor in [0.5, 4]), or
-/// "cdp:http://HOST:PORT" (optionally followed by "#WxH" or "#WxH@S"). Throws
+/// "cdp:http://HOST:PORT" (optionally followed by "#WxH" or "#WxH@S"), "adb" or "adb:SERIAL"
+/// (a serial as `adb devices` lists it, "emulator-5554", "127.0.0.1:5555"). Throws
 /// std::invalid_argument for anything else, e.g. `device: expected :N, virtual[:WxH],
 /// image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got "foo"`, and for a bad size,
 /// scale, URL or an empty path.
@@ -42,7 +46,8 @@ DeviceSpec parseDeviceSpec(const std::string& spec);
 
 /// The spec that opens again the kind of device a run was recorded on, from the device's
 /// describe() text in the run log: "chromium headless 1024x700@2 (pid 9)" → "chromium:1024x700@2",
-/// "cdp http://127.0.0.1:9222 page 1280x800@1" → "cdp:http://127.0.0.1:9222#1280x800@1".
+/// "cdp http://127.0.0.1:9222 page 1280x800@1" → "cdp:http://127.0.0.1:9222#1280x800@1",
+/// "adb emulator-5554 Pixel 1080x2400@2.625 (sdk 34)" → "adb:emulator-5554".
 /// "" for other devices (an X display is named by --display or $DISPLAY at replay time).
 std::string specForRecordedDevice(const std::string& described);
 

@@ -129,14 +129,23 @@ std::string describeQuery(const A11yQuery& q) {
     std::string s = "{";
     if (q.role) s += "role=\"" + *q.role + "\"";
     if (q.name) s += std::string(q.role ? ", " : "") + "name=\"" + *q.name + "\"";
+    if (q.id) s += std::string(q.role || q.name ? ", " : "") + "resource_id=\"" + *q.id + "\"";
     return s + "}";
 }
 
 A11yFound findElement(const A11yElement& root, const A11yQuery& q) {
-    if (!q.role && !q.name) throw std::invalid_argument("an a11y target needs role= or name= (or both), got neither");
+    if (!q.role && !q.name && !q.id)
+        throw std::invalid_argument("an a11y target needs role=, name= or resource_id=, got none of them");
     std::vector<const A11yElement*> all = flatten(root);
-    auto roleOk = [&](const A11yElement& e) { return !q.role || lower(e.role) == lower(*q.role); };
-    auto kindOk = [&](const A11yElement& e) { return !q.editable || editable(e); };
+    auto roleOk = [&](const A11yElement& e) {
+        return !q.role || lower(e.role) == lower(*q.role) || (lower(*q.role) == "button" && e.role == "push button");
+    };
+    auto idOk = [&](const A11yElement& e) {
+        if (!q.id) return true;
+        size_t at = e.id.find(":id/");
+        return e.id == *q.id || (at != std::string::npos && e.id.compare(at + 4, std::string::npos, *q.id) == 0);
+    };
+    auto kindOk = [&](const A11yElement& e) { return (!q.editable || editable(e)) && idOk(e); };
     A11yFound f;
     std::vector<const A11yElement*> exact, similar;
     for (const A11yElement* e : all) {

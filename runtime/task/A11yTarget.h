@@ -12,12 +12,16 @@ namespace eacu {
 /// absent, not both). `press`: "" taps at the centre of its bounds with the pointer; "*"
 /// calls its default action (the first of click, press, activate, toggle, jump it has, else
 /// its first action); another value calls that named action. `editable`: only elements whose
-/// text can be set (set_text), also found through a label of that name beside them.
+/// text can be set (set_text), also found through a label of that name beside them. `id`: the
+/// element's toolkit id (A11yElement::id, Android's resource-id), whole ("com.example:id/send")
+/// or the part after ":id/" ("send"); it may stand alone or narrow role and name.
+/// The role "button" also finds "push button" (Android's and the web's word for it).
 struct A11yQuery {
     std::optional<std::string> role;
     std::optional<std::string> name;
     std::string press;
     bool editable = false;
+    std::optional<std::string> id;
 };
 
 /// What findElement found: `element` (when found), `how` ("name", "similar name", "label":

@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/Clock.h"
+#include "device/AppControl.h"
 #include "device/Device.h"
+#include "task/AppSteps.h"
 #include "task/DomainPolicy.h"
 #include "task/Session.h"
 #include "task/StepError.h"
@@ -17,7 +19,7 @@ Navigator& pageOf(Session& s, const std::string& what) {
     if (!n)
         throw StepError(failure::kInvalid,
                         what + ": this device (" + s.device().describe() + ") shows no web page; run with "
-                        "--device chromium or --device cdp:http://HOST:PORT, or on an X11 screen open the "
+                        "--device chromium, --device cdp:http://HOST:PORT or --device adb, or on an X11 screen open the "
                         "browser app module (require(\"browser\").open(url))");
     return *n;
 }
@@ -31,6 +33,30 @@ void installNavigationPolicy(Device& device) {
 }
 
 void openUrl(Session& s, const std::string& url, double timeout) {
+    AppControl* apps = s.device().navigator() ? nullptr : appsOf(s);
+    if (apps) {
+        // A device with apps (Android): the system opens the URL with the app it chooses.
+        checkUrlAllowed(s, url);
+        try {
+            s.limits().beforeAction("open_url " + url);
+        } catch (const LimitExceeded& e) {
+            throw StepError(s.limits().timeUsedUp() ? failure::kTimeout : failure::kLimit, e.what());
+        }
+        StepRecord st = s.beginStep("open_url", url);
+        st.method = "adb";
+        st.params_json = nlohmann::json{{"url", url}}.dump();
+        try {
+            apps->openUrl(url);
+            if (int64_t f = s.recordFrame(s.device().capture())) st.frame_after = f;
+            s.commitStep(st);
+            return;
+        } catch (const DeviceError& e) {
+            st.status = "failed";
+            st.error = "open_url \"" + url + "\": " + e.what();
+            int64_t id = s.commitStep(st);
+            throw StepError(failure::kDevice, st.error, id, 0, url);
+        }
+    }
     Navigator& page = pageOf(s, "open_url \"" + url + "\"");
     checkUrlAllowed(s, url);
     try {

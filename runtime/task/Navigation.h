@@ -11,6 +11,8 @@ class Session;
 /// Opens `url` in the device's page and waits up to `timeout` seconds for it to load, as a
 /// recorded "open_url" step (method "cdp", params {url, loaded}, the frame after). The URL is
 /// checked first (checkUrlAllowed: a refusal is a StepError "refused" before any request).
+/// On a device with apps and no page (Android, device/AppControl.h) the system opens it with
+/// the app it chooses (method "adb", no load wait).
 /// Throws StepError "invalid" on a device without a page (an X11 screen: use the browser app
 /// module there), "device" when the browser fails to load it, "limit"/"timeout" at the run's
 /// limits.

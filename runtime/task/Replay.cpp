@@ -9,6 +9,7 @@
 #include "base/Format.h"
 #include "base/ImageDecode.h"
 #include "task/ActionExecutor.h"
+#include "task/AppSteps.h"
 #include "task/Session.h"
 
 namespace eacu {
@@ -240,6 +241,14 @@ private:
             report(s.idx, a, s.target, "ok", "process", std::nullopt);
             return true;
         }
+        if (a == "launch_app" || a == "stop_app") {
+            if (!appsOf(session_)) return skip(r, "an app step (" + a + "), and this device has no installed apps");
+            if (a == "launch_app") launchApp(session_, s.target, s.idx);
+            else stopApp(session_, s.target, s.idx);
+            ++result_.replayed;
+            report(s.idx, a, s.target, "ok", "adb", std::nullopt);
+            return true;
+        }
         if (a == "window") return replayWindow(r, s, params);
         if (a == "wait" || a == "verify") {
             if (!gated) return skip(r, "no recorded frame to compare with");
@@ -307,7 +316,7 @@ private:
     bool replayA11y(StepRecord& r, const StepRecord& s, const nlohmann::json& params) {
         if (!params.contains("query") || !params["query"].is_object()) return skip(r, "no a11y query recorded");
         A11yQuery q = queryFromJson(params["query"]);
-        if (!q.role && !q.name) return skip(r, "no a11y query recorded");
+        if (!q.role && !q.name && !q.id) return skip(r, "no a11y query recorded");
         q.editable = s.action == "set_text";
         // Looked for as long as a live find would (the program may still be starting).
         const double deadline = monotonicSeconds() + session_.options().find_timeout;

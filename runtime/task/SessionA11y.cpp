@@ -10,6 +10,7 @@ nlohmann::json queryJson(const A11yQuery& q) {
     if (q.role) j["role"] = *q.role;
     if (q.name) j["name"] = *q.name;
     if (!q.press.empty()) j["press"] = q.press;
+    if (q.id) j["resource_id"] = *q.id;
     return j;
 }
 
@@ -18,6 +19,7 @@ A11yQuery queryFromJson(const nlohmann::json& j) {
     if (j.contains("role") && j["role"].is_string()) q.role = j["role"].get<std::string>();
     if (j.contains("name") && j["name"].is_string()) q.name = j["name"].get<std::string>();
     if (j.contains("press") && j["press"].is_string()) q.press = j["press"].get<std::string>();
+    if (j.contains("resource_id") && j["resource_id"].is_string()) q.id = j["resource_id"].get<std::string>();
     return q;
 }
 

@@ -311,6 +311,7 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
            m.box.str() + ", threshold " + fixed(m.threshold);
     if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";
     if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";
+    if (std::string note = device_.captureNote(); !note.empty()) msg += " (" + note + ")";
     nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json);
     params["stages"] = stagesJson(l.stages);
     if (l.anchor) params["anchor"] = {l.anchor->x, l.anchor->y, l.anchor->w, l.anchor->h};

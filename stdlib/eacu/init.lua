@@ -217,7 +217,14 @@ end
 --- launch(cmd) -> Process. cmd: an argv table {"zenity", "--entry"} or a command line run by
 --- /bin/sh. The handle has :wait([timeout]), :read([timeout]), :read_line([timeout]),
 --- :stop(), :running(), :pid(). Launched programs are stopped when the run ends.
+--- On an Android device (--device adb) cmd is an app's package ("com.example.chat"): it is
+--- started (launch_app) and {package = cmd} returned.
 function M.launch(cmd)
+  local steps_lua = require("eacu.step")
+  if type(cmd) == "string" and steps_lua.has_apps() then
+    steps_lua.launch_app(cmd)
+    return { package = cmd }
+  end
   local argv
   if type(cmd) == "string" then
     argv = { "/bin/sh", "-c", "exec " .. cmd }
@@ -271,6 +278,7 @@ M.step, M.on_blocker, M.remove_blocker = stepmod.step, stepmod.on_blocker, stepm
 M.wait_change, M.wait_stable, M.limits, M.confirm = stepmod.wait_change, stepmod.wait_stable, stepmod.limits, stepmod.confirm
 M.ask_user, M.check_url = stepmod.ask_user, stepmod.check_url
 M.open_url, M.current_url = stepmod.open_url, stepmod.current_url
+M.launch_app, M.stop_app, M.current_app = stepmod.launch_app, stepmod.stop_app, stepmod.current_app
 M.run_template, M.route, M.apps = apps.run_template, apps.route, apps
 M.failure = failure
 
@@ -288,7 +296,7 @@ local globals = {
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
   "check_url", "run_template", "windows", "window", "frontmost", "a11y", "set_text",
-  "open_url", "current_url", "batch",
+  "open_url", "current_url", "batch", "launch_app", "stop_app", "current_app",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

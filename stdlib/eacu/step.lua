@@ -210,6 +210,7 @@ end
 --- "open_url" step. check_url's domain lists apply first (refused: a failure value "refused",
 --- before any request); the page's own navigations (links) pass them too. On a device with no
 --- page (an X11 screen) it fails with code "invalid": use require("browser").open(url) there.
+--- On an Android device (--device adb) the system opens it with the app it chooses (no load wait).
 function M.open_url(url, timeout)
   if type(url) ~= "string" or url == "" then
     error("open_url: expected a URL (a non-empty string), got " .. (type(url) == "string" and "\"\"" or type(url)), 2)
@@ -221,6 +222,39 @@ function M.open_url(url, timeout)
   if not ok then failure.raise(r, 2) end
   return r
 end
+
+--- launch_app(package) -> true: starts the app `package` ("com.example.chat") on a device with
+--- installed apps (--device adb: its launcher activity), as a recorded "launch_app" step.
+--- Fails with code "invalid" on other devices, "device" for a package that is not installed.
+function M.launch_app(package)
+  if type(package) ~= "string" or package == "" then
+    error("launch_app: expected a package name (\"com.example.app\"), got " .. type(package), 2)
+  end
+  local ok, r = pcall(steps.launch_app, package)
+  if not ok then failure.raise(r, 2) end
+  return r
+end
+
+--- stop_app(package) -> true: stops the app `package` (Android: am force-stop), a recorded step.
+function M.stop_app(package)
+  if type(package) ~= "string" or package == "" then
+    error("stop_app: expected a package name (\"com.example.app\"), got " .. type(package), 2)
+  end
+  local ok, r = pcall(steps.stop_app, package)
+  if not ok then failure.raise(r, 2) end
+  return r
+end
+
+--- current_app() -> "package/activity" of the app in front ("" when none), and its package
+--- (a recorded "current_app" step; devices with installed apps only).
+function M.current_app()
+  local ok, r = pcall(steps.current_app)
+  if not ok then failure.raise(r, 2) end
+  return r, (r:match("^([^/]+)/") or "")
+end
+
+--- has_apps() -> true on a device with installed apps (Android through adb).
+function M.has_apps() return steps.has_apps() end
 
 --- current_url() -> string: the URL of the browser device's page (a recorded "current_url" step).
 function M.current_url()

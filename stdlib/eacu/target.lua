@@ -15,7 +15,7 @@ local M = {}
 -- What a target table may hold besides the verb's per-call options, in the order error
 -- messages list them.
 M.FIELDS = { "image", "text", "threshold", "region", "offset", "lang", "window", "raise", "focus",
-  "role", "name", "press", "right_of", "left_of", "above", "below", "near", "inside", "kind", "nth" }
+  "role", "name", "resource_id", "press", "right_of", "left_of", "above", "below", "near", "inside", "kind", "nth" }
 
 -- The fields of a relative target holding its anchor (any target), as runtime/task/RelativeTarget.h.
 M.RELATIONS = { "right_of", "left_of", "above", "below", "near", "inside" }
@@ -123,7 +123,7 @@ end
 ---   "name" or "path.png"            -> the string (asset name/alias, then image path)
 ---   "text:Library Reference"        -> the string (a phrase read by OCR)
 ---   "a11y:OK"                       -> the string (an element of the accessibility tree by name)
----   {role=, name=, press=}          -> the table (the accessibility tree; press = true calls
+---   {role=, name=, resource_id=, press=} -> the table (the accessibility tree; press = true calls
 ---                                      the element's action instead of clicking its centre)
 ---   {text=..., threshold=, region=, lang=} -> the table (OCR; fuzzy above threshold 0.8)
 ---   {image=..., threshold=, region=, offset=} / {"name", ...} -> the table
@@ -190,10 +190,10 @@ function M.plain(t, fname, level, in_step)
       end
     end
     if out.image or out.text or type(out[1]) == "string" or (out.x ~= nil and out.y ~= nil) then return out, opts end
-    if out.role ~= nil or out.name ~= nil then return out, opts end
+    if out.role ~= nil or out.name ~= nil or out.resource_id ~= nil then return out, opts end
   end
-  error(string.format("%s: expected a target (asset name, image path, \"text:...\", \"a11y:...\", {image=...}, {text=...}, {role=, name=}, {x=, y=} or a Match), got %s",
-    fname, kind == "table" and "a table without image, text, role/name or x/y" or kind), level)
+  error(string.format("%s: expected a target (asset name, image path, \"text:...\", \"a11y:...\", {image=...}, {text=...}, {role=, name=}, {resource_id=}, {x=, y=} or a Match), got %s",
+    fname, kind == "table" and "a table without image, text, role/name/resource_id or x/y" or kind), level)
 end
 
 -- The verb's options: `opts` (not changed) with the per-call options of the target table

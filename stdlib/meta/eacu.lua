@@ -181,7 +181,8 @@ function check_url(url) end
 ---first: refused, it raises an `EacuError` with code "refused" before any request. The page's
 ---own navigations (links) pass the same lists; a refused one fails the step that caused it or
 ---the next. On a device with no page (an X11 screen) it raises code "invalid": use the browser
----app module there (`require("browser").open(url)`).
+---app module there (`require("browser").open(url)`). On an Android device (--device adb) the
+---system opens it with the app it chooses (no load wait).
 ---@param url string
 ---@param timeout? number seconds for the load (default 30)
 ---@return true
@@ -190,6 +191,24 @@ function open_url(url, timeout) end
 ---The URL of the browser device's page (a recorded "current_url" step).
 ---@return string url
 function current_url() end
+
+---Starts the app `package` ("com.example.chat") on a device with installed apps (--device adb:
+---its launcher activity), a recorded "launch_app" step. Raises code "invalid" on other
+---devices, "device" for a package that is not installed. `launch(package)` does the same there.
+---@param package string
+---@return true
+function launch_app(package) end
+
+---Stops the app `package` (Android: am force-stop), a recorded "stop_app" step.
+---@param package string
+---@return true
+function stop_app(package) end
+
+---The app in front on a device with installed apps: "package/activity" ("" when none) and its
+---package (a recorded "current_app" step).
+---@return string activity
+---@return string package
+function current_app() end
 
 ---A short-lived outline on the real screen around a Match, a box or a target (located first,
 ---one look), without blocking (X11; in `eacu run` scripts it needs the host to register
@@ -334,6 +353,9 @@ eacu.ask_user = ask_user
 eacu.check_url = check_url
 eacu.open_url = open_url
 eacu.current_url = current_url
+eacu.launch_app = launch_app
+eacu.stop_app = stop_app
+eacu.current_app = current_app
 eacu.highlight = highlight
 eacu.step = step
 eacu.on_blocker = on_blocker

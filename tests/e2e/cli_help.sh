@@ -16,7 +16,7 @@ call() {
   out=$(cat "$OUT/stdout"); err=$(cat "$OUT/stderr")
 }
 
-commands="run runs show report replay frames repl locate bench help version"
+commands="run runs show report replay frames repl locate bench devices help version"
 
 # eacu --help (and -h, and help alone): every command with its synopsis, exit 0.
 call --help

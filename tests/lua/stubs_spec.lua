@@ -25,7 +25,7 @@ local stubbed_modules = { "eacu.model", "eacu.apps", "eacu.pretty", "eacu.match"
 -- eacu.* modules scripts do not use directly: each function must be reachable (the same
 -- function) from a stubbed global or eacu member, or be listed here as internal.
 local internal_modules = {
-  ["eacu.step"] = { json = "run-log JSON for the step rows" },  -- its API is the globals step, on_blocker, ...
+  ["eacu.step"] = { json = "run-log JSON for the step rows", has_apps = "launch(cmd): whether cmd is an app's package" },  -- its API is the globals step, on_blocker, ...
   ["eacu.target"] = { normalize = "target normalization for the native module", plain = "normalize without window options",
     check_fields = "the unknown-field error of target tables and set_text" },
   ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)" },

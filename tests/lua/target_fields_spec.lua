@@ -6,7 +6,7 @@ local spec = require "spec"
 local check, error_of, has, expect_has = spec.check, spec.error_of, spec.has, spec.expect_has
 local target = require "eacu.target"
 
-local known = "(known: image, text, threshold, region, offset, lang, window, raise, focus, role, name, press, " ..
+local known = "(known: image, text, threshold, region, offset, lang, window, raise, focus, role, name, resource_id, press, " ..
   "right_of, left_of, above, below, near, inside, kind, nth, "
 
 -- Unknown fields, named with the known ones, for every verb.
@@ -34,7 +34,7 @@ expect_has(error_of(step, { tap = { image = "1", timeout = 1 } }), "tap: timeout
 expect_has(error_of(step, { tap = { dynamic = "the 1 key", timeout = 1 } }), "tap: timeout is an option of the step, not of its target", "step: a dynamic target's timeout belongs to the step")
 expect_has(error_of(step, { wait = "1", fallback = { tap = { image = "2", bad = 1 } } }), 'tap: unknown target field "bad"', "step fallback")
 expect_has(error_of(on_blocker, "popup", { dismiss = { image = "1", nme = "x" } }), 'on_blocker: unknown target field "nme"', "on_blocker dismiss")
-expect_has(error_of(set_text, { name = "Name", txt = "x" }), 'set_text: unknown field "txt" (did you mean "text"?) (known: name, text, role, timeout, label)', "set_text")
+expect_has(error_of(set_text, { name = "Name", txt = "x" }), 'set_text: unknown field "txt" (did you mean "text"?) (known: name, text, role, resource_id, timeout, label)', "set_text")
 expect_has(error_of(tap, { dynamic = "the OK button", treshold = 0.5 }), 'tap: unknown dynamic target field "treshold" (known: dynamic, provider, timeout, button)', "dynamic tap")
 expect_has(error_of(wait, { dynamic = "the OK button", timout = 1 }), 'wait: unknown dynamic target field "timout" (did you mean "timeout"?) (known: dynamic, provider, timeout)', "dynamic wait")
 expect_has(error_of(locate, { dynamic = "the OK button", timeout = 1 }, 2), "locate: timeout is given twice, 1 in the target table and 2 in the options", "dynamic conflict")

@@ -92,9 +92,9 @@ TEST_CASE("specForRecordedDevice: a chromium run's device opens again", "[device
 }
 
 TEST_CASE("parseDeviceSpec: errors say what was expected and what came", "[device]") {
-    CHECK(specError("foo") == "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got \"foo\"");
+    CHECK(specError("foo") == "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL], got \"foo\"");
     for (const char* bad : {"99", ":", ":x", ":1.", "virtualx", "image", "host name:1", ":1:2x"})
-        CHECK_THAT(specError(bad), Catch::StartsWith("device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT"));
+        CHECK_THAT(specError(bad), Catch::StartsWith("device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL]"));
     CHECK(specError("virtual:80") ==
           "device \"virtual:80\": virtual:WxH expects a size like 1280x800 (each side at least 64 "
           "pixels), got \"80\"");
@@ -115,7 +115,7 @@ TEST_CASE("openDevice: an image device, no display", "[device]") {
     CHECK(f.width() > 0);
 
     CHECK_THROWS_AS(openDevice(std::string("image:") + EACU_FIXTURES + "/missing.png"), DeviceError);
-    CHECK_THROWS_WITH(openDevice("bogus"), "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]] or cdp:http://HOST:PORT, got \"bogus\"");
+    CHECK_THROWS_WITH(openDevice("bogus"), "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL], got \"bogus\"");
 }
 
 TEST_CASE("openDevice: $DISPLAY unset", "[device]") {

@@ -1,0 +1,99 @@
+#include "device/adb/AdbAccessibility.h"
+
+#include <thread>
+
+#include "base/Clock.h"
+#include "base/Utf8.h"
+#include "device/adb/AdbDevice.h"
+#include "device/adb/UiautomatorXml.h"
+
+namespace eacu {
+
+namespace {
+constexpr const char* kDumpPath = "/sdcard/eacu_window_dump.xml";
+}
+
+AdbAccessibility::AdbAccessibility(AdbDevice& device, double retry_seconds)
+    : device_(device), retry_seconds_(retry_seconds) {}
+
+A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
+    const std::string& serial = device_.client().serial();
+    double deadline = monotonicSeconds() + retry_seconds_;
+    std::string last;
+    for (int attempt = 1;; ++attempt) {
+        AdbShellResult r = device_.client().shell(std::string("uiautomator dump ") + kDumpPath, 30);
+        last = r.out + r.err;
+        while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ')) last.pop_back();
+        if (last.find("dumped to") != std::string::npos) break;
+        if (monotonicSeconds() >= deadline)
+            throw DeviceError("adb " + serial + ": uiautomator dump gave no tree after " + std::to_string(attempt) +
+                              " attempts in " + std::to_string(static_cast<int>(retry_seconds_)) + " s: \"" +
+                              clipUtf8(last, 200) + "\"" +
+                              (last.find("idle state") != std::string::npos
+                                   ? " (the screen kept animating; uiautomator waits for it to be idle)"
+                                   : ""));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    last_dump_ = device_.client().pull(kDumpPath, 30);
+    try {
+        return parseUiautomatorXml(last_dump_, scope);
+    } catch (const std::runtime_error& e) {
+        throw DeviceError("adb " + serial + ": " + e.what());
+    }
+}
+
+const A11yElement& AdbAccessibility::current(const A11yElement& element, A11yElement& fresh) {
+    fresh = snapshot();
+    const A11yElement* e = &fresh;
+    for (int i : element.path) {
+        if (i < 0 || static_cast<size_t>(i) >= e->children.size()) {
+            e = nullptr;
+            break;
+        }
+        e = &e->children[static_cast<size_t>(i)];
+    }
+    if (!e || e->role != element.role || e->name != element.name)
+        throw DeviceError("adb " + device_.client().serial() + ": " + element.role + " \"" + element.name +
+                          "\" is gone (the screen changed)" +
+                          (e ? ": there is now " + e->role + " \"" + e->name + "\"" : std::string()));
+    return *e;
+}
+
+void AdbAccessibility::doAction(const A11yElement& element, const std::string& action) {
+    A11yElement fresh;
+    const A11yElement& e = current(element, fresh);
+    bool has = false;
+    std::string list;
+    for (const auto& a : e.actions) {
+        has = has || a == action;
+        list += (list.empty() ? "" : ", ") + a;
+    }
+    if (!has || action == "scroll")
+        throw DeviceError("adb " + device_.client().serial() + ": " + e.role + " \"" + e.name + "\": expected one of " +
+                          "its actions (" + (list.empty() ? "none" : list) + "; scroll is done with scroll()), got \"" +
+                          action + "\"");
+    Point c{e.bounds.x + e.bounds.w / 2, e.bounds.y + e.bounds.h / 2};
+    std::string xy = std::to_string(c.x) + " " + std::to_string(c.y);
+    if (action == "click") device_.run("input tap " + xy);
+    else device_.run("input swipe " + xy + " " + xy + " 700");
+}
+
+void AdbAccessibility::setText(const A11yElement& element, const std::string& utf8) {
+    A11yElement fresh;
+    const A11yElement& e = current(element, fresh);
+    if (!e.editable_text)
+        throw DeviceError("adb " + device_.client().serial() + ": " + e.role + " \"" + e.name +
+                          "\": expected an editable text field (EditText), got class role " + e.role);
+    Point c{e.bounds.x + e.bounds.w / 2, e.bounds.y + e.bounds.h / 2};
+    device_.run("input tap " + std::to_string(c.x) + " " + std::to_string(c.y));
+    // Its text is the name (a hint shows there too when it is empty: deleting it is harmless).
+    size_t n = decodeUtf8(e.name).size();
+    if (n > 0) {
+        std::string line = "input keyevent 123";  // MOVE_END
+        for (size_t i = 0; i < n; ++i) line += " 67";  // DEL
+        device_.run(line);
+    }
+    if (!utf8.empty()) device_.typeText(utf8);
+}
+
+}  // namespace eacu

@@ -1,0 +1,300 @@
+#include "device/adb/AdbDevice.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "base/Base64.h"
+#include "base/Clock.h"
+#include "base/ImageDecode.h"
+#include "base/Utf8.h"
+#include "device/adb/AdbAccessibility.h"
+#include "device/adb/AdbKeys.h"
+
+namespace eacu {
+
+namespace {
+
+constexpr const char* kAdbKeyboard = "com.android.adbkeyboard/.AdbIME";
+constexpr const char* kInfoCommand =
+    "getprop ro.build.version.sdk; getprop ro.product.model; wm size; wm density; "
+    "dumpsys input | grep -m1 SurfaceOrientation";
+
+// The value after `label` ("Physical size: 1080x2400"), the override's when there is one.
+std::string lastValue(const std::string& text, const std::string& physical, const std::string& override_label) {
+    std::string v;
+    for (const std::string& label : {physical, override_label}) {
+        size_t at = text.find(label);
+        if (at == std::string::npos) continue;
+        size_t end = text.find('\n', at);
+        v = text.substr(at + label.size(), end == std::string::npos ? std::string::npos : end - at - label.size());
+        while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
+        while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+    }
+    return v;
+}
+
+}  // namespace
+
+AndroidInfo parseAndroidInfo(const std::string& out, const std::string& serial) {
+    AndroidInfo info;
+    std::istringstream in(out);
+    std::string sdk, model;
+    std::getline(in, sdk);
+    std::getline(in, model);
+    info.sdk = std::atoi(sdk.c_str());
+    while (!model.empty() && (model.back() == '\r' || model.back() == ' ')) model.pop_back();
+    info.model = model;
+    std::string size = lastValue(out, "Physical size:", "Override size:");
+    int w = 0, h = 0;
+    if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0)
+        throw DeviceError("adb " + serial + ": expected the screen size (\"Physical size: WxH\") in `wm size`, got \"" +
+                          out + "\"");
+    std::string density = lastValue(out, "Physical density:", "Override density:");
+    info.density = std::max(1, std::atoi(density.c_str()));
+    if (density.empty()) info.density = 160;
+    std::smatch m;
+    static const std::regex orientation("SurfaceOrientation: *([0-3])");
+    if (std::regex_search(out, m, orientation)) info.rotation = std::stoi(m[1]);
+    info.size = info.rotation % 2 ? Size{h, w} : Size{w, h};
+    return info;
+}
+
+AdbDevice::AdbDevice(AdbClient client) : client_(std::move(client)), shell_(client_) {}
+
+std::unique_ptr<AdbDevice> AdbDevice::open(const std::string& serial, int port) {
+    std::string s = serial;
+    if (s.empty()) {
+        std::vector<AdbDeviceInfo> all = listAdbDevices(port);
+        if (all.size() != 1) {
+            std::string list;
+            for (const auto& d : all) list += (list.empty() ? "" : ", ") + d.serial + " (" + d.state + ")";
+            throw DeviceError(std::string("adb: expected exactly one device, got ") + std::to_string(all.size()) +
+                              (all.empty() ? " (connect one, or `adb connect HOST:PORT`)" : ": " + list +
+                                                                                       "; name one with adb:SERIAL"));
+        }
+        s = all[0].serial;
+    }
+    std::unique_ptr<AdbDevice> d(new AdbDevice(AdbClient(s, port)));
+    d->readInfo();
+    return d;
+}
+
+AdbDevice::~AdbDevice() {
+    if (previous_ime_.empty()) return;
+    try {
+        shell_.run("ime set " + shellQuote(previous_ime_), 5);
+    } catch (const std::exception&) {
+        // The device is gone: nothing to restore.
+    }
+}
+
+std::string AdbDevice::run(const std::string& command, double timeout) {
+    AdbShellResult r = shell_.run(command, timeout);
+    if (r.exit_code != 0)
+        throw DeviceError("adb " + client_.serial() + ": `" + command + "` exited with status " +
+                          std::to_string(r.exit_code) + (r.err.empty() ? "" : ": " + r.err) +
+                          (r.err.empty() && !r.out.empty() ? ": " + r.out : ""));
+    return r.out;
+}
+
+void AdbDevice::readInfo() { info_ = parseAndroidInfo(shell_.run(kInfoCommand).out, client_.serial()); }
+
+std::string AdbDevice::describe() const {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", scaleFactor());
+    return "adb " + client_.serial() + " " + (info_.model.empty() ? "android" : info_.model) + " " +
+           std::to_string(info_.size.w) + "x" + std::to_string(info_.size.h) + "@" + scale + " (sdk " +
+           std::to_string(info_.sdk) + ")";
+}
+
+Frame AdbDevice::decodeRaw(const std::string& bytes) {
+    if (bytes.size() < 12) return {};
+    uint32_t w = AdbConnection::le32(bytes.data()), h = AdbConnection::le32(bytes.data() + 4);
+    uint32_t format = AdbConnection::le32(bytes.data() + 8);
+    uint64_t pixels = uint64_t(w) * h * 4;
+    if (w == 0 || h == 0 || w > 16384 || h > 16384 || bytes.size() < pixels) return {};
+    uint64_t header = bytes.size() - pixels;
+    if ((header != 12 && header != 16) || (format != 1 && format != 2)) return {};  // RGBA_8888, RGBX_8888
+    cv::Mat rgba(static_cast<int>(h), static_cast<int>(w), CV_8UC4, const_cast<char*>(bytes.data() + header));
+    Frame f;
+    cv::cvtColor(rgba, f.bgr, cv::COLOR_RGBA2BGR);
+    return f;
+}
+
+Frame AdbDevice::capture() {
+    Frame f;
+    if (raw_capture_) {
+        f = decodeRaw(client_.exec("screencap", 20));
+        if (f.empty()) raw_capture_ = false;  // an unknown pixel format: PNG from now on
+    }
+    if (f.empty()) {
+        std::string png = client_.exec("screencap -p", 30);
+        try {
+            f.bgr = decodeImage(std::vector<unsigned char>(png.begin(), png.end()), cv::IMREAD_COLOR);
+        } catch (const std::exception& e) {
+            throw DeviceError("adb " + client_.serial() + ": screencap gave no image (" + e.what() + ")");
+        }
+    }
+    f.timestamp = wallSeconds();
+    f.monotonic = monotonicSeconds();
+    if (f.width() != info_.size.w || f.height() != info_.size.h) readInfo();
+    f.scale = scaleFactor();
+    cv::Mat gray;
+    cv::cvtColor(f.bgr, gray, cv::COLOR_BGR2GRAY);
+    double mx = 0;
+    cv::minMaxLoc(gray, nullptr, &mx);
+    black_note_ = mx < 8 ? "adb " + client_.serial() +
+                               ": the screen captured all black: a window with FLAG_SECURE (a password or payment "
+                               "screen) captures black while its element tree still reads; use tree targets there"
+                         : "";
+    return f;
+}
+
+void AdbDevice::click(MouseButton button, int count) {
+    std::string tap = "input tap " + std::to_string(cursor_.x) + " " + std::to_string(cursor_.y);
+    if (button == MouseButton::Right) {
+        swipe(cursor_, cursor_, 700);
+        return;
+    }
+    std::string line = tap;
+    for (int i = 1; i < count; ++i) line += "; " + tap;
+    run(line);
+}
+
+void AdbDevice::swipe(Point from, Point to, int ms) {
+    run("input swipe " + std::to_string(from.x) + " " + std::to_string(from.y) + " " + std::to_string(to.x) + " " +
+        std::to_string(to.y) + " " + std::to_string(std::max(1, ms)));
+}
+
+void AdbDevice::press(MouseButton) {
+    pressed_at_ = cursor_;
+    pressed_time_ = monotonicSeconds();
+}
+
+void AdbDevice::release(MouseButton button) {
+    if (pressed_time_ < 0) return;
+    int ms = static_cast<int>((monotonicSeconds() - pressed_time_) * 1000);
+    pressed_time_ = -1;
+    bool moved = std::abs(cursor_.x - pressed_at_.x) > 2 || std::abs(cursor_.y - pressed_at_.y) > 2;
+    if (moved) swipe(pressed_at_, cursor_, std::clamp(ms, 100, 5000));
+    else if (ms >= 500) swipe(pressed_at_, pressed_at_, std::min(ms, 5000));
+    else {
+        Point keep = cursor_;
+        cursor_ = pressed_at_;
+        click(MouseButton::Left, 1);
+        cursor_ = keep;
+    }
+}
+
+void AdbDevice::scroll(int dx, int dy) {
+    int step_y = info_.size.h / 8, step_x = info_.size.w / 8;
+    auto clampX = [&](int x) { return std::clamp(x, 1, std::max(1, info_.size.w - 2)); };
+    auto clampY = [&](int y) { return std::clamp(y, 1, std::max(1, info_.size.h - 2)); };
+    // Scrolling down moves the content up: the finger goes up.
+    Point to{clampX(cursor_.x - dx * step_x), clampY(cursor_.y - dy * step_y)};
+    swipe(cursor_, to, 300);
+}
+
+void AdbDevice::typeText(const std::string& utf8) {
+    decodeUtf8(utf8);  // std::invalid_argument on invalid UTF-8
+    if (isTypableAscii(utf8)) {
+        for (const std::string& c : asciiTextCommands(utf8)) run(c);
+        return;
+    }
+    if (previous_ime_.empty()) {
+        std::string list = shell_.run("ime list -s").out;
+        if (list.find(kAdbKeyboard) == std::string::npos)
+            throw DeviceError("adb " + client_.serial() + ": typing non-ASCII text needs the ADBKeyBoard IME (" +
+                              kAdbKeyboard + ", github.com/senzhk/ADBKeyBoard): install it and enable it with `adb "
+                              "shell ime enable " + kAdbKeyboard + "` (`input text` types ASCII only)");
+        std::string current = run("settings get secure default_input_method");
+        while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) current.pop_back();
+        if (current != kAdbKeyboard) run(std::string("ime set ") + kAdbKeyboard);
+        previous_ime_ = current.empty() || current == "null" ? kAdbKeyboard : current;
+    }
+    run("am broadcast -a ADB_INPUT_B64 --es msg " + shellQuote(base64Encode(utf8)));
+}
+
+void AdbDevice::checkKeys(const std::vector<Key>& keys) const {
+    for (const Key& k : keys) androidKeyCode(k);
+}
+
+void AdbDevice::keyCombo(const std::vector<Key>& keys) {
+    std::vector<std::string> codes;
+    for (const Key& k : keys) codes.push_back(androidKeyCode(k));
+    if (codes.empty()) return;
+    if (keys.size() == 1 && needsShift(keys[0])) {
+        // An upper-case letter alone: typed (a Shift combination needs `input keycombination`).
+        run("input text " + std::string(1, static_cast<char>(keys[0].codepoint)));
+        return;
+    }
+    if (codes.size() == 1) {
+        run("input keyevent " + codes[0]);
+        return;
+    }
+    if (info_.sdk > 0 && info_.sdk < 33)
+        throw DeviceError("adb " + client_.serial() + ": a key combination needs Android 13 (`input " +
+                          "keycombination`, SDK 33); this device has SDK " + std::to_string(info_.sdk));
+    std::string line = "input keycombination";
+    for (const auto& c : codes) line += " " + c;
+    run(line);
+}
+
+void AdbDevice::keyDown(const Key& key) {
+    throw DeviceError("adb " + client_.serial() + ": cannot hold " + describeKey(key) +
+                      " down: Android's `input` has no separate key down and up (use key() for a combination)");
+}
+
+void AdbDevice::keyUp(const Key& key) { keyDown(key); }
+
+Accessibility& AdbDevice::accessibility() {
+    if (!a11y_) a11y_ = std::make_unique<AdbAccessibility>(*this);
+    return *a11y_;
+}
+
+namespace {
+// A package name as Android allows it: letters, digits, '_' and '.', starting with a letter.
+void checkPackage(const std::string& serial, const std::string& package) {
+    bool ok = !package.empty() && std::isalpha(static_cast<unsigned char>(package[0]));
+    for (char c : package) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
+    if (!ok)
+        throw DeviceError("adb " + serial + ": expected an app's package name (\"com.example.app\"), got \"" +
+                          package + "\"");
+}
+}  // namespace
+
+void AdbDevice::launchApp(const std::string& package) {
+    checkPackage(client_.serial(), package);
+    AdbShellResult r = shell_.run("monkey -p " + package + " -c android.intent.category.LAUNCHER 1");
+    if (r.exit_code != 0 || r.out.find("No activities found") != std::string::npos ||
+        r.err.find("No activities found") != std::string::npos)
+        throw DeviceError("adb " + client_.serial() + ": cannot launch \"" + package +
+                          "\": no launcher activity of that package is installed (" + r.err + r.out + ")");
+}
+
+void AdbDevice::stopApp(const std::string& package) {
+    checkPackage(client_.serial(), package);
+    run("am force-stop " + package);
+}
+
+std::string AdbDevice::currentApp() {
+    std::string out = shell_.run("dumpsys window | grep -m1 mCurrentFocus").out;
+    // mCurrentFocus=Window{1a2b u0 com.example.chat/com.example.chat.MainActivity}
+    static const std::regex focus(R"(([A-Za-z][\w.]*/[\w.$]+)\})");
+    std::smatch m;
+    return std::regex_search(out, m, focus) ? m[1].str() : "";
+}
+
+void AdbDevice::openUrl(const std::string& url) {
+    run("am start -a android.intent.action.VIEW -d " + shellQuote(url));
+}
+
+}  // namespace eacu

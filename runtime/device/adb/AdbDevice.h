@@ -1,0 +1,116 @@
+// An Android phone or emulator through the adb server: screencap frames are the screen, `input`
+// commands through one long-lived shell are the input, `uiautomator dump` is the element tree.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "device/AppControl.h"
+#include "device/Device.h"
+#include "device/adb/AdbClient.h"
+
+namespace eacu {
+
+class AdbAccessibility;
+
+/// What an Android device reports about its display (AdbDevice::readInfo).
+/// - `size`: the screen in physical pixels in the current orientation (wm size, its override
+///   when set, sides swapped for rotation 1 and 3); `density`: dpi (wm density, override first);
+///   `rotation`: 0..3 (quarter turns); `sdk`: ro.build.version.sdk; `model`: ro.product.model.
+struct AndroidInfo {
+    Size size;
+    int density = 160;
+    int rotation = 0;
+    int sdk = 0;
+    std::string model;
+};
+
+/// Parses the output of `getprop ro.build.version.sdk; getprop ro.product.model; wm size;
+/// wm density; dumpsys input | grep -m1 SurfaceOrientation`. Throws DeviceError naming what is
+/// missing ("no screen size in `wm size`: ...").
+AndroidInfo parseAndroidInfo(const std::string& output, const std::string& serial);
+
+/// A Device on the Android device `serial` (as `adb devices` lists it) through the adb server
+/// on `port` ($ANDROID_ADB_SERVER_PORT or 5037).
+///
+/// capture(): `exec:screencap` raw (u32 LE width, height, format, then a colour-space u32 on
+/// newer builds: the header's size is the length minus width × height × 4), `screencap -p` (PNG)
+/// when raw does not decode. An all-black frame is remembered (captureNote()): a window with
+/// FLAG_SECURE captures black. A frame whose size differs from the last re-reads the display
+/// (rotation, wm size) and the density.
+/// Input: `input tap|swipe|keyevent|keycombination|text` through one long-lived shell; the pointer
+/// is virtual (move() only sets where the next touch lands). click(Left) taps, count 2 taps twice
+/// in one command line, click(Right) is a long press (700 ms); press()/release() make one touch:
+/// a tap, a long press when held ≥ 500 ms, or a swipe from the press point to the release point
+/// over the time held (a drag). scroll() swipes from the pointer, an eighth of the screen's
+/// height (or width) per wheel click. typeText(): ASCII through `input text`; any other text
+/// through the ADBKeyBoard IME (com.android.adbkeyboard/.AdbIME: selected on first use, the
+/// previous IME restored when the device closes) with `am broadcast -a ADB_INPUT_B64`; without
+/// ADBKeyBoard installed it throws DeviceError naming it. keyDown()/keyUp() throw DeviceError:
+/// `input` has no separate key down and up.
+/// Apps (AppControl): `monkey -p PKG -c android.intent.category.LAUNCHER 1`, `am force-stop`,
+/// the focused window of `dumpsys window`, `am start -a android.intent.action.VIEW -d URL`.
+/// Errors are DeviceError("adb SERIAL: ..."), e.g. when the device goes away.
+class AdbDevice final : public Device, public AppControl {
+public:
+    /// Opens `serial` ("" for the only device adb knows: DeviceError when there are none or
+    /// several, listing them) and reads its display. Throws DeviceError when the server does
+    /// not answer, the device is offline or unauthorized (explained), or gone.
+    static std::unique_ptr<AdbDevice> open(const std::string& serial, int port = adbServerPort());
+    ~AdbDevice() override;
+
+    std::string describe() const override;
+    Size screenSize() const override { return info_.size; }
+    double scaleFactor() const override { return info_.density / 160.0; }
+    Frame capture() override;
+    void move(Point p) override { cursor_ = p; }
+    Point cursor() const override { return cursor_; }
+    void click(MouseButton button, int count = 1) override;
+    void press(MouseButton button) override;
+    void release(MouseButton button) override;
+    void scroll(int dx, int dy) override;
+    void typeText(const std::string& utf8) override;
+    void keyCombo(const std::vector<Key>& keys) override;
+    void checkKeys(const std::vector<Key>& keys) const override;
+    void keyDown(const Key& key) override;
+    void keyUp(const Key& key) override;
+    /// Nothing to wait for: every input already waited for its command's exit status.
+    void sync() override {}
+    Accessibility& accessibility() override;
+
+    // AppControl
+    void launchApp(const std::string& package) override;
+    void stopApp(const std::string& package) override;
+    std::string currentApp() override;
+    void openUrl(const std::string& url) override;
+
+    /// The display as read last (readInfo).
+    const AndroidInfo& info() const { return info_; }
+    /// Reads the display again (size, rotation, density, SDK, model).
+    void readInfo();
+    /// When the last frame was all black: a sentence saying so (a FLAG_SECURE window, e.g. a
+    /// password or payment screen, captures black while its element tree still reads); "" else.
+    std::string captureNote() const override { return black_note_; }
+    /// The client of the adb server for this device.
+    const AdbClient& client() const { return client_; }
+    /// Runs one command line in the input shell; throws DeviceError with its stderr when it
+    /// exits non-zero.
+    std::string run(const std::string& command, double timeout = 20);
+
+private:
+    explicit AdbDevice(AdbClient client);
+    Frame decodeRaw(const std::string& bytes);
+    void swipe(Point from, Point to, int ms);
+
+    AdbClient client_;
+    AdbShell shell_;
+    AndroidInfo info_;
+    Point cursor_{0, 0};
+    Point pressed_at_{0, 0};
+    double pressed_time_ = -1;  // monotonic seconds of press(), -1 when no touch is down
+    bool raw_capture_ = true;
+    std::string black_note_;
+    std::string previous_ime_;  // the IME to restore ("" while ADBKeyBoard was not selected)
+    std::unique_ptr<AdbAccessibility> a11y_;
+};
+
+}  // namespace eacu

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""A messenger-like app for the Android stand-in (standin.py): a contact list, a chat with a text
+field and a send button, drawn with Tk on the stand-in's own Xvfb at the phone's size.
+
+It is a real program: taps reach it as X pointer events (xdotool), the stand-in's screencap is
+a capture of its Xvfb. On stdin it takes JSON lines from the stand-in, each answered by one JSON
+line on stdout:
+  {"cmd": "dump", "rotation": R}  -> {"xml": "<hierarchy ...>"}: its widget tree as uiautomator XML
+  {"cmd": "commit", "text": T}    -> {"ok": true}: T inserted into the focused field (an IME's commit)
+  {"cmd": "back"} / {"cmd": "home"} -> {"ok": true}: Android's BACK (chat -> list) and HOME keys
+  {"cmd": "size", "w": W, "h": H} -> {"ok": true}: relayout at W x H (a rotation)
+  {"cmd": "screen"}               -> {"screen": "list" | "chat:NAME", "messages": [...]}
+"""
+import json
+import sys
+import tkinter as tk
+from xml.sax.saxutils import quoteattr
+
+PKG = "com.example.chat"
+CONTACTS = ["张三", "李四", "Alice"]
+CLASSES = {"Button": "android.widget.Button", "Entry": "android.widget.EditText",
+           "Label": "android.widget.TextView", "Frame": "android.widget.LinearLayout",
+           "Tk": "android.widget.FrameLayout"}
+
+
+class ChatApp:
+    def __init__(self, w, h):
+        self.root = tk.Tk(className="chatapp")
+        self.root.overrideredirect(True)
+        self.font = ("WenQuanYi Micro Hei", 30)
+        self.big = ("WenQuanYi Micro Hei", 40, "bold")
+        self.messages = {c: [] for c in CONTACTS}
+        self.ids = {}  # widget -> resource-id suffix
+        self.contact = None
+        self.resize(w, h)
+        self.show_list()
+        self.root.createfilehandler(sys.stdin, tk.READABLE, self.on_stdin)
+
+    def resize(self, w, h):
+        self.w, self.h = w, h
+        self.root.geometry(f"{w}x{h}+0+0")
+
+    def clear(self):
+        for c in self.root.winfo_children():
+            c.destroy()
+        self.ids = {}
+
+    def widget(self, cls, rid, **kw):
+        wdg = cls(self.root, **kw)
+        self.ids[wdg] = rid
+        return wdg
+
+    def show_list(self):
+        self.clear()
+        self.contact = None
+        self.widget(tk.Label, "title", text="Chats", font=self.big, bg="#2e7d32", fg="white").place(
+            x=0, y=0, width=self.w, height=160)
+        for i, name in enumerate(CONTACTS):
+            self.widget(tk.Button, f"contact_{i}", text=name, font=self.font, anchor="w", relief="flat",
+                        bg="white", command=lambda n=name: self.show_chat(n)).place(
+                x=0, y=180 + i * 200, width=self.w, height=180)
+        self.root.update_idletasks()
+
+    def show_chat(self, name):
+        self.clear()
+        self.contact = name
+        self.widget(tk.Button, "back", text="<", font=self.big, command=self.show_list).place(
+            x=0, y=0, width=160, height=160)
+        self.widget(tk.Label, "chat_title", text=name, font=self.big, bg="#2e7d32", fg="white").place(
+            x=160, y=0, width=self.w - 160, height=160)
+        for i, text in enumerate(self.messages[name][-8:]):
+            self.widget(tk.Label, f"message_{i}", text=text, font=self.font, bg="#dcf8c6", anchor="e").place(
+                x=self.w // 4, y=200 + i * 140, width=self.w * 3 // 4 - 20, height=120)
+        self.entry = self.widget(tk.Entry, "input", font=self.font)
+        self.entry.place(x=20, y=self.h - 200, width=self.w - 300, height=160)
+        self.widget(tk.Button, "send", text="发送", font=self.font, bg="#2e7d32", fg="white",
+                    command=self.send).place(x=self.w - 260, y=self.h - 200, width=240, height=160)
+        self.entry.focus_set()
+        self.root.update_idletasks()
+
+    def send(self):
+        text = self.entry.get()
+        if text:
+            self.messages[self.contact].append(text)
+            self.show_chat(self.contact)
+
+    def node(self, wdg, index, rotation_attr=None):
+        cls = "android.widget.FrameLayout" if wdg is self.root else CLASSES.get(wdg.winfo_class(), "android.view.View")
+        x, y = wdg.winfo_rootx(), wdg.winfo_rooty()
+        bw, bh = wdg.winfo_width(), wdg.winfo_height()
+        text = ""
+        if isinstance(wdg, tk.Entry):
+            text = wdg.get()
+        elif isinstance(wdg, (tk.Button, tk.Label)):
+            text = wdg.cget("text")
+        rid = f"{PKG}:id/{self.ids[wdg]}" if wdg in self.ids else ""
+        focused = self.root.focus_get() is wdg
+        attrs = {
+            "index": index, "text": text, "resource-id": rid, "class": cls, "package": PKG,
+            "content-desc": "", "checkable": "false", "checked": "false",
+            "clickable": "true" if isinstance(wdg, (tk.Button, tk.Entry)) else "false",
+            "enabled": "true", "focusable": "true" if isinstance(wdg, (tk.Button, tk.Entry)) else "false",
+            "focused": "true" if focused else "false", "scrollable": "false", "long-clickable": "false",
+            "password": "false", "selected": "false", "bounds": f"[{x},{y}][{x + bw},{y + bh}]",
+        }
+        kids = "".join(self.node(c, i) for i, c in enumerate(w for w in wdg.winfo_children() if w.winfo_ismapped()))
+        a = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
+        return f"<node {a}>{kids}</node>" if kids else f"<node {a} />"
+
+    def dump(self, rotation):
+        self.root.update()
+        status = (f'<node index="0" text="" resource-id="com.android.systemui:id/status_bar" '
+                  f'class="android.widget.FrameLayout" package="com.android.systemui" content-desc="" '
+                  f'checkable="false" checked="false" clickable="false" enabled="true" focusable="false" '
+                  f'focused="false" scrollable="false" long-clickable="false" password="false" '
+                  f'selected="false" bounds="[0,0][{self.w},0]" />')
+        return (f"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"{rotation}\">"
+                f"{self.node(self.root, 0)}{status}</hierarchy>")
+
+    def on_stdin(self, *_):
+        line = sys.stdin.readline()
+        if not line:
+            self.root.destroy()
+            return
+        req = json.loads(line)
+        cmd = req["cmd"]
+        if cmd == "dump":
+            out = {"xml": self.dump(req.get("rotation", 0))}
+        elif cmd == "commit":
+            focus = self.root.focus_get()
+            if isinstance(focus, tk.Entry):
+                focus.insert("insert", req["text"])
+            out = {"ok": isinstance(focus, tk.Entry)}
+        elif cmd in ("back", "home"):
+            self.show_list()
+            out = {"ok": True}
+        elif cmd == "size":
+            self.resize(req["w"], req["h"])
+            self.show_chat(self.contact) if self.contact else self.show_list()
+            out = {"ok": True}
+        elif cmd == "screen":
+            out = {"screen": f"chat:{self.contact}" if self.contact else "list",
+                   "messages": self.messages[self.contact] if self.contact else []}
+        else:
+            out = {"error": f"unknown command {cmd}"}
+        self.root.update()
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    ChatApp(int(sys.argv[1]), int(sys.argv[2])).root.mainloop()

@@ -1,0 +1,628 @@
+#!/usr/bin/env python3
+"""A stand-in Android device for eacu's tests: it speaks the DEVICE side of the ADB transport over
+TCP (AOSP packages/modules/adb protocol.txt: CNXN, OPEN, OKAY, WRTE, CLSE; no AUTH, as AOSP's own
+test_adb.py fake device; with --unauthorized it asks for AUTH and refuses every signature, as a
+phone whose debugging prompt was not accepted), so the real adb server reaches it with `adb -P PORT connect
+127.0.0.1:N`. Its screen is chat_app.py drawn on its own Xvfb: screencap captures that Xvfb
+(Xvfb's -fbdir XWD file), `input` goes to it with xdotool, `uiautomator dump` is the app's widget tree.
+
+Services: exec:CMD, shell:CMD, shell,v2,...:CMD (packets, and an interactive shell when CMD is
+empty), sync: (STAT, RECV, SEND, LIST, QUIT). Shell commands: echo, true, false, getprop, wm
+size|density, dumpsys input|window|display, grep -m1, settings get|put, ime list|set, screencap
+[-p], input tap|swipe|keyevent|keycombination|text, uiautomator dump, am start|force-stop|
+broadcast, monkey -p, pm list packages, cat, rm. Every command is logged (--log), one line each.
+
+Faults, through files in --control DIR (read at each command): `rotation` (0-3: the screen and the
+app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `idle_failures` (N:
+the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
+screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
+cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
+"""
+import argparse
+import base64
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zlib
+
+A_CNXN, A_OPEN, A_OKAY, A_CLSE, A_WRTE, A_AUTH = (
+    0x4E584E43, 0x4E45504F, 0x59414B4F, 0x45534C43, 0x45545257, 0x48545541)
+A_VERSION = 0x01000001
+MAX_DATA = 256 * 1024
+PKG = "com.example.chat"
+ADB_IME = "com.android.adbkeyboard/.AdbIME"
+LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
+# KEYCODE -> what reaches the app: an xdotool key name, or an app command.
+KEYS = {66: "Return", 67: "BackSpace", 112: "Delete", 61: "Tab", 62: "space", 19: "Up", 20: "Down",
+        21: "Left", 22: "Right", 122: "Home", 123: "End", 111: "Escape"}
+KEYS.update({7 + i: str(i) for i in range(10)})
+KEYS.update({29 + i: chr(ord("a") + i) for i in range(26)})
+APP_KEYS = {4: "back", 3: "home"}
+
+
+class Phone:
+    """The device's state: its app, display, files, settings and the command log."""
+
+    def __init__(self, args):
+        self.args = args
+        self.w, self.h = args.width, args.height
+        self.lock = threading.Lock()
+        self.files = {}
+        self.ime = LATIN_IME
+        self.log = open(args.log, "a", encoding="utf-8") if args.log else None
+        side = max(self.w, self.h)
+        r, wfd = os.pipe()
+        # -fbdir: the screen is also a memory-mapped XWD file there, read for each screencap.
+        self.fbdir = tempfile.mkdtemp(prefix="standin-fb-")
+        self.xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(wfd), "-screen", "0", f"{side}x{side}x24",
+                                      "-fbdir", self.fbdir, "-nolisten", "tcp"], pass_fds=[wfd],
+                                     stderr=subprocess.DEVNULL)
+        os.close(wfd)
+        num = b""
+        while not num.endswith(b"\n"):
+            c = os.read(r, 1)
+            if not c:
+                sys.exit("standin: Xvfb did not start")
+            num += c
+        os.close(r)
+        self.display = ":" + num.decode().strip()
+        self.env = dict(os.environ, DISPLAY=self.display)
+        self.app = None
+        self.start_app()
+        self.rotation = 0
+
+    def start_app(self):
+        if self.app and self.app.poll() is None:
+            return
+        self.app = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "chat_app.py"),
+                                     str(self.w), str(self.h)], env=self.env, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        self.app_call({"cmd": "screen"})
+
+    def stop_app(self):
+        if self.app and self.app.poll() is None:
+            self.app.stdin.close()
+            self.app.wait(10)
+        self.app = None
+
+    def app_call(self, req):
+        if not self.app:
+            return {}
+        self.app.stdin.write(json.dumps(req) + "\n")
+        self.app.stdin.flush()
+        return json.loads(self.app.stdout.readline())
+
+    def control(self, name):
+        if not self.args.control:
+            return None
+        try:
+            with open(os.path.join(self.args.control, name)) as f:
+                return f.read().strip()
+        except OSError:
+            return None
+
+    def take_control(self, name):
+        """Decrements a counter file; True while it was above 0."""
+        v = self.control(name)
+        if not v or int(v) <= 0:
+            return False
+        with open(os.path.join(self.args.control, name), "w") as f:
+            f.write(str(int(v) - 1))
+        return True
+
+    def screen_size(self):
+        return (self.h, self.w) if self.rotation % 2 else (self.w, self.h)
+
+    def apply_rotation(self):
+        r = int(self.control("rotation") or 0) % 4
+        if r != self.rotation:
+            self.rotation = r
+            w, h = self.screen_size()
+            self.app_call({"cmd": "size", "w": w, "h": h})
+
+    def xdotool(self, *words):
+        subprocess.run(["xdotool", *words], env=self.env, check=True)
+
+    # ---- screencap
+    def rgba(self):
+        w, h = self.screen_size()
+        if self.control("black") is not None:
+            return w, h, bytes(w * h * 4)
+        self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
+        with open(os.path.join(self.fbdir, "Xvfb_screen0"), "rb") as f:
+            xwd = f.read()
+        head = struct.unpack(">25I", xwd[:100])
+        header_size, ncolors, bpl, bpp = head[0], head[19], head[12], head[11]
+        if bpp != 32 or head[7] != 0:
+            raise RuntimeError(f"xwd: expected 32 bits per pixel LSB first, got {bpp}, byte order {head[7]}")
+        pixels = xwd[header_size + 12 * ncolors:]
+        rows = b"".join(pixels[y * bpl: y * bpl + w * 4] for y in range(h))
+        out = bytearray(len(rows))
+        out[0::4], out[1::4], out[2::4] = rows[2::4], rows[1::4], rows[0::4]
+        out[3::4] = b"\xff" * (w * h)
+        return w, h, bytes(out)
+
+    def screencap(self, png):
+        w, h, px = self.rgba()
+        if png:
+            return png_bytes(w, h, px)
+        head = struct.pack("<III", w, h, int(self.control("format") or 1))
+        if self.args.header == 16:
+            head += struct.pack("<I", 0)  # colour space: unknown
+        return head + px
+
+    # ---- the shell
+    def run_line(self, line, status):
+        """Runs one sh command line; returns (stdout bytes, stderr bytes, exit status)."""
+        line = line.replace("$?", str(status))
+        lex = shlex.shlex(line, posix=True, punctuation_chars=";|&")
+        lex.whitespace_split = True
+        out, err, st = b"", b"", 0
+        words, pipeline = [], []
+        tokens = list(lex) + [";"]
+        for t in tokens:
+            if t in (";", "&&"):
+                if words:
+                    pipeline.append(words)
+                if pipeline:
+                    data = b""
+                    for cmd in pipeline:
+                        data, e, st = self.command(cmd, data)
+                        err += e
+                    out += data
+                words, pipeline = [], []
+                if t == "&&" and st != 0:
+                    break
+            elif t == "|":
+                pipeline.append(words)
+                words = []
+            else:
+                words.append(t)
+        return out, err, st
+
+    def note(self, line):
+        if self.log:
+            self.log.write(line + "\n")
+            self.log.flush()
+
+    def command(self, argv, stdin):
+        self.note(" ".join(argv))
+        if self.control("drop") is not None:
+            raise ConnectionAbortedError("drop")
+        self.apply_rotation()
+        try:
+            return self.dispatch(argv, stdin)
+        except (IndexError, ValueError) as e:
+            return b"", f"{argv[0]}: bad arguments ({e})\n".encode(), 1
+
+    def dispatch(self, a, stdin):
+        ok = lambda text="": ((text + "\n").encode() if text else b"", b"", 0)
+        cmd = a[0]
+        if cmd == "echo":
+            return ok(" ".join(a[1:]))
+        if cmd in ("true", ":"):
+            return ok()
+        if cmd == "false":
+            return b"", b"", 1
+        if cmd == "getprop":
+            props = {"ro.build.version.sdk": str(self.args.sdk), "ro.product.model": "EacuStandIn",
+                     "ro.product.name": "standin", "ro.build.version.release": "11"}
+            return ok(props.get(a[1], "")) if len(a) > 1 else ok("\n".join(f"[{k}]: [{v}]" for k, v in props.items()))
+        if cmd == "grep":
+            pat = a[-1]
+            lines = [ln for ln in stdin.decode().splitlines() if pat in ln]
+            if "-m1" in a:
+                lines = lines[:1]
+            return ("".join(ln + "\n" for ln in lines)).encode(), b"", 0 if lines else 1
+        if cmd == "wm" and a[1] == "size":
+            return ok(f"Physical size: {self.w}x{self.h}")
+        if cmd == "wm" and a[1] == "density":
+            return ok(f"Physical density: {self.args.density}")
+        if cmd == "dumpsys":
+            what = a[1] if len(a) > 1 else ""
+            if what == "input":
+                return ok(f"INPUT MANAGER (dumpsys input)\n  Viewport: displayId=0\n    SurfaceOrientation: {self.rotation}")
+            if what == "window":
+                return ok(f"  mCurrentFocus=Window{{1a2b u0 {self.current_activity()}}}")
+            return ok(f"DUMP OF SERVICE {what}:")
+        if cmd == "settings":
+            if a[1] == "get" and a[3] == "default_input_method":
+                return ok(self.ime)
+            return ok("null") if a[1] == "get" else ok()
+        if cmd == "ime":
+            if a[1] == "list":
+                return ok(f"{ADB_IME}\n{LATIN_IME}" if self.args.adbkeyboard else LATIN_IME)
+            if a[1] == "set":
+                if a[2] == ADB_IME and not self.args.adbkeyboard:
+                    return b"", f"Unknown input method {a[2]} cannot be selected for user #0\n".encode(), 255
+                self.ime = a[2]
+                return ok(f"Input method {a[2]} selected for user #0")
+            return ok()
+        if cmd == "screencap":
+            data = self.screencap("-p" in a)
+            files = [x for x in a[1:] if not x.startswith("-")]
+            if files:
+                self.files[files[0]] = data
+                return b"", b"", 0
+            return data, b"", 0
+        if cmd == "input":
+            return self.input(a[1:])
+        if cmd == "uiautomator" and a[1] == "dump":
+            path = a[2] if len(a) > 2 else "/sdcard/window_dump.xml"
+            if self.take_control("idle_failures"):
+                return ok("ERROR: could not get idle state.")
+            self.files[path] = self.app_call({"cmd": "dump", "rotation": self.rotation}).get("xml", "").encode()
+            return ok(f"UI hierchary dumped to: {path}")
+        if cmd == "am":
+            return self.am(a[1:])
+        if cmd == "monkey":
+            pkg = a[a.index("-p") + 1]
+            if pkg != PKG:
+                return b"", b"** No activities found to run, monkey aborted.\n", 252
+            self.start_app()
+            return ok("Events injected: 1")
+        if cmd == "pm" and a[1:3] == ["list", "packages"]:
+            return ok(f"package:{PKG}\npackage:com.android.adbkeyboard")
+        if cmd == "cat":
+            if a[1] in self.files:
+                return self.files[a[1]], b"", 0
+            return b"", f"cat: {a[1]}: No such file or directory\n".encode(), 1
+        if cmd == "rm":
+            for p in a[1:]:
+                self.files.pop(p, None)
+            return ok()
+        return b"", f"/system/bin/sh: {cmd}: inaccessible or not found\n".encode(), 127
+
+    def current_activity(self):
+        return f"{PKG}/{PKG}.MainActivity" if self.app else "com.android.launcher3/.Launcher"
+
+    def input(self, a):
+        kind = a[0]
+        if kind == "tap":
+            x, y = int(float(a[1])), int(float(a[2]))
+            self.xdotool("mousemove", str(x), str(y), "click", "1")
+        elif kind == "swipe":
+            x1, y1, x2, y2 = (str(int(float(v))) for v in a[1:5])
+            self.xdotool("mousemove", x1, y1, "mousedown", "1", "mousemove", x2, y2, "mouseup", "1")
+        elif kind in ("keyevent", "keycombination"):
+            for code in a[1:]:
+                code = int(code) if code.isdigit() else code
+                if code in APP_KEYS:
+                    self.app_call({"cmd": APP_KEYS[code]})
+                elif code in KEYS:
+                    self.xdotool("key", KEYS[code])
+                else:
+                    return b"", f"Error: unknown key code {code}\n".encode(), 1
+        elif kind == "text":
+            text = a[1].replace("%s", " ")
+            if any(ord(c) > 126 for c in text):
+                return b"", b"Exception occurred while executing 'text': characters outside ASCII\n", 1
+            self.xdotool("type", "--delay", "0", "--", text)
+        else:
+            return b"", f"Error: Unknown command: {kind}\n".encode(), 1
+        return b"", b"", 0
+
+    def am(self, a):
+        ok = lambda text: ((text + "\n").encode(), b"", 0)
+        if a[0] == "force-stop":
+            if a[1] == PKG:
+                self.stop_app()
+            return b"", b"", 0
+        if a[0] == "start":
+            if "-d" in a:
+                return ok(f"Starting: Intent {{ act=android.intent.action.VIEW dat={a[a.index('-d') + 1]} }}")
+            if "-n" in a and a[a.index("-n") + 1].split("/")[0] == PKG:
+                self.start_app()
+                return ok(f"Starting: Intent {{ cmp={a[a.index('-n') + 1]} }}")
+            return b"", b"Error: Activity not started, unable to resolve Intent\n", 1
+        if a[0] == "broadcast":
+            action = a[a.index("-a") + 1]
+            if action == "ADB_INPUT_B64" and self.ime == ADB_IME:
+                text = base64.b64decode(a[a.index("msg") + 1]).decode("utf-8")
+                self.app_call({"cmd": "commit", "text": text})
+            return ok(f"Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0")
+        return b"", f"Unknown command: {a[0]}\n".encode(), 1
+
+
+class Stream:
+    """One OPENed service: the host's writes arrive through feed(); write() sends WRTE packets,
+    each waiting for the host's OKAY."""
+
+    def __init__(self, conn, local, remote):
+        self.conn, self.local, self.remote = conn, local, remote
+        self.buf = b""
+        self.cv = threading.Condition()
+        self.acked = True
+        self.closed = False
+
+    def feed(self, data):
+        with self.cv:
+            self.buf += data
+            self.cv.notify_all()
+
+    def read(self, n):
+        """Exactly n bytes; None when the stream closed first."""
+        with self.cv:
+            while len(self.buf) < n and not self.closed:
+                self.cv.wait()
+            if len(self.buf) < n:
+                return None
+            data, self.buf = self.buf[:n], self.buf[n:]
+            return data
+
+    def write(self, data):
+        for i in range(0, len(data), self.conn.max_data):
+            with self.cv:
+                while not self.acked and not self.closed:
+                    self.cv.wait()
+                if self.closed:
+                    return
+                self.acked = False
+            self.conn.send(A_WRTE, self.local, self.remote, data[i:i + self.conn.max_data])
+
+    def close(self):
+        with self.cv:
+            while not self.acked and not self.closed:
+                self.cv.wait(5)
+            was = self.closed
+            self.closed = True
+            self.cv.notify_all()
+        if not was:
+            self.conn.send(A_CLSE, self.local, self.remote, b"")
+
+
+class Connection:
+    def __init__(self, sock, phone):
+        self.sock, self.phone = sock, phone
+        self.wlock = threading.Lock()
+        self.streams = {}
+        self.next_id = 1
+        self.max_data = MAX_DATA
+
+    def send(self, cmd, a0, a1, data):
+        head = struct.pack("<6I", cmd, a0, a1, len(data), 0, cmd ^ 0xFFFFFFFF)
+        with self.wlock:
+            try:
+                self.sock.sendall(head + data)
+            except OSError:
+                pass
+
+    def recv_exact(self, n):
+        data = b""
+        while len(data) < n:
+            part = self.sock.recv(n - len(data))
+            if not part:
+                return None
+            data += part
+        return data
+
+    def serve(self):
+        try:
+            while True:
+                head = self.recv_exact(24)
+                if head is None:
+                    break
+                cmd, a0, a1, length, _crc, _magic = struct.unpack("<6I", head)
+                data = self.recv_exact(length) if length else b""
+                if data is None:
+                    break
+                self.handle(cmd, a0, a1, data)
+        finally:
+            for s in list(self.streams.values()):
+                with s.cv:
+                    s.closed = True
+                    s.cv.notify_all()
+            self.sock.close()
+
+    def handle(self, cmd, a0, a1, data):
+        if cmd == A_CNXN and self.phone.args.unauthorized:
+            # A phone whose "Allow USB debugging?" prompt was not accepted: every signature refused.
+            self.send(A_AUTH, 1, 0, os.urandom(20))
+        elif cmd == A_AUTH:
+            if a0 == 2:  # SIGNATURE: refused, another token
+                self.send(A_AUTH, 1, 0, os.urandom(20))
+        elif cmd == A_CNXN:
+            self.max_data = min(MAX_DATA, a1)
+            banner = (f"device::ro.product.name=standin;ro.product.model=EacuStandIn;ro.product.device=standin;"
+                      f"features=shell_v2,cmd").encode()
+            self.send(A_CNXN, A_VERSION, MAX_DATA, banner)
+        elif cmd == A_OPEN:
+            service = data.rstrip(b"\0").decode()
+            self.phone.note("OPEN " + service)
+            local = self.next_id
+            self.next_id += 1
+            stream = Stream(self, local, a0)
+            self.streams[local] = stream
+            self.send(A_OKAY, local, a0, b"")
+            threading.Thread(target=self.run_service, args=(stream, service), daemon=True).start()
+        elif cmd == A_OKAY:
+            s = self.streams.get(a1)
+            if s:
+                with s.cv:
+                    s.acked = True
+                    s.cv.notify_all()
+        elif cmd == A_WRTE:
+            s = self.streams.get(a1)
+            if s:
+                s.feed(data)
+                self.send(A_OKAY, s.local, s.remote, b"")
+        elif cmd == A_CLSE:
+            s = self.streams.pop(a1, None)
+            if s:
+                with s.cv:
+                    was = s.closed
+                    s.closed = True
+                    s.cv.notify_all()
+                if not was:
+                    self.send(A_CLSE, s.local, s.remote, b"")
+
+    def run_service(self, stream, service):
+        try:
+            if service.startswith("exec:"):
+                with self.phone.lock:
+                    out, err, _ = self.phone.run_line(service[5:], 0)
+                stream.write(out)
+            elif service.startswith("shell,") or service.startswith("shell:"):
+                opts, _, command = service.partition(":")
+                v2 = "v2" in opts.split(",")
+                if command:
+                    with self.phone.lock:
+                        out, err, st = self.phone.run_line(command, 0)
+                    if v2:
+                        stream.write(packet(1, out) + packet(2, err) + packet(3, bytes([st & 0xFF])))
+                    else:
+                        stream.write(out + err)
+                else:
+                    self.interactive(stream, v2)
+            elif service == "sync:":
+                self.sync(stream)
+        except ConnectionAbortedError:
+            self.sock.shutdown(socket.SHUT_RDWR)
+            return
+        except Exception as e:  # a bug of the stand-in: say so on stderr, end the stream
+            print(f"standin: {service}: {e!r}", file=sys.stderr)
+        stream.close()
+        self.streams.pop(stream.local, None)
+
+    def interactive(self, stream, v2):
+        line, status = b"", 0
+        while True:
+            if v2:
+                head = stream.read(5)
+                if head is None:
+                    return
+                kind, n = head[0], struct.unpack("<I", head[1:])[0]
+                data = stream.read(n) if n else b""
+                if data is None or kind == 4:
+                    return
+                if kind != 0:
+                    continue
+            else:
+                data = stream.read(1)
+                if data is None:
+                    return
+            line += data
+            while b"\n" in line:
+                one, line = line.split(b"\n", 1)
+                with self.phone.lock:
+                    out, err, status = self.phone.run_line(one.decode(), status)
+                if v2:
+                    stream.write((packet(1, out) if out else b"") + (packet(2, err) if err else b""))
+                else:
+                    stream.write(out + err)
+
+    def sync(self, stream):
+        files = self.phone.files
+        while True:
+            head = stream.read(8)
+            if head is None:
+                return
+            rid, n = head[:4], struct.unpack("<I", head[4:])[0]
+            arg = stream.read(n) if n else b""
+            if arg is None:
+                return
+            path = arg.decode()
+            with self.phone.lock:
+                self.phone.command(["sync", rid.decode(), path], b"")
+            if rid == b"STAT":
+                data = files.get(path)
+                mode = 0o100644 if data is not None else 0
+                stream.write(b"STAT" + struct.pack("<III", mode, len(data or b""), int(time.time())))
+            elif rid == b"RECV":
+                data = files.get(path)
+                if data is None:
+                    msg = b"No such file or directory"
+                    stream.write(b"FAIL" + struct.pack("<I", len(msg)) + msg)
+                    continue
+                out = b"".join(b"DATA" + struct.pack("<I", len(data[i:i + 65536])) + data[i:i + 65536]
+                               for i in range(0, len(data), 65536))
+                stream.write(out + b"DONE" + struct.pack("<I", 0))
+            elif rid == b"SEND":
+                target = path.rsplit(",", 1)[0]
+                body = b""
+                while True:
+                    h = stream.read(8)
+                    if h is None:
+                        return
+                    k, m = h[:4], struct.unpack("<I", h[4:])[0]
+                    if k == b"DONE":
+                        break
+                    body += stream.read(m) or b""
+                files[target] = body
+                stream.write(b"OKAY" + struct.pack("<I", 0))
+            elif rid == b"LIST":
+                out = b""
+                for p, d in files.items():
+                    if os.path.dirname(p) == path.rstrip("/"):
+                        name = os.path.basename(p).encode()
+                        out += b"DENT" + struct.pack("<IIII", 0o100644, len(d), 0, len(name)) + name
+                stream.write(out + b"DONE" + bytes(16))
+            elif rid == b"QUIT":
+                return
+            else:
+                msg = f"unknown sync request {rid!r}".encode()
+                stream.write(b"FAIL" + struct.pack("<I", len(msg)) + msg)
+                return
+
+
+def png_bytes(w, h, rgba):
+    """An RGBA image as PNG (filter 0 on every row, zlib level 1)."""
+    raw = b"".join(b"\x00" + rgba[y * w * 4:(y + 1) * w * 4] for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+
+
+def packet(kind, data):
+    return bytes([kind]) + struct.pack("<I", len(data)) + data
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--port-file", required=True, help="written with the TCP port once listening")
+    p.add_argument("--log", help="every command run, one line each")
+    p.add_argument("--control", help="a folder of fault files (see the module's comment)")
+    p.add_argument("--width", type=int, default=1080)
+    p.add_argument("--height", type=int, default=2400)
+    p.add_argument("--density", type=int, default=420)
+    p.add_argument("--sdk", type=int, default=30)
+    p.add_argument("--header", type=int, choices=(12, 16), default=16, help="screencap's raw header size")
+    p.add_argument("--no-adbkeyboard", dest="adbkeyboard", action="store_false")
+    p.add_argument("--unauthorized", action="store_true", help="answer CNXN with AUTH and refuse every signature")
+    args = p.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    phone = Phone(args)
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    with open(args.port_file + ".tmp", "w") as f:
+        f.write(f"{srv.getsockname()[1]} {phone.display}\n")
+    os.rename(args.port_file + ".tmp", args.port_file)
+    try:
+        while True:
+            sock, _ = srv.accept()
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=Connection(sock, phone).serve, daemon=True).start()
+    finally:
+        phone.stop_app()
+        phone.xvfb.terminate()
+        phone.xvfb.wait(10)
+        shutil.rmtree(phone.fbdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,151 @@
+// The adb device's pure parts: specs, the display info, shell v2 packets, key codes and
+// `input text` escaping, uiautomator XML, and a server that is not there.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "device/Device.h"
+#include "device/DeviceFactory.h"
+#include "device/adb/AdbClient.h"
+#include "device/adb/AdbDevice.h"
+#include "device/adb/AdbKeys.h"
+#include "device/adb/UiautomatorXml.h"
+#include "task/A11yTarget.h"
+
+using namespace eacu;
+
+TEST_CASE("parseDeviceSpec: adb and adb:SERIAL", "[adb]") {
+    DeviceSpec d = parseDeviceSpec("adb");
+    CHECK(d.kind == DeviceSpec::Kind::Adb);
+    CHECK(d.serial.empty());
+    d = parseDeviceSpec("adb:127.0.0.1:5555");
+    CHECK(d.kind == DeviceSpec::Kind::Adb);
+    CHECK(d.serial == "127.0.0.1:5555");
+    CHECK_THROWS_WITH(parseDeviceSpec("adb:"), Catch::Contains("expected adb:SERIAL"));
+    CHECK(specForRecordedDevice("adb emulator-5554 Pixel 7 1080x2400@2.625 (sdk 34)") == "adb:emulator-5554");
+}
+
+TEST_CASE("parseAndroidInfo: sizes, overrides, density and rotation", "[adb]") {
+    AndroidInfo i = parseAndroidInfo("30\nPixel 7\nPhysical size: 1080x2400\nPhysical density: 420\n"
+                                     "    SurfaceOrientation: 0\n", "s");
+    CHECK(i.sdk == 30);
+    CHECK(i.model == "Pixel 7");
+    CHECK(i.size == Size{1080, 2400});
+    CHECK(i.density == 420);
+    i = parseAndroidInfo("34\nX\nPhysical size: 1080x2400\nOverride size: 720x1600\nPhysical density: 420\n"
+                         "Override density: 320\n  SurfaceOrientation: 1\n", "s");
+    CHECK(i.size == Size{1600, 720});
+    CHECK(i.density == 320);
+    CHECK(i.rotation == 1);
+    CHECK_THROWS_WITH(parseAndroidInfo("30\nX\n", "emu"), Catch::Contains("adb emu: expected the screen size"));
+}
+
+TEST_CASE("shell v2 packets: stdout, stderr and the exit status", "[adb]") {
+    std::string s = std::string("\x01\x03\0\0\0out", 8) + std::string("\x02\x02\0\0\0er", 7) +
+                    std::string("\x03\x01\0\0\0\x07", 6);
+    AdbShellResult r = AdbClient::parseShellV2(s);
+    CHECK(r.out == "out");
+    CHECK(r.err == "er");
+    CHECK(r.exit_code == 7);
+}
+
+TEST_CASE("input text: Android's escaping and sh quoting", "[adb]") {
+    CHECK(asciiTextCommands("a b") == std::vector<std::string>{"input text 'a%sb'"});
+    CHECK(asciiTextCommands("it's") == std::vector<std::string>{"input text 'it'\\''s'"});
+    // A typed "%s" is cut in two commands so that it is not read as a space.
+    CHECK(asciiTextCommands("5%s") == std::vector<std::string>{"input text '5%'", "input text 's'"});
+    CHECK(asciiTextCommands("a\nb") ==
+          std::vector<std::string>{"input text 'a'", "input keyevent 66", "input text 'b'"});
+    CHECK(isTypableAscii("hello, world!"));
+    CHECK_FALSE(isTypableAscii("你好"));
+    CHECK_THROWS_AS(asciiTextCommands("é"), std::invalid_argument);
+}
+
+TEST_CASE("androidKeyCode: named keys, characters, Android's own keys", "[adb]") {
+    CHECK(androidKeyCode(Key::named(KeyName::Return)) == "66");
+    CHECK(androidKeyCode(Key::named(KeyName::Home)) == "3");
+    CHECK(androidKeyCode(Key::named(KeyName::F1)) == "131");
+    CHECK(androidKeyCode(Key::character('a')) == "29");
+    CHECK(androidKeyCode(Key::character('A')) == "29");
+    CHECK(needsShift(Key::character('A')));
+    CHECK(androidKeyCode(Key::platform("back")) == "4");
+    CHECK(androidKeyCode(Key::platform("app_switch")) == "187");
+    CHECK(androidKeyCode(Key::platform("KEYCODE_CAMERA")) == "KEYCODE_CAMERA");
+    CHECK(androidKeyCode(Key::platform("26")) == "26");
+    CHECK_THROWS_WITH(androidKeyCode(Key::platform("foo")), Catch::Contains("unknown key \"foo\""));
+    CHECK_THROWS_AS(androidKeyCode(Key::character(U'é')), std::invalid_argument);
+}
+
+TEST_CASE("uiautomator XML: roles, names, ids, bounds, states, packages", "[adb]") {
+    const std::string xml =
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+        "<node index=\"0\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\" package=\"com.example.chat\" "
+        "content-desc=\"\" clickable=\"false\" enabled=\"true\" focusable=\"false\" focused=\"false\" "
+        "bounds=\"[0,0][1080,2400]\">"
+        "<node index=\"0\" text=\"发送\" resource-id=\"com.example.chat:id/send\" class=\"android.widget.Button\" "
+        "package=\"com.example.chat\" content-desc=\"send it\" clickable=\"true\" long-clickable=\"true\" enabled=\"true\" "
+        "focusable=\"true\" focused=\"false\" bounds=\"[820,2200][1060,2360]\" />"
+        "<node index=\"1\" text=\"\" resource-id=\"com.example.chat:id/input\" class=\"android.widget.EditText\" "
+        "package=\"com.example.chat\" content-desc=\"\" clickable=\"true\" enabled=\"true\" focused=\"true\" "
+        "bounds=\"[20,2200][800,2360]\" />"
+        "<node index=\"2\" text=\"\" resource-id=\"\" class=\"android.widget.ImageView\" package=\"com.example.chat\" "
+        "content-desc=\"avatar\" bounds=\"[0,0][0,0]\" />"
+        "</node>"
+        "<node index=\"1\" text=\"\" resource-id=\"\" class=\"android.widget.FrameLayout\" package=\"com.android.systemui\" "
+        "content-desc=\"\" bounds=\"[0,0][1080,80]\" />"
+        "</hierarchy>";
+    A11yElement root = parseUiautomatorXml(xml);
+    CHECK(root.role == "desktop frame");
+    REQUIRE(root.children.size() == 2);
+    CHECK(root.children[0].role == "application");
+    CHECK(root.children[0].app == "com.example.chat");
+    CHECK(root.children[1].app == "com.android.systemui");
+    const A11yElement& frame = root.children[0].children.at(0);
+    CHECK(frame.role == "panel");
+    CHECK(frame.path == std::vector<int>{0, 0});
+    const A11yElement& send = frame.children.at(0);
+    CHECK(send.role == "push button");
+    CHECK(send.name == "发送");
+    CHECK(send.description == "send it");
+    CHECK(send.id == "com.example.chat:id/send");
+    CHECK(send.bounds == Rect{820, 2200, 240, 160});
+    CHECK(send.actions == std::vector<std::string>{"click", "long_click"});
+    CHECK(send.has("showing"));
+    CHECK(send.path == std::vector<int>{0, 0, 0});
+    const A11yElement& input = frame.children.at(1);
+    CHECK(input.role == "text");
+    CHECK(input.editable_text);
+    CHECK(input.has("focused"));
+    CHECK(frame.children.at(2).name == "avatar");
+    CHECK_FALSE(frame.children.at(2).has("showing"));
+
+    // Targets: by resource_id (whole or after ":id/"), role "button" for a push button.
+    A11yQuery q;
+    q.id = "send";
+    CHECK(findElement(root, q).element->name == "发送");
+    q.id = "com.example.chat:id/input";
+    CHECK(findElement(root, q).element->role == "text");
+    A11yQuery b;
+    b.role = "button";
+    b.name = "发送";
+    CHECK(findElement(root, b).element->id == "com.example.chat:id/send");
+    A11yQuery none;
+    none.id = "nothing";
+    CHECK_FALSE(findElement(root, none).element);
+    CHECK_THAT(findElement(root, none).why, Catch::Contains("resource_id=\"nothing\""));
+
+    CHECK_THROWS_WITH(parseUiautomatorXml("ERROR: could not get idle state."), Catch::Contains("uiautomator dump"));
+    CHECK_THROWS_WITH(parseUiautomatorXml("<foo/>"), Catch::Contains("expected a <hierarchy>"));
+}
+
+TEST_CASE("AdbDevice::open: no adb server on the port", "[adb]") {
+    // Port 1 on the loopback: nothing listens there.
+    CHECK_THROWS_WITH(AdbDevice::open("emulator-5554", 1), Catch::Contains("no adb server on 127.0.0.1:1"));
+    CHECK_THROWS_WITH(listAdbDevices(1), Catch::Contains("adb start-server"));
+}
+
+TEST_CASE("explainAdbState: offline and unauthorized explained", "[adb]") {
+    CHECK(explainAdbState("device").empty());
+    CHECK_THAT(explainAdbState("unauthorized"), Catch::Contains("Allow USB debugging"));
+    CHECK_THAT(explainAdbState("offline"), Catch::Contains("adb reconnect"));
+}
