@@ -49,10 +49,19 @@ static int is_editable(HWND h, const char *role) {
     return (!strcmp(role, "text") || !strcmp(role, "password text")) && !(GetWindowLongW(h, GWL_STYLE) & ES_READONLY);
 }
 
-// The window's text without the '&' mnemonic markers, as MSAA names buttons and labels.
+// A control's text: WM_GETTEXT (GetWindowText of another process's control reads only the
+// caption the system keeps, empty for an edit control), bounded by a timeout.
+static void control_text(HWND h, wchar_t *out, int n) {
+    DWORD_PTR len = 0;
+    out[0] = 0;
+    if (!SendMessageTimeoutW(h, WM_GETTEXT, (WPARAM)n, (LPARAM)out, SMTO_ABORTIFHUNG, 1000, &len)) out[0] = 0;
+    out[n - 1] = 0;
+}
+
+// The control's text without the '&' mnemonic markers, as MSAA names buttons and labels.
 static void plain_text(HWND h, wchar_t *out, int n) {
     wchar_t raw[512];
-    GetWindowTextW(h, raw, 512);
+    control_text(h, raw, 512);
     int j = 0;
     for (int i = 0; raw[i] && j < n - 1; ++i) {
         if (raw[i] == L'&') {
@@ -88,10 +97,12 @@ static void msaa_name_value(HWND h, const char *role, wchar_t *name, wchar_t *va
         IAccessible_Release(acc);
     }
     int text = !strcmp(role, "text") || !strcmp(role, "password text");
-    if (!name[0] && !text) plain_text(h, name, n);
-    // A text field is named by the label before it, as Windows' own MSAA proxy does (Wine's
-    // gives no name): the previous sibling when it is a Static, without '&' and a final ':'.
-    if (!name[0] && text) {
+    int labelled = text || !strcmp(role, "combo box") || !strcmp(role, "list");
+    if (!name[0] && !labelled) plain_text(h, name, n);
+    // A text field, combo box or list is named by the label before it, as Windows' own MSAA
+    // proxy does (Wine's gives no name): the previous sibling when it is a Static, without '&'
+    // and a final ':'.
+    if (!name[0] && labelled) {
         HWND prev = GetWindow(h, GW_HWNDPREV);
         wchar_t cls[16];
         if (prev && GetClassNameW(prev, cls, 16) && !_wcsicmp(cls, L"Static")) {
@@ -100,7 +111,7 @@ static void msaa_name_value(HWND h, const char *role, wchar_t *name, wchar_t *va
             while (k > 0 && (name[k - 1] == L':' || name[k - 1] == 0xFF1A || name[k - 1] == L' ')) name[--k] = 0;
         }
     }
-    if (!value[0] && !strcmp(role, "text")) GetWindowTextW(h, value, n);
+    if (!value[0] && (!strcmp(role, "text") || !strcmp(role, "combo box"))) control_text(h, value, n);
 }
 
 typedef struct {

@@ -1,7 +1,8 @@
 // The Win32 form tests/e2e/windows_agent.sh drives through eacu-agent.exe: Chinese labels, two
 // text fields, a check box, OK and Cancel. OK prints "form: NAME|CITY|AGREE" (UTF-8) on stdout
 // and exits with 10 + AGREE (0 or 1); Cancel or closing the window prints "form: cancelled" and
-// exits with 2. A console program, so stdout reaches the test under Wine.
+// exits with 2. `eacu-test-form.exe [OUT]` also appends what it prints to the file OUT (a
+// program the agent launches has no stdout the test can read).
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <stdio.h>
@@ -10,12 +11,21 @@
 enum { ID_NAME = 101, ID_CITY = 102, ID_AGREE = 103 };
 static HWND g_name, g_city, g_agree;
 static int g_code = 2;
+static const wchar_t *g_out;
 
 static void emit(const wchar_t *text) {
     char buf[2048];
     int n = WideCharToMultiByte(CP_UTF8, 0, text, -1, buf, sizeof buf, NULL, NULL);
     DWORD w;
-    if (n > 1) WriteFile(GetStdHandle(STD_OUTPUT_HANDLE), buf, (DWORD)n - 1, &w, NULL);
+    if (n <= 1) return;
+    WriteFile(GetStdHandle(STD_OUTPUT_HANDLE), buf, (DWORD)n - 1, &w, NULL);
+    if (g_out) {
+        HANDLE f = CreateFileW(g_out, FILE_APPEND_DATA, FILE_SHARE_READ, NULL, OPEN_ALWAYS, 0, NULL);
+        if (f != INVALID_HANDLE_VALUE) {
+            WriteFile(f, buf, (DWORD)n - 1, &w, NULL);
+            CloseHandle(f);
+        }
+    }
 }
 
 static LRESULT CALLBACK proc(HWND h, UINT m, WPARAM wp, LPARAM lp) {
@@ -49,7 +59,8 @@ static HWND child(HWND parent, const wchar_t *cls, const wchar_t *text, DWORD st
     return c;
 }
 
-int wmain(void) {
+int wmain(int argc, wchar_t **argv) {
+    if (argc > 1) g_out = argv[1];
     WNDCLASSW wc = {0};
     wc.lpfnWndProc = proc;
     wc.hInstance = GetModuleHandleW(NULL);
