@@ -113,7 +113,7 @@ static void bring_front(HWND h) {
 
 const char *op_window(Conn *c, const Req *r, Reply *out) {
     (void)c;
-    HWND h = req_hwnd(r, "id");
+    HWND h = req_hwnd(r, "window");
     const char *action = req_str(r, "action");
     if (!action) return "window: expected an \"action\" (info, focus, minimize, maximize, restore, close, move, resize)";
     if (!IsWindow(h)) {
@@ -199,7 +199,7 @@ static HWND focus_of(HWND top) {
 // {"id", "kind": "click"|"key"|"text", ...}: posted messages, no pointer move and no focus change.
 const char *op_send_input(Conn *c, const Req *r, Reply *out) {
     (void)c;
-    HWND top = req_hwnd(r, "id");
+    HWND top = req_hwnd(r, "window");
     if (!IsWindow(top)) return gone(top, out);
     const char *kind = req_str(r, "kind");
     if (!kind) return "send_input: expected \"kind\": click, key or text";

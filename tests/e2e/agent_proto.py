@@ -83,9 +83,9 @@ s = connect()
 for bad, want in [(b"not json", "malformed request header"), (b'{"op": "screen"', "malformed request header"),
                   (b'[1, 2]', "expected a JSON object"), (b'{"id": 3}', 'no "op"'),
                   (b'{"op": "fly"}', 'unknown op "fly"'), (b'{"op": "move", "x": 99999, "y": 1}', "move: expected x"),
-                  (b'{"op": "window", "action": "focus", "id": 12345678}', "is gone"),
+                  (b'{"op": "window", "action": "focus", "window": 12345678}', "is gone"),
                   (b'{"op": "capture", "window": 12345678}', "is gone"),
-                  (b'{"op": "window", "action": "spin", "id": 0}', "is gone"),
+                  (b'{"op": "window", "action": "spin", "window": 0}', "is gone"),
                   (b'{"op": "key", "vk": 999, "down": true}', "expected vk"),
                   (b'{"op": "wait", "pid": 4242, "timeout": 0}', "not a program this agent launched"),
                   (b'{"op": "element", "path": [1], "action": "click"}', "expected \"path\" [pid, hwnd]")]:

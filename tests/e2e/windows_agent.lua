@@ -24,8 +24,11 @@ input "张三"
 -- A text target (OCR of the label 城市) and the field right of it.
 tap { right_of = { text = "城市" }, kind = "field", timeout = 10 }
 input "北京"
--- An image target: the check box with its label.
+-- An image target: the check box with its label. Its tick changes fewer pixels than the
+-- effect check counts as a change: no second tap, which would clear it again.
+settings { tap_retries = 0 }
 tap { image = agree_png, threshold = 0.9, timeout = 10 }
+settings { tap_retries = 2 }
 local tree = a11y(w)
 local name = find(tree, function(e) return e.role == "text" and e.name == "姓名" end)
 local city = find(tree, function(e) return e.role == "text" and e.name == "城市" end)

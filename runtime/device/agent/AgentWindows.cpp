@@ -43,12 +43,13 @@ std::string state(const WindowInfo& i) {
 
 std::vector<WindowInfo> AgentWindows::list() {
     std::vector<WindowInfo> out;
-    for (const auto& j : device_.connection().call({{"op", "windows"}}).header.at("windows")) out.push_back(fromJson(j));
+    AgentReply r = device_.connection().call({{"op", "windows"}});  // kept: the loop reads into it
+    for (const auto& j : r.header.at("windows")) out.push_back(fromJson(j));
     return out;
 }
 
 std::optional<WindowInfo> AgentWindows::info(uint64_t id) {
-    auto h = device_.connection().call({{"op", "window"}, {"action", "info"}, {"id", id}}).header;
+    auto h = device_.connection().call({{"op", "window"}, {"action", "info"}, {"window", id}}).header;
     if (!h.contains("window") || h["window"].is_null()) return std::nullopt;
     return fromJson(h["window"]);
 }
@@ -64,7 +65,7 @@ WindowInfo AgentWindows::act(uint64_t id, const char* action, double timeout,
                              nlohmann::json extra) {
     extra["op"] = "window";
     extra["action"] = action;
-    extra["id"] = id;
+    extra["window"] = id;
     auto h = device_.connection().call(extra).header;
     WindowInfo last = fromJson(h.at("window"));
     const double deadline = monotonicSeconds() + timeout;
@@ -101,7 +102,7 @@ WindowInfo AgentWindows::restore(uint64_t id, double timeout) {
 }
 
 void AgentWindows::close(uint64_t id, double timeout) {
-    device_.connection().call({{"op", "window"}, {"action", "close"}, {"id", id}});
+    device_.connection().call({{"op", "window"}, {"action", "close"}, {"window", id}});
     const double deadline = monotonicSeconds() + timeout;
     std::optional<WindowInfo> now;
     while ((now = info(id))) {
@@ -135,7 +136,7 @@ std::optional<WindowInfo> AgentWindows::windowAt(Point p) {
 
 void AgentWindows::sendClick(uint64_t id, Point p, MouseButton button, int count) {
     device_.connection().call(
-        {{"op", "send_input"}, {"kind", "click"}, {"id", id}, {"x", p.x}, {"y", p.y}, {"button", buttonNumber(button)},
+        {{"op", "send_input"}, {"kind", "click"}, {"window", id}, {"x", p.x}, {"y", p.y}, {"button", buttonNumber(button)},
          {"count", count}});
 }
 
@@ -153,14 +154,14 @@ void AgentWindows::sendKeys(uint64_t id, const std::vector<Key>& combo) {
                               " as a message: only named keys (send_text types characters)");
         vks.push_back(f["vk"].get<int>());
     }
-    for (int vk : vks) device_.connection().call({{"op", "send_input"}, {"kind", "key"}, {"id", id}, {"vk", vk}, {"down", true}});
+    for (int vk : vks) device_.connection().call({{"op", "send_input"}, {"kind", "key"}, {"window", id}, {"vk", vk}, {"down", true}});
     for (auto it = vks.rbegin(); it != vks.rend(); ++it)
-        device_.connection().call({{"op", "send_input"}, {"kind", "key"}, {"id", id}, {"vk", *it}, {"down", false}});
+        device_.connection().call({{"op", "send_input"}, {"kind", "key"}, {"window", id}, {"vk", *it}, {"down", false}});
 }
 
 void AgentWindows::sendText(uint64_t id, const std::string& text) {
     decodeUtf8(text);
-    device_.connection().call({{"op", "send_input"}, {"kind", "text"}, {"id", id}}, text);
+    device_.connection().call({{"op", "send_input"}, {"kind", "text"}, {"window", id}}, text);
 }
 
 }  // namespace eacu

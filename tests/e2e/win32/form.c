@@ -1,7 +1,7 @@
 // The Win32 form tests/e2e/windows_agent.sh drives through eacu-agent.exe: Chinese labels, two
 // text fields, a check box, OK and Cancel. OK prints "form: NAME|CITY|AGREE" (UTF-8) on stdout
-// and exits with 10 + AGREE (0 or 1); Cancel or closing the window prints "form: cancelled" and
-// exits with 2. `eacu-test-form.exe [OUT]` also appends what it prints to the file OUT (a
+// and exits with 10 + AGREE (0 or 1); Cancel prints "form: cancelled", closing the window
+// (WM_CLOSE) "form: closed", and both exit with 2. `eacu-test-form.exe [OUT]` also appends what it prints to the file OUT (a
 // program the agent launches has no stdout the test can read).
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
@@ -41,6 +41,11 @@ static LRESULT CALLBACK proc(HWND h, UINT m, WPARAM wp, LPARAM lp) {
         } else {
             emit(L"form: cancelled\n");
         }
+        DestroyWindow(h);
+        return 0;
+    }
+    if (m == WM_CLOSE) {
+        emit(L"form: closed\n");
         DestroyWindow(h);
         return 0;
     }
