@@ -23,7 +23,7 @@ struct UsageError : std::invalid_argument {
 /// Options common to subcommands, parsed from argv.
 /// - `db`: run-log path (--db; default RunLog::defaultPath()).
 /// - `display`: --display (or its alias --device) value: a device spec (device/DeviceFactory.h:
-///   ":N", "virtual[:WxH]", "image:PATH", "chromium[:WxH[@S]]", "cdp:http://HOST:PORT"); "" = $DISPLAY.
+///   ":N", "virtual[:WxH]", "image:PATH", "chromium[:WxH[@S]]", "cdp:http://HOST:PORT", "agent:HOST:PORT"); "" = $DISPLAY.
 /// - `wm`: --wm value: the window manager started on a virtual display ("openbox"); "" or
 ///   "none": none.
 /// - `positional`: the remaining arguments; `passthrough`: everything after "--".

@@ -14,8 +14,9 @@ namespace {
     "                    \"virtual:WxH\" another size) started and always stopped, \"image:PNG\"\n" \
     "                    a static screenshot (input goes nowhere), \"chromium[:WxH[@S]]\" a page of\n" \
     "                    a headless Chromium started for the run (no X server; S the device\n" \
-    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium;\n" \
-    "                    default $DISPLAY\n" \
+    "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium,\n" \
+    "                    \"agent:HOST:PORT\" a device agent (eacu-agent.exe on Windows; token\n" \
+    "                    from $EACU_AGENT_TOKEN); default $DISPLAY\n" \
     "  --device D        the same as --display\n"
 #define EACU_OPT_WM                                                                               \
     "  --wm WM           with --display virtual: the window manager started on it (\"openbox\";\n" \

@@ -1,5 +1,6 @@
 ---@meta _
--- A device agent's clipboard and programs (stdlib/eacu/remote.lua), for a script run with
+-- A device agent's clipboard and programs (stdlib/eacu/remote.lua; also `eacu.clipboard`,
+-- `eacu.remote_launch`), for a script run with
 -- --device agent:HOST:PORT (eacu-agent.exe on Windows, docs/agent-protocol.md). Editor stubs
 -- only: never loaded by eacu. On any other device these raise an error naming the device.
 
@@ -23,3 +24,6 @@ function clipboard(text) end
 ---@param command_line string e.g. "notepad.exe C:\\notes.txt"
 ---@return RemoteProcess
 function remote_launch(command_line) end
+
+eacu.clipboard = clipboard
+eacu.remote_launch = remote_launch
