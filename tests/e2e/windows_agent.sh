@@ -127,4 +127,6 @@ elapsed=$(( $(date +%s) - t0 ))
 [ "$rc" != 0 ] || fail "the run went on after the agent was killed"
 [ "$elapsed" -le 15 ] || fail "the run took $elapsed s to end after the agent was killed"
 expect_contains "$(cat "$OUT/wait.err")" "agent $addr is gone" "the run's error after the kill"
+stop_wine
+expect_wine_gone
 echo "windows_agent: passed (the killed agent ended the run in ${elapsed} s)"

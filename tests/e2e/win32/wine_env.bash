@@ -21,6 +21,7 @@ make_wine_prefix() {
   local wine=${WINE:-$(command -v wine || command -v wine64 || true)}
   [ -n "$wine" ] || fail "wine is not installed (make test installs wine64)"
   WINE=$wine
+  WINESERVER=$(command -v wineserver || echo /usr/lib/wine/wineserver64)
   timeout 120 "$WINE" wineboot -i >"$OUT/wineboot.log" 2>&1 || fail "wineboot -i failed: $(tail -5 "$OUT/wineboot.log")"
   local fonts=$WINEPREFIX/drive_c/windows/Fonts f
   mkdir -p "$fonts"
@@ -37,14 +38,31 @@ make_wine_prefix() {
     done
   } | iconv -f UTF-8 -t UTF-16 >"$OUT/prefix.reg"
   timeout 60 "$WINE" regedit /S "$(winepath_w "$OUT/prefix.reg")" >>"$OUT/wineboot.log" 2>&1 || fail "regedit failed"
-  timeout 60 "$WINE" wineserver -w >>"$OUT/wineboot.log" 2>&1 || true
+  timeout 60 "$WINESERVER" -w >>"$OUT/wineboot.log" 2>&1 || true
 }
 
 # The Windows path of a Linux path (Wine maps / as drive Z:).
 winepath_w() { echo "Z:${1//\//\\}"; }
 
-# Stops every process of the test's prefix (wineserver -k) and its Xvfb.
+# Stops every process of the test's prefix (wineserver -k, which waits for them) and its Xvfb.
 stop_wine() {
-  [ -n "${WINEPREFIX:-}" ] && timeout 20 "${WINE:-wine}" wineserver -k 2>/dev/null || true
+  [ -n "${WINESERVER:-}" ] && timeout 20 "$WINESERVER" -k 2>/dev/null || true
   [ -n "${xvfb_pid:-}" ] && kill "$xvfb_pid" 2>/dev/null || true
+}
+
+# Fails unless no Wine process (wineserver, a Windows program) of the prefix $WINEPREFIX runs
+# any more, waiting up to 10 s. (The test's own shell carries WINEPREFIX too: only processes
+# whose executable is Wine's count.)
+expect_wine_gone() {
+  local i left p
+  for i in $(seq 100); do
+    left=""
+    for p in /proc/[0-9]*; do
+      case "$(readlink "$p/exe" 2>/dev/null)" in */wine/*|*/wine64*|*/wineserver*) ;; *) continue ;; esac
+      { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qx "WINEPREFIX=$WINEPREFIX" && left="$left ${p#/proc/}"
+    done
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  fail "processes of the Wine prefix $WINEPREFIX are still running:$left"
 }
