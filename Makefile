@@ -5,7 +5,10 @@
 #   make test-sanitize  the same sources built with AddressSanitizer + UBSan (clang, build-san):
 #               unit tests, Lua specs, fuzz regressions, and end-to-end tests that need no timing
 #   make fuzz   every libFuzzer target (tests/fuzz) for FUZZ_SECONDS each (default 60)
+#   make agent-win  eacu-agent.exe, the Windows device agent (agent/), cross-built with mingw-w64
+#               into $(AGENT_BUILD)/eacu-agent.exe (not part of make demo)
 BUILD ?= build
+AGENT_BUILD ?= build-agent
 SAN_BUILD ?= build-san
 FUZZ_SECONDS ?= 60
 JOBS  ?= 2
@@ -25,7 +28,7 @@ TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
   wine64 mingw-w64 fonts-wqy-microhei
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-demo install-packages configure configure-demo build build-eacu demo test clean configure-san test-sanitize fuzz
+.PHONY: deps deps-demo install-packages configure configure-demo build build-eacu demo test clean configure-san test-sanitize fuzz agent-win
 
 # deps-demo installs DEMO_PACKAGES, deps all of TEST_PACKAGES (missing ones only, one apt-get).
 deps-demo:
@@ -75,6 +78,9 @@ fuzz: configure-san
 	cmake --build $(SAN_BUILD) -j$(JOBS) --target fuzzers
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp bash tests/fuzz/run_fuzzers.sh $(SAN_BUILD) $(FUZZ_SECONDS)
 
+agent-win: deps
+	cmake -S agent -B $(AGENT_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/mingw-w64.cmake -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(AGENT_BUILD) -j$(JOBS) --target eacu-agent
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(AGENT_BUILD)

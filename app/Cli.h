@@ -24,7 +24,7 @@ struct UsageError : std::invalid_argument {
 /// - `db`: run-log path (--db; default RunLog::defaultPath()).
 /// - `display`: --display (or its alias --device) value: a device spec (device/DeviceFactory.h:
 ///   ":N", "virtual[:WxH]", "image:PATH", "chromium[:WxH[@S]]", "cdp:http://HOST:PORT",
-///   "adb[:SERIAL]"); "" = $DISPLAY.
+///   "adb[:SERIAL]", "agent:HOST:PORT"); "" = $DISPLAY.
 /// - `wm`: --wm value: the window manager started on a virtual display ("openbox"); "" or
 ///   "none": none.
 /// - `positional`: the remaining arguments; `passthrough`: everything after "--".

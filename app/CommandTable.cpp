@@ -15,8 +15,9 @@ namespace {
     "                    a static screenshot (input goes nowhere), \"chromium[:WxH[@S]]\" a page of\n" \
     "                    a headless Chromium started for the run (no X server; S the device\n" \
     "                    scale), \"cdp:http://HOST:PORT\" a new page of a running Chromium,\n" \
-    "                    \"adb[:SERIAL]\" an Android device through adb (eacu devices);\n" \
-    "                    default $DISPLAY\n" \
+    "                    \"adb[:SERIAL]\" an Android device through adb (eacu devices),\n" \
+    "                    \"agent:HOST:PORT\" a device agent (eacu-agent.exe on Windows; token\n" \
+    "                    from $EACU_AGENT_TOKEN); default $DISPLAY\n" \
     "  --device D        the same as --display\n"
 #define EACU_OPT_WM                                                                               \
     "  --wm WM           with --display virtual: the window manager started on it (\"openbox\";\n" \

@@ -1,6 +1,7 @@
 #include "Modules.h"
 
 #include "wrap_A11y.h"
+#include "wrap_Agent.h"
 #include "wrap_Highlight.h"
 #include "wrap_Model.h"
 #include "wrap_Session.h"
@@ -17,6 +18,7 @@ std::span<const NativeModule> nativeModules() {
         {"eacu._steps", luaopen_eacu_steps},          // wrap_Steps: step{}, blockers, waits, limits, apps
         {"eacu._windows", luaopen_eacu_windows},      // wrap_Windows: the device's windows
         {"eacu._a11y", luaopen_eacu_a11y},            // wrap_A11y: the accessibility tree, set_text
+        {"eacu._agent", luaopen_eacu_agent},          // wrap_Agent: a device agent's clipboard, programs
     };
     return modules;
 }

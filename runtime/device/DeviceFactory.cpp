@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "device/adb/AdbDevice.h"
+#include "device/agent/AgentDevice.h"
 #include "device/atspi/AtspiAccessibility.h"
 #include "device/chromium/ChromiumDevice.h"
 #include "device/image/ImageDevice.h"
@@ -15,7 +16,7 @@ namespace eacu {
 namespace {
 
 constexpr const char* kExpected =
-    "expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL]";
+    "expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT, adb[:SERIAL] or agent:HOST:PORT";
 
 bool allDigits(const std::string& s) {
     if (s.empty()) return false;
@@ -118,6 +119,17 @@ DeviceSpec parseDeviceSpec(const std::string& spec) {
                                         "lists it, got no serial");
         return d;
     }
+    if (spec.rfind("agent:", 0) == 0) {
+        d.kind = DeviceSpec::Kind::Agent;
+        d.endpoint = spec.substr(6);
+        size_t colon = d.endpoint.rfind(':');
+        std::string port = colon == std::string::npos ? "" : d.endpoint.substr(colon + 1);
+        if (colon == 0 || colon == std::string::npos || !allDigits(port) || port.size() > 5 || std::stoi(port) < 1 ||
+            std::stoi(port) > 65535)
+            throw std::invalid_argument("device \"" + spec + "\": expected agent:HOST:PORT (where eacu-agent.exe "
+                                        "listens, e.g. agent:127.0.0.1:7878), got \"" + d.endpoint + "\"");
+        return d;
+    }
     if (isXDisplayName(spec)) {
         d.display = spec;
         return d;
@@ -130,6 +142,7 @@ std::string specForRecordedDevice(const std::string& d) {
         size_t end = d.find(' ', pos);
         return d.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
     };
+    if (d.rfind("agent ", 0) == 0) return "agent:" + metricsAfter(6);
     const std::string chromium = "chromium headless ";
     if (d.rfind(chromium, 0) == 0) return "chromium:" + metricsAfter(chromium.size());
     if (d.rfind("cdp ", 0) == 0) {
@@ -161,6 +174,14 @@ DeviceHandle openDevice(const std::string& spec, const std::string& wm) {
     case DeviceSpec::Kind::Adb:
         h.device = AdbDevice::open(s.serial);
         return h;
+    case DeviceSpec::Kind::Agent: {
+        size_t colon = s.endpoint.rfind(':');
+        std::string host = s.endpoint.substr(0, colon);
+        if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+        const char* token = std::getenv("EACU_AGENT_TOKEN");
+        h.device = AgentDevice::connect(host, std::stoi(s.endpoint.substr(colon + 1)), token ? token : "");
+        return h;
+    }
     case DeviceSpec::Kind::Virtual:
         h.virtual_display = VirtualDisplay::start(s.size.w, s.size.h);
         s.display = h.virtual_display->name();

@@ -290,13 +290,16 @@ M.batch = require("eacu.batch").batch
 --- The accessibility tree (eacu.a11y): a11y([window]), set_text{name=, text=}.
 M.a11y, M.set_text = a11y.a11y, a11y.set_text
 
+--- A device agent's clipboard and programs (eacu.remote): clipboard([text]), remote_launch(cmd).
+M.clipboard, M.remote_launch = require("eacu.remote").clipboard, require("eacu.remote").remote_launch
+
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
   "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
   "check_url", "run_template", "windows", "window", "frontmost", "a11y", "set_text",
-  "open_url", "current_url", "batch", "launch_app", "stop_app", "current_app",
+  "open_url", "current_url", "batch", "launch_app", "stop_app", "current_app", "clipboard", "remote_launch",
 }
 
 --- Installs the DSL functions as globals of `env` (the script environment).

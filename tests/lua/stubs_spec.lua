@@ -33,6 +33,7 @@ local internal_modules = {
   ["eacu.batch"] = {},  -- its API is the global batch
   ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for the verbs' window=" },
   ["eacu.a11y"] = {},  -- its API is the globals a11y and set_text
+  ["eacu.remote"] = {},  -- its API is the globals clipboard and remote_launch
 }
 
 ------------------------------------------------------------------------------------------------

@@ -85,6 +85,7 @@ TEST_CASE("specForRecordedDevice: a chromium run's device opens again", "[device
     CHECK(specForRecordedDevice("chromium headless 1024x700@2 (pid 9)") == "chromium:1024x700@2");
     CHECK(specForRecordedDevice("cdp http://127.0.0.1:9222 page 1280x800@1") == "cdp:http://127.0.0.1:9222#1280x800@1");
     CHECK(specForRecordedDevice("x11 :99 1280x800") == "");
+    CHECK(specForRecordedDevice("agent 127.0.0.1:7878 windows 6.1.7601 1280x800 dpi 96") == "agent:127.0.0.1:7878");
     DeviceSpec d = parseDeviceSpec(specForRecordedDevice("chromium headless 1024x700@1.5 (pid 9)"));
     CHECK(d.kind == Kind::Chromium);
     CHECK(d.size == Size{1024, 700});
@@ -92,9 +93,9 @@ TEST_CASE("specForRecordedDevice: a chromium run's device opens again", "[device
 }
 
 TEST_CASE("parseDeviceSpec: errors say what was expected and what came", "[device]") {
-    CHECK(specError("foo") == "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL], got \"foo\"");
+    CHECK(specError("foo") == "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT, adb[:SERIAL] or agent:HOST:PORT, got \"foo\"");
     for (const char* bad : {"99", ":", ":x", ":1.", "virtualx", "image", "host name:1", ":1:2x"})
-        CHECK_THAT(specError(bad), Catch::StartsWith("device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL]"));
+        CHECK_THAT(specError(bad), Catch::StartsWith("device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT, adb[:SERIAL] or agent:HOST:PORT"));
     CHECK(specError("virtual:80") ==
           "device \"virtual:80\": virtual:WxH expects a size like 1280x800 (each side at least 64 "
           "pixels), got \"80\"");
@@ -102,6 +103,17 @@ TEST_CASE("parseDeviceSpec: errors say what was expected and what came", "[devic
     CHECK_THAT(specError("virtual:800x600px"), Catch::Contains("got \"800x600px\""));
     CHECK_THAT(specError("virtual:"), Catch::Contains("got \"\""));
     CHECK_THAT(specError("image:"), Catch::Contains("got no path"));
+}
+
+TEST_CASE("parseDeviceSpec: a device agent", "[device]") {
+    DeviceSpec d = parseDeviceSpec("agent:127.0.0.1:7878");
+    CHECK(d.kind == Kind::Agent);
+    CHECK(d.endpoint == "127.0.0.1:7878");
+    CHECK(parseDeviceSpec("agent:[::1]:80").endpoint == "[::1]:80");
+    for (const char* bad : {"agent:", "agent:host", "agent:host:", "agent:host:0", "agent:host:65536", "agent::7878"})
+        CHECK_THAT(specError(bad), Catch::Contains("expected agent:HOST:PORT"));
+    // Nothing listens on port 1: a DeviceError naming the agent, quickly.
+    CHECK_THROWS_WITH(openDevice("agent:127.0.0.1:1"), Catch::Contains("agent 127.0.0.1:1: cannot connect"));
 }
 
 TEST_CASE("openDevice: an image device, no display", "[device]") {
@@ -115,7 +127,7 @@ TEST_CASE("openDevice: an image device, no display", "[device]") {
     CHECK(f.width() > 0);
 
     CHECK_THROWS_AS(openDevice(std::string("image:") + EACU_FIXTURES + "/missing.png"), DeviceError);
-    CHECK_THROWS_WITH(openDevice("bogus"), "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT or adb[:SERIAL], got \"bogus\"");
+    CHECK_THROWS_WITH(openDevice("bogus"), "device: expected :N, virtual[:WxH], image:PATH, chromium[:WxH[@S]], cdp:http://HOST:PORT, adb[:SERIAL] or agent:HOST:PORT, got \"bogus\"");
 }
 
 TEST_CASE("openDevice: $DISPLAY unset", "[device]") {

@@ -1,0 +1,65 @@
+#include "device/agent/AgentAccessibility.h"
+
+#include "base/Utf8.h"
+#include "device/Device.h"
+#include "device/agent/AgentConnection.h"
+
+namespace eacu {
+
+namespace {
+
+A11yElement fromJson(const nlohmann::json& j, const std::string& app, int depth) {
+    if (depth > 200) throw DeviceError("agent tree: deeper than 200 levels");
+    A11yElement e;
+    e.role = j.value("role", "");
+    e.name = j.value("name", "");
+    e.description = j.value("value", "");
+    e.states = j.value("states", std::vector<std::string>{});
+    e.actions = j.value("actions", std::vector<std::string>{});
+    e.editable_text = j.value("editable", false);
+    e.path = j.value("path", std::vector<int>{});
+    e.pid = j.value("pid", 0);
+    e.app = e.role == "application" ? e.name : app;
+    auto b = j.value("bounds", std::vector<int>{});
+    if (b.size() == 4) e.bounds = Rect{b[0], b[1], b[2], b[3]};
+    if (j.contains("children"))
+        for (const auto& c : j["children"]) e.children.push_back(fromJson(c, e.app, depth + 1));
+    return e;
+}
+
+nlohmann::json elementRequest(const A11yElement& e, const char* action) {
+    if (e.path.size() != 2)
+        throw DeviceError("agent tree: element " + e.role + " \"" + e.name + "\" has no path [pid, handle] (an "
+                          "application or the desktop takes no action)");
+    return {{"op", "element"}, {"path", e.path}, {"role", e.role}, {"name", e.name}, {"action", action}};
+}
+
+}  // namespace
+
+A11yElement AgentAccessibility::snapshot(const A11yScope& scope) {
+    auto r = conn_.call({{"op", "tree"}, {"pid", scope.pid}, {"max_elements", scope.max_elements},
+                         {"max_depth", scope.max_depth}},
+                        {}, 20);
+    A11yElement root = fromJson(r.header.at("tree"), "", 0);
+    if (r.header["tree"].value("truncated", false)) root.states.push_back("truncated");
+    return root;
+}
+
+void AgentAccessibility::doAction(const A11yElement& element, const std::string& action) {
+    bool has = false;
+    for (const auto& a : element.actions) has = has || a == action;
+    if (!has) {
+        std::string list;
+        for (const auto& a : element.actions) list += (list.empty() ? "" : ", ") + a;
+        throw DeviceError(element.role + " \"" + element.name + "\" has no action \"" + action + "\" (it has: " +
+                          (list.empty() ? "none" : list) + ")");
+    }
+    conn_.call(elementRequest(element, action.c_str()));
+}
+
+void AgentAccessibility::setText(const A11yElement& element, const std::string& utf8) {
+    decodeUtf8(utf8);
+    conn_.call(elementRequest(element, "set_text"), utf8);
+}
+
+}  // namespace eacu

@@ -1,0 +1,157 @@
+#include "device/agent/AgentDevice.h"
+
+#include "base/Clock.h"
+#include "base/Utf8.h"
+#include "device/agent/AgentAccessibility.h"
+#include "device/agent/AgentKeys.h"
+#include "device/agent/AgentWindows.h"
+#include "device/agent/Rle24.h"
+
+namespace eacu {
+
+namespace {
+constexpr double kCaptureTimeout = 20;
+}
+
+std::unique_ptr<AgentDevice> AgentDevice::connect(const std::string& host, int port, const std::string& token,
+                                                  double timeout) {
+    std::unique_ptr<AgentDevice> d(new AgentDevice);
+    d->conn_ = std::make_unique<AgentConnection>(host, port, token, timeout);
+    d->os_ = d->conn_->hello().value("os", std::string("?"));
+    auto s = d->conn_->call({{"op", "screen"}}).header;
+    d->size_ = Size{s.value("w", 0), s.value("h", 0)};
+    d->scale_ = s.value("scale", 1.0);
+    d->dpi_ = s.value("dpi", 96);
+    if (d->size_.w <= 0 || d->size_.h <= 0)
+        throw DeviceError("agent " + d->conn_->address() + ": screen: expected a positive size, got " + s.dump());
+    d->windows_ = std::make_unique<AgentWindows>(*d);
+    d->a11y_ = std::make_unique<AgentAccessibility>(*d->conn_);
+    return d;
+}
+
+AgentDevice::~AgentDevice() = default;
+
+std::string AgentDevice::describe() const {
+    return "agent " + conn_->address() + " " + os_ + " " + std::to_string(size_.w) + "x" + std::to_string(size_.h) +
+           " dpi " + std::to_string(dpi_);
+}
+
+WindowCapture AgentDevice::grab(uint64_t window) {
+    nlohmann::json req{{"op", "capture"}, {"base", window == last_target_ ? seq_ : 0}};
+    if (window) req["window"] = window;
+    AgentReply r = conn_->call(req, {}, kCaptureTimeout);
+    const auto& h = r.header;
+    int w = h.value("w", 0), hh = h.value("h", 0);
+    auto rect = h.value("rect", std::vector<int>{});
+    auto origin = h.value("origin", std::vector<int>{0, 0});
+    if (w <= 0 || hh <= 0 || w > 32768 || hh > 32768 || rect.size() != 4 || origin.size() != 2 ||
+        h.value("encoding", "") != "rle24")
+        throw DeviceError("agent " + conn_->address() + ": capture: expected w, h, rect and rle24, got " + h.dump());
+    bool full = h.value("full", true);
+    if (full) last_ = cv::Mat(hh, w, CV_8UC3, cv::Scalar(0, 0, 0));
+    else if (last_.cols != w || last_.rows != hh || window != last_target_)
+        throw DeviceError("agent " + conn_->address() + ": capture: a changed region of a frame this device does not have");
+    seq_ = 0;  // until the region is applied
+    last_target_ = window;
+    try {
+        decodeRle24(r.payload, last_, Rect{rect[0], rect[1], rect[2], rect[3]});
+    } catch (const std::exception& e) {
+        throw DeviceError("agent " + conn_->address() + ": capture: " + e.what());
+    }
+    seq_ = h.value("seq", 0u);
+    last_bytes_ = r.payload.size();
+    WindowCapture c;
+    c.frame.bgr = last_.clone();
+    c.frame.scale = scale_;
+    c.frame.timestamp = wallSeconds();
+    c.frame.monotonic = monotonicSeconds();
+    c.origin = Point{origin[0], origin[1]};
+    return c;
+}
+
+Frame AgentDevice::capture() {
+    Frame f = grab(0).frame;
+    size_ = Size{f.width(), f.height()};
+    return f;
+}
+
+void AgentDevice::move(Point p) { conn_->call({{"op", "move"}, {"x", p.x}, {"y", p.y}}); }
+
+Point AgentDevice::cursor() const {
+    auto h = conn_->call({{"op", "cursor"}}).header;
+    return Point{h.value("x", 0), h.value("y", 0)};
+}
+
+void AgentDevice::click(MouseButton button, int count) {
+    conn_->call({{"op", "click"}, {"button", buttonNumber(button)}, {"count", count}});
+}
+
+void AgentDevice::mouseButton(MouseButton b, bool down) {
+    conn_->call({{"op", "button"}, {"button", buttonNumber(b)}, {"down", down}});
+}
+
+void AgentDevice::press(MouseButton button) { mouseButton(button, true); }
+void AgentDevice::release(MouseButton button) { mouseButton(button, false); }
+
+void AgentDevice::scroll(int dx, int dy) { conn_->call({{"op", "scroll"}, {"dx", dx}, {"dy", dy}}); }
+
+void AgentDevice::typeText(const std::string& utf8) {
+    decodeUtf8(utf8);  // throws std::invalid_argument on invalid UTF-8
+    conn_->call({{"op", "text"}}, utf8, 10 + double(utf8.size()) / 100);
+}
+
+void AgentDevice::key(const Key& k, bool down) {
+    nlohmann::json req = agentKeyFields(k);
+    req["op"] = "key";
+    req["down"] = down;
+    conn_->call(req);
+}
+
+void AgentDevice::checkKeys(const std::vector<Key>& keys) const {
+    for (const auto& k : keys) agentKeyFields(k);
+}
+
+void AgentDevice::keyCombo(const std::vector<Key>& keys) {
+    checkKeys(keys);
+    for (const auto& k : keys) key(k, true);
+    for (auto it = keys.rbegin(); it != keys.rend(); ++it) key(*it, false);
+}
+
+void AgentDevice::keyDown(const Key& k) {
+    agentKeyFields(k);
+    key(k, true);
+}
+
+void AgentDevice::keyUp(const Key& k) {
+    agentKeyFields(k);
+    key(k, false);
+}
+
+void AgentDevice::sync() { conn_->call({{"op", "sync"}}); }
+
+Windows& AgentDevice::windows() { return *windows_; }
+Accessibility& AgentDevice::accessibility() { return *a11y_; }
+
+std::string AgentDevice::clipboardText() { return conn_->call({{"op", "clipboard_get"}}).payload; }
+
+void AgentDevice::setClipboardText(const std::string& utf8) {
+    decodeUtf8(utf8);
+    conn_->call({{"op", "clipboard_set"}}, utf8);
+}
+
+int AgentDevice::launch(const std::string& command_line) {
+    return conn_->call({{"op", "launch"}}, command_line).header.value("pid", 0);
+}
+
+int AgentDevice::wait(int pid, double timeout) {
+    // In slices of at most a second: the agent serves one request at a time.
+    const double deadline = monotonicSeconds() + timeout;
+    for (;;) {
+        double slice = std::min(1.0, std::max(0.0, deadline - monotonicSeconds()));
+        auto h = conn_->call({{"op", "wait"}, {"pid", pid}, {"timeout", slice}}, {}, slice + 10).header;
+        if (h.value("exited", false)) return h.value("code", 0);
+        if (monotonicSeconds() >= deadline) return -1;
+    }
+}
+
+}  // namespace eacu

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The agent protocol (docs/agent-protocol.md) spoken directly to eacu-agent.exe: a wrong token,
+requests before the hello, malformed and oversized messages, bad arguments (each gets a clear
+error and the agent goes on serving), launch/wait/exit code, and capture sizes and times (a
+whole frame, then the changed region only).
+usage: agent_proto.py HOST:PORT TOKEN"""
+import json
+import socket
+import struct
+import sys
+import time
+
+ADDR, TOKEN = sys.argv[1], sys.argv[2]
+HOST, PORT = ADDR.rsplit(":", 1)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def recv_all(s, n):
+    b = b""
+    while len(b) < n:
+        k = s.recv(n - len(b))
+        if not k:
+            raise EOFError("the agent closed the connection")
+        b += k
+    return b
+
+
+def send_raw(s, header: bytes, payload=b""):
+    s.sendall(struct.pack("<II", len(header), len(payload)) + header + payload)
+
+
+def answer(s):
+    hn, pn = struct.unpack("<II", recv_all(s, 8))
+    h = json.loads(recv_all(s, hn))
+    return h, recv_all(s, pn)
+
+
+def call(s, req, payload=b""):
+    send_raw(s, json.dumps(req).encode(), payload)
+    return answer(s)
+
+
+def connect(token=TOKEN, hello=True):
+    s = socket.create_connection((HOST, int(PORT)), timeout=30)
+    if hello:
+        h, _ = call(s, {"op": "hello", "version": 1, "token": token})
+        check(h.get("ok") is True, f"hello with the right token: {h}")
+    return s
+
+
+def closed(s):
+    try:
+        return s.recv(1) == b""
+    except (ConnectionError, socket.timeout):
+        return True
+
+
+# A wrong token: a clear error, then the agent closes the connection.
+s = connect(hello=False)
+h, _ = call(s, {"op": "hello", "version": 1, "token": TOKEN + "x"})
+check(h.get("ok") is False and "wrong token" in h.get("error", ""), f"a wrong token is refused: {h}")
+check(TOKEN not in json.dumps(h), "the answer does not echo the token")
+check(closed(s), "the connection closes after a wrong token")
+# Another protocol version.
+s = connect(hello=False)
+h, _ = call(s, {"op": "hello", "version": 99, "token": TOKEN})
+check(h.get("ok") is False and "version 1" in h.get("error", ""), f"another version is refused: {h}")
+# A request before the hello.
+s = connect(hello=False)
+h, _ = call(s, {"op": "screen"})
+check(h.get("ok") is False and "hello" in h.get("error", ""), f"a request before the hello: {h}")
+h, _ = call(s, {"op": "hello", "version": 1, "token": TOKEN})
+check(h.get("ok") is True, "the hello after a refused request")
+
+# Malformed messages on an authenticated connection: each answered, the connection goes on.
+s = connect()
+for bad, want in [(b"not json", "malformed request header"), (b'{"op": "screen"', "malformed request header"),
+                  (b'[1, 2]', "expected a JSON object"), (b'{"id": 3}', 'no "op"'),
+                  (b'{"op": "fly"}', 'unknown op "fly"'), (b'{"op": "move", "x": 99999, "y": 1}', "move: expected x"),
+                  (b'{"op": "window", "action": "focus", "window": 12345678}', "is gone"),
+                  (b'{"op": "capture", "window": 12345678}', "is gone"),
+                  (b'{"op": "window", "action": "spin", "window": 0}', "is gone"),
+                  (b'{"op": "key", "vk": 999, "down": true}', "expected vk"),
+                  (b'{"op": "wait", "pid": 4242, "timeout": 0}', "not a program this agent launched"),
+                  (b'{"op": "element", "path": [1], "action": "click"}', "expected \"path\" [pid, hwnd]")]:
+    send_raw(s, bad)
+    h, _ = answer(s)
+    check(h.get("ok") is False and want in h.get("error", ""), f"{bad!r}: expected an error with {want!r}, got {h}")
+h, _ = call(s, {"op": "text"}, b"\xff\xfe bad utf-8")
+check(h.get("ok") is False and "UTF-8" in h.get("error", ""), f"invalid UTF-8 text: {h}")
+h, _ = call(s, {"op": "screen"})
+check(h.get("ok") is True and h.get("w", 0) > 0, f"the connection still serves after the errors: {h}")
+print(f"screen: {h['w']}x{h['h']} dpi {h['dpi']} scale {h['scale']}")
+
+# An oversized message: an error answer, then the connection closes (it cannot be skipped).
+s2 = connect()
+s2.sendall(struct.pack("<II", 1 << 30, 0))
+h, _ = answer(s2)
+check(h.get("ok") is False and "too large" in h.get("error", ""), f"an oversized header: {h}")
+check(closed(s2), "the connection closes after an oversized message")
+# A client that disconnects in the middle of a message.
+s3 = connect()
+s3.sendall(struct.pack("<II", 100, 0) + b'{"op":')
+s3.close()
+h, _ = call(s, {"op": "cursor"})
+check(h.get("ok") is True, f"the agent serves after a half message and an oversized one: {h}")
+
+# Launch, wait, exit code.
+h, _ = call(s, {"op": "launch"}, "cmd.exe /c exit 7".encode())
+check(h.get("ok") is True and h.get("pid", 0) > 0, f"launch: {h}")
+if h.get("ok"):
+    code = None
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        w, _ = call(s, {"op": "wait", "pid": h["pid"], "timeout": 1})
+        if w.get("exited"):
+            code = w.get("code")
+            break
+    check(code == 7, f"the launched program's exit code: expected 7, got {code}")
+h, _ = call(s, {"op": "launch"}, "Z:\\no\\such\\program.exe".encode())
+check(h.get("ok") is False and "CreateProcessW failed" in h.get("error", ""), f"launching a missing program: {h}")
+
+# Capture: a whole frame, then only what changed (nothing, or the clock), timed.
+def capture(base):
+    t = time.perf_counter()
+    h, p = call(s, {"op": "capture", "base": base})
+    return h, p, (time.perf_counter() - t) * 1000
+
+
+full = [capture(0) for _ in range(3)]
+h, p, ms = min(full, key=lambda r: r[2])
+check(h.get("full") is True and h.get("encoding") == "rle24", f"a capture without a base is whole: {h}")
+seq = full[-1][0]["seq"]
+changed = []
+for _ in range(5):
+    hc, pc, mc = capture(seq)
+    seq = hc["seq"]
+    changed.append((hc, pc, mc))
+hc, pc, mc = min(changed, key=lambda r: r[2])
+check(hc.get("full") is False, f"a capture on the last frame sends the changed region: {hc}")
+raw = h["w"] * h["h"] * 3
+print(f"capture full frame {h['w']}x{h['h']}: {len(p)} bytes (raw {raw}, {100.0 * len(p) / raw:.1f}%), "
+      f"{ms:.1f} ms; changed region {hc['rect'][2]}x{hc['rect'][3]}: {len(pc)} bytes, {mc:.1f} ms (best of 3 and 5)")
+h, _ = call(s, {"op": "capture", "base": seq + 1000})
+check(h.get("full") is True, "a capture on a frame the agent does not have is whole")
+
+if failures:
+    sys.exit(f"{len(failures)} protocol checks failed")
+print("agent protocol: all checks passed")

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The Windows device agent (agent/, eacu-agent.exe) under Wine 8 on the test's own Xvfb, driven
+# by `eacu run --device agent:HOST:PORT`: the agent and a Win32 form of our own cross-built with
+# mingw-w64; the protocol's refusals and malformed messages (agent_proto.py); a Lua script that
+# fills the form by tree, text and image targets, works its windows, the clipboard and notepad;
+# a wrong token; the agent killed in the middle of a run. One Wine prefix for all of it.
+# EACU_TEST_AGENT=HOST:PORT (with EACU_AGENT_TOKEN, and EACU_TEST_FORM: the Windows path of
+# eacu-test-form.exe copied there, EACU_TEST_DIR: a writable Windows folder) runs the protocol
+# checks and the script against an agent on a real Windows machine instead.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/lib.bash"
+. "$here/win32/wine_env.bash"
+start_test
+trap stop_wine EXIT
+
+# The agent and the form, cross-built (the same CMake project as make agent-win).
+cmake -S "$root/agent" -B "$OUT/agent-build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64.cmake" \
+  -DCMAKE_BUILD_TYPE=Release >"$OUT/agent-build.log" 2>&1 || fail "configuring the agent: $(tail -5 "$OUT/agent-build.log")"
+cmake --build "$OUT/agent-build" -j2 >>"$OUT/agent-build.log" 2>&1 || fail "building the agent: $(tail -20 "$OUT/agent-build.log")"
+agent_exe=$OUT/agent-build/eacu-agent.exe
+form_exe=$OUT/agent-build/eacu-test-form.exe
+[ -f "$agent_exe" ] && [ -f "$form_exe" ] || fail "the cross-build made no eacu-agent.exe or eacu-test-form.exe"
+
+if [ -n "${EACU_TEST_AGENT:-}" ]; then
+  addr=$EACU_TEST_AGENT; token=${EACU_AGENT_TOKEN:-}
+  [ -n "${EACU_TEST_FORM:-}" ] && [ -n "${EACU_TEST_DIR:-}" ] ||
+    fail "EACU_TEST_AGENT needs EACU_TEST_FORM (where eacu-test-form.exe was copied) and EACU_TEST_DIR (a Windows folder)"
+  python3 "$here/agent_proto.py" "$addr" "$token"
+  EACU_AGENT_TOKEN=$token "$EACU" run "$here/windows_agent.lua" --device "agent:$addr" --db "$OUT/runs.db" -- \
+    "\"$EACU_TEST_FORM\" \"$EACU_TEST_DIR\\form1.txt\"" "\"$EACU_TEST_FORM\" \"$EACU_TEST_DIR\\form2.txt\"" \
+    "$EACU_TEST_DIR\\note.txt" "$here/images/win_agree.png"
+  echo "windows_agent: passed against the agent at $addr"
+  exit 0
+fi
+
+start_wine_xvfb 1280x800
+make_wine_prefix "$OUT/wine" 1280x800
+
+# Any address but loopback needs a token.
+rc=0
+refused=$(timeout 60 "$WINE" "$agent_exe" --host 0.0.0.0 --port 0 2>&1) || rc=$?
+expect_eq "$rc" "2" "the agent's exit code on 0.0.0.0 without a token"
+expect_contains "$refused" "refusing to listen on 0.0.0.0 without --token" "the agent's refusal"
+
+token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+start_agent() {
+  "$WINE" "$agent_exe" --port 0 --token "$token" >"$OUT/agent.out" 2>"$OUT/agent.err" &
+  agent_pid=$!
+  port=$(await_printed "$OUT/agent.out" "$agent_pid" 's/^eacu-agent: listening on 127.0.0.1:\([0-9]*\) .*/\1/p' \
+    "eacu-agent.exe" "$OUT/agent.err") || exit 1
+}
+start_agent
+addr=127.0.0.1:$port
+
+# The protocol spoken directly: refusals, malformed messages, launch/wait, capture sizes.
+timeout 120 python3 "$here/agent_proto.py" "$addr" "$token" || fail "agent_proto.py failed"
+
+# The Lua script through eacu.
+W=$(winepath_w "$OUT")
+db=$OUT/runs.db
+rc=0
+out=$(EACU_AGENT_TOKEN=$token timeout 300 "$EACU" run "$here/windows_agent.lua" --device "agent:$addr" --db "$db" -- \
+  "\"$(winepath_w "$form_exe")\" \"$W\\form1.txt\"" "\"$(winepath_w "$form_exe")\" \"$W\\form2.txt\"" \
+  "$W\\note.txt" "$here/images/win_agree.png" 2>"$OUT/run.err") || rc=$?
+[ "$rc" = 0 ] || { cat "$OUT/run.err" >&2; echo "$out" >&2; fail "eacu run windows_agent.lua exited $rc"; }
+echo "$out"
+expect_contains "$out" "notepad: saved" "the script's last part"
+expect_eq "$(cat "$OUT/form1.txt")" "$(printf 'form: ready\nform: 张三|北京|1')" "the form's output"
+expect_eq "$(tail -1 "$OUT/form2.txt")" "form: closed" "the closed form's output"
+note=$(sed 's/^\xef\xbb\xbf//' "$OUT/note.txt" | tr -d '\r')
+expect_eq "$note" "$(printf '你好 eacu\n粘贴的文字')" "the file notepad saved (UTF-8)"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+expect_contains "$(sqlite3 "$db" "SELECT device FROM runs WHERE id=$run")" "agent $addr windows" "the run's device"
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(m, ' ') FROM (SELECT CASE WHEN target LIKE '%win_agree.png%' AND method NOT IN ('a11y', 'relative') THEN 'image' ELSE method END AS m FROM steps WHERE run_id=$run AND action='tap' AND status='ok' ORDER BY idx LIMIT 4)")" \
+  "a11y relative image a11y" "the form's taps by tree, text, image and tree"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='window' AND status='ok'")" "10" "window steps (8 on the form, 2 on notepad)"
+grep -q "$token" "$OUT/agent.out" "$OUT/agent.err" "$OUT/run.err" && fail "the token appears in a log"
+
+# Replay on the agent: a run that fills the name and confirms, replayed (actions) on a new form.
+form_cmd="\"$(winepath_w "$form_exe")\""
+cat >"$OUT/fill.lua" <<'LUA'
+local f = remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+tap { role = "text", name = "姓名", timeout = 20 }
+input "李四"
+tap { role = "push button", name = "确定" }
+assert(f:wait(10) == 10, "the form exits with 10 (OK, not agreed)")
+LUA
+cat >"$OUT/open.lua" <<'LUA'
+remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+LUA
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/fill.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill1.txt\"" \
+  >"$OUT/fill.out" 2>&1 || fail "fill.lua: $(cat "$OUT/fill.out")"
+fill=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/open.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill2.txt\"" \
+  >"$OUT/open.out" 2>&1 || fail "open.lua: $(cat "$OUT/open.out")"
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --device "agent:$addr" --db "$db" \
+  >"$OUT/replay.out" 2>&1 || fail "the replay on the agent: $(cat "$OUT/replay.out")"
+for i in $(seq 100); do [ "$(tail -1 "$OUT/fill2.txt")" = "form: 李四||0" ] && break; sleep 0.1; done
+expect_eq "$(tail -1 "$OUT/fill2.txt")" "form: 李四||0" "the replayed form's output"
+
+# A wrong token: a clear error, no run of the script.
+rc=0
+err=$(EACU_AGENT_TOKEN=wrong-$token timeout 60 "$EACU" run "$here/windows_agent.lua" --device "agent:$addr" --db "$db" 2>&1) || rc=$?
+[ "$rc" != 0 ] || fail "a wrong token: eacu run succeeded"
+expect_contains "$err" "agent $addr: hello: wrong token" "the wrong token's error"
+
+# The agent killed in the middle of a run: a device error well within the step's 60 s.
+cat >"$OUT/wait.lua" <<'LUA'
+print("waiting") io.stdout:flush()
+wait({ role = "push button", name = "永远不会出现" }, 60)
+LUA
+EACU_AGENT_TOKEN=$token "$EACU" run "$OUT/wait.lua" --device "agent:$addr" --db "$db" >"$OUT/wait.out" 2>"$OUT/wait.err" &
+run_pid=$!
+await_printed "$OUT/wait.out" "$run_pid" 's/^\(waiting\)$/\1/p' "eacu run wait.lua" "$OUT/wait.err" >/dev/null
+sleep 1  # let the wait poll the agent a few times
+kill -9 "$agent_pid"
+t0=$(date +%s)
+rc=0
+timeout 30 tail --pid="$run_pid" -f /dev/null || true
+wait "$run_pid" || rc=$?
+elapsed=$(( $(date +%s) - t0 ))
+[ "$rc" != 0 ] || fail "the run went on after the agent was killed"
+[ "$elapsed" -le 15 ] || fail "the run took $elapsed s to end after the agent was killed"
+expect_contains "$(cat "$OUT/wait.err")" "agent $addr is gone" "the run's error after the kill"
+stop_wine
+expect_wine_gone
+echo "windows_agent: passed (the killed agent ended the run in ${elapsed} s)"
