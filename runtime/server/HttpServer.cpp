@@ -232,6 +232,9 @@ struct HttpServer::Impl {
         svr.Get("/api/chat/stream", [this](const httplib::Request& req, httplib::Response& res) {
             guarded(res, [&] { stream(req, res); });
         });
+        svr.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
+            guarded(res, [&] { sendJson(res, 200, chat.workers()); });
+        });
         svr.Get("/api/sessions", [this](const httplib::Request&, httplib::Response& res) {
             guarded(res, [&] { sendJson(res, 200, chat.sessions()); });
         });

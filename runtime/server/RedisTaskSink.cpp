@@ -1,0 +1,75 @@
+#include "server/RedisTaskSink.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "base/Cancel.h"
+#include "base/Clock.h"
+#include "server/RedisLayout.h"
+
+using nlohmann::json;
+
+namespace eacu::server {
+
+RedisTaskSink::RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string worker, double events_ttl,
+                             std::function<bool()> leased)
+    : url_(url), task_id_(task_id), worker_(std::move(worker)), events_ttl_(events_ttl), leased_(std::move(leased)) {}
+
+bool RedisTaskSink::write(const std::vector<std::string>& args) {
+    double backoff = 0.05;
+    for (;;) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            try {
+                if (!client_) client_ = std::make_unique<RedisClient>(url_, 1.0, 3.0);
+                client_->command(args);
+                return true;
+            } catch (const RedisIoError&) {
+                client_.reset();
+            } catch (const RedisError&) {
+                return false;  // an error reply: retrying would not help
+            }
+        }
+        if (!leased_()) return false;
+        CancelToken().sleep(backoff);
+        backoff = std::min(1.0, backoff * 2);
+    }
+}
+
+void RedisTaskSink::running() {
+    write({"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen), "*", "ev", "started",
+           "data", json{{"worker", worker_}}.dump()});
+}
+
+void RedisTaskSink::line(const std::string& line) {
+    write({"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen), "*", "line", line});
+}
+
+void RedisTaskSink::live(LiveFrame frame) {
+    // Best effort, never retried: the next frame replaces this one.
+    std::lock_guard<std::mutex> lock(mu_);
+    try {
+        if (!client_) return;
+        const std::string key = redis::liveKey(task_id_);
+        json data{{"key", key},          {"seq", ++live_seq_},        {"width", frame.width},
+                  {"height", frame.height}, {"cursor_x", frame.cursor_x}, {"cursor_y", frame.cursor_y},
+                  {"time", frame.time}};
+        client_->pipeline({{"SET", key, std::string(frame.jpeg.begin(), frame.jpeg.end()), "PX",
+                            std::to_string(redis::kLiveTtlMs)},
+                           {"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen),
+                            "*", "ev", "live", "data", data.dump()}});
+    } catch (const RedisIoError&) {
+        client_.reset();
+    } catch (const RedisError&) {
+    }
+}
+
+void RedisTaskSink::ended(const std::string& status, const std::string& answer, const std::string& error) {
+    json data{{"status", status}, {"answer", answer}, {"error", error}, {"worker", worker_}};
+    write({"EVAL", redis::kEndScript, "3", redis::taskKey(task_id_), redis::eventsKey(task_id_),
+           redis::controlKey(task_id_), worker_, status, std::to_string(wallSeconds()), data.dump(),
+           std::to_string(int64_t(events_ttl_))});
+}
+
+}  // namespace eacu::server

@@ -1,0 +1,50 @@
+// A task's worker lines turned into the service's state: the run log's task row and messages and
+// the session's events (progress items, awaiting_user, the final event), and its live frames.
+// The one consumer of the worker protocol on the server's side, whether the lines came over a
+// local socketpair or through Redis from another machine.
+#pragma once
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "server/ServiceStore.h"
+#include "server/TaskSink.h"
+
+namespace eacu::server {
+
+/// The server-side TaskSink of one task. line(), running() and ended() from one thread;
+/// takeAwaiting()/resumed() from any.
+class TaskEvents : public TaskSink {
+public:
+    TaskEvents(ServiceStore& store, TaskRecord task);
+
+    void running() override;
+    void line(const std::string& line) override;
+    void live(LiveFrame frame) override;
+    void ended(const std::string& status, const std::string& answer, const std::string& error) override;
+
+    /// True (once) when the task awaits the person: the caller then sends the ack line and
+    /// calls resumed(). False when it does not wait.
+    bool takeAwaiting();
+    /// Records the person's answer `text` and that the task runs again (task.started resumed).
+    void resumed(const std::string& text);
+    /// The step last reported done ("" before the first): "#idx action target".
+    std::string lastStep() const;
+    const TaskRecord& task() const { return task_; }
+
+private:
+    void progress(const nlohmann::json& step);
+
+    ServiceStore& store_;
+    TaskRecord task_;
+    std::atomic<bool> awaiting_{false};
+    int progress_count_ = 0;
+    int pending_intent_ = 0;  // the progress item an intent opened, completed by the next step
+    std::string pending_text_;
+    mutable std::mutex mu_;   // guards last_step_
+    std::string last_step_;
+};
+
+}  // namespace eacu::server
