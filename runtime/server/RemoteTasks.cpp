@@ -161,6 +161,7 @@ void RemoteTasks::refreshActive() {
         if (active_.count(t.id)) continue;
         Active a;
         a.events = std::make_shared<TaskEvents>(store_, t);
+        a.events->restore();
         // A restarted server goes on from the last entry it relayed.
         auto h = fieldMap(client_.command({"HGETALL", redis::taskKey(t.id)}));
         if (!h["relayed"].empty()) a.cursor = h["relayed"];

@@ -1,5 +1,7 @@
 #include "server/TaskEvents.h"
 
+#include <algorithm>
+
 #include "server/ProgressText.h"
 
 using nlohmann::json;
@@ -21,6 +23,25 @@ void TaskEvents::running() {
         log.setTaskStatus(task_.id, "running");
         return 0;
     });
+}
+
+void TaskEvents::restore() {
+    auto [task, events] = store_.with([&](ServiceLog& log) { return std::make_pair(log.task(task_.id), log.eventsOfTask(task_.id)); });
+    if (task) awaiting_ = task->status == "awaiting_user";
+    for (const auto& e : events) {
+        if (e.type != "progress.append" && e.type != "progress.update") continue;
+        json d = json::parse(e.data, nullptr, false);
+        if (!d.is_object() || !d.contains("index") || !d["index"].is_number_integer()) continue;
+        const int index = d["index"].get<int>();
+        progress_count_ = std::max(progress_count_, index);
+        // An intent's append (status running) is open until its update.
+        if (e.type == "progress.append" && d.value("status", "") == "running") {
+            pending_intent_ = index;
+            pending_text_ = d.value("text", "");
+        } else if (index == pending_intent_) {
+            pending_intent_ = 0;
+        }
+    }
 }
 
 bool TaskEvents::takeAwaiting() { return awaiting_.exchange(false); }

@@ -25,6 +25,10 @@ public:
     void live(LiveFrame frame) override;
     void ended(const std::string& status, const std::string& answer, const std::string& error) override;
 
+    /// Picks up where the events of the task in the run log left off (a restarted server
+    /// relaying a task that runs on elsewhere): the progress items' count, an intent still
+    /// open, awaiting_user.
+    void restore();
     /// True (once) when the task awaits the person: the caller then sends the ack line and
     /// calls resumed(). False when it does not wait.
     bool takeAwaiting();
