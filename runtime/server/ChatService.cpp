@@ -170,6 +170,12 @@ json ChatService::health() {
             {"db", store_.path()}};
 }
 
+std::string ChatService::remoteFrame(int64_t task_id, int64_t frame_id) {
+    std::optional<std::string> png = remote_ ? remote_->framePng(task_id, frame_id) : std::nullopt;
+    if (!png) throw ApiError(404, "no frame " + std::to_string(frame_id) + " of task " + std::to_string(task_id));
+    return *png;
+}
+
 json ChatService::workers() { return remote_ ? remote_->workers() : json{{"workers", json::array()}}; }
 
 }  // namespace eacu::server

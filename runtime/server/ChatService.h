@@ -59,6 +59,9 @@ public:
     /// GET /api/workers: the remote workers (RemoteTasks::workers); {"workers": []} without a
     /// Redis queue.
     nlohmann::json workers();
+    /// GET /api/tasks/{id}/frames/{frame}: a remote task's step frame (PNG bytes). ApiError 404
+    /// when there is none (or no Redis queue).
+    std::string remoteFrame(int64_t task_id, int64_t frame_id);
     /// True when the session exists.
     bool hasSession(int64_t session_id);
     /// Stops every task and the workers (idempotent).

@@ -263,6 +263,13 @@ struct HttpServer::Impl {
                 res.set_content(std::string(f->jpeg.begin(), f->jpeg.end()), "image/jpeg");
             });
         });
+        svr.Get(R"(/api/tasks/(\d+)/frames/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+            guarded(res, [&] {
+                std::string png = chat.remoteFrame(idParam(req.matches[1], "the task id"), idParam(req.matches[2], "the frame id"));
+                res.set_header("Cache-Control", "max-age=86400, immutable");
+                res.set_content(png, "image/png");
+            });
+        });
         svr.Get(R"(/api/frames/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
             guarded(res, [&] {
                 const int64_t id = idParam(req.matches[1], "the frame id");

@@ -13,8 +13,31 @@ using nlohmann::json;
 namespace eacu::server {
 
 RedisTaskSink::RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string worker, double events_ttl,
-                             std::function<bool()> leased)
-    : url_(url), task_id_(task_id), worker_(std::move(worker)), events_ttl_(events_ttl), leased_(std::move(leased)) {}
+                             std::function<bool()> leased, std::string run_log)
+    : url_(url),
+      task_id_(task_id),
+      worker_(std::move(worker)),
+      events_ttl_(events_ttl),
+      leased_(std::move(leased)),
+      run_log_(std::move(run_log)) {}
+
+void RedisTaskSink::copyFrames(const std::string& line) {
+    json m = json::parse(line, nullptr, false);
+    if (!m.is_object() || m.value("type", "") != "step" || !m.contains("step") || !m["step"].is_object()) return;
+    for (const char* k : {"frame_before", "frame_after"}) {
+        const json& f = m["step"].value(k, json());
+        if (!f.is_number_integer()) continue;
+        std::string png;
+        try {
+            if (!reader_) reader_ = std::make_unique<RunReader>(run_log_);
+            auto bytes = reader_->framePng(f.get<int64_t>());
+            png.assign(bytes.begin(), bytes.end());
+        } catch (const std::exception&) {
+            continue;  // not in the run log: the page shows no screenshot for it
+        }
+        write({"SET", redis::frameKey(task_id_, f.get<int64_t>()), png, "EX", std::to_string(int64_t(events_ttl_))});
+    }
+}
 
 bool RedisTaskSink::write(const std::vector<std::string>& args) {
     double backoff = 0.05;
@@ -43,6 +66,7 @@ void RedisTaskSink::running() {
 }
 
 void RedisTaskSink::line(const std::string& line) {
+    copyFrames(line);
     write({"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen), "*", "line", line});
 }
 

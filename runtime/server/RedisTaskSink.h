@@ -5,9 +5,11 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
+#include "record/RunReader.h"
 #include "server/RedisClient.h"
 #include "server/TaskSink.h"
 
@@ -19,8 +21,10 @@ public:
     /// `leased()` tells whether the worker still holds its lease: while Redis cannot be
     /// reached, writes are retried (with backoff) only as long as it does; afterwards they are
     /// dropped (the run is being aborted and the server ends the task `lost`).
+    /// `run_log`: the worker's run log, from which a step line's frames are put on Redis
+    /// before the line (frameKey, for the events TTL).
     RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string worker, double events_ttl,
-                  std::function<bool()> leased);
+                  std::function<bool()> leased, std::string run_log);
 
     void running() override;
     void line(const std::string& line) override;
@@ -30,12 +34,16 @@ public:
 private:
     // Runs `args` until it succeeds or the lease is gone (then false).
     bool write(const std::vector<std::string>& args);
+    // Puts the frames a step line names on Redis.
+    void copyFrames(const std::string& line);
 
     RedisUrl url_;
     int64_t task_id_;
     std::string worker_;
     double events_ttl_;
     std::function<bool()> leased_;
+    std::string run_log_;
+    std::unique_ptr<RunReader> reader_;  // opened at the first step with a frame
     std::mutex mu_;
     std::unique_ptr<RedisClient> client_;  // null while disconnected
     int64_t live_seq_ = 0;

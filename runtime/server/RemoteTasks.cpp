@@ -60,7 +60,7 @@ void RemoteTasks::enqueue(int64_t task_id) {
                        "queued_at", std::to_string(wallSeconds())},
                       {"XADD", redis::kTasks, "*", "task", payload.dump()},
                       {"EXEC"}});
-    if (!active_.count(task_id)) active_[task_id].events = std::make_shared<TaskEvents>(store_, *t);
+    if (!active_.count(task_id)) active_[task_id].events = eventsFor(*t);
 }
 
 bool RemoteTasks::stopQueued(int64_t task_id) {
@@ -134,6 +134,17 @@ json RemoteTasks::workers() {
     return {{"workers", out}};
 }
 
+std::shared_ptr<TaskEvents> RemoteTasks::eventsFor(const TaskRecord& t) {
+    return std::make_shared<TaskEvents>(store_, t, "/api/tasks/" + std::to_string(t.id) + "/frames/");
+}
+
+std::optional<std::string> RemoteTasks::framePng(int64_t task_id, int64_t frame_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    RedisReply r = client_.command({"GET", redis::frameKey(task_id, frame_id)});
+    if (r.isNil()) return std::nullopt;
+    return r.str;
+}
+
 void RemoteTasks::recover() {
     auto open = store_.with([](ServiceLog& log) { return log.tasksWithStatus({"queued", "running", "awaiting_user"}); });
     for (const auto& t : open) {
@@ -160,7 +171,7 @@ void RemoteTasks::refreshActive() {
         still[t.id] = true;
         if (active_.count(t.id)) continue;
         Active a;
-        a.events = std::make_shared<TaskEvents>(store_, t);
+        a.events = eventsFor(t);
         a.events->restore();
         // A restarted server goes on from the last entry it relayed.
         auto h = fieldMap(client_.command({"HGETALL", redis::taskKey(t.id)}));

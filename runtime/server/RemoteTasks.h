@@ -41,6 +41,9 @@ public:
     bool stopRunning(int64_t task_id);
     /// Sends the person's answer to a task that awaits it (false when it does not).
     bool ack(int64_t task_id, const std::string& text);
+    /// GET /api/tasks/{id}/frames/{frame}: a step's PNG of a remote task, which its worker put
+    /// on Redis (nullopt when it is not, or no longer, there).
+    std::optional<std::string> framePng(int64_t task_id, int64_t frame_id);
     /// Tasks read from the task stream by no worker yet, and read but not committed.
     size_t queued();
     /// GET /api/workers: {"workers":[{name, host, slots, busy, device, version, protocol,
@@ -68,6 +71,7 @@ private:
     bool relayEntry(int64_t task_id, Active& a, const RedisReply& fields);
     void reap();
     void finishTask(int64_t task_id);
+    std::shared_ptr<TaskEvents> eventsFor(const TaskRecord& t);
 
     ServiceStore& store_;
     const ServeConfig& config_;

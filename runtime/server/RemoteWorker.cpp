@@ -178,7 +178,7 @@ void RemoteWorker::startTask(const std::string& payload) {
     task.kind = t.value("kind", "task");
     task.text = t.value("text", "");
     task.status = "running";
-    s->sink = std::make_unique<RedisTaskSink>(o_.url, task.id, o_.name, o_.config.events_ttl, [this] { return leased(); });
+    s->sink = std::make_unique<RedisTaskSink>(o_.url, task.id, o_.name, o_.config.events_ttl, [this] { return leased(); }, s->config.db);
     s->runner = std::make_unique<TaskRunner>(s->config, task, *s->sink);
     Slot* p = s.get();
     {

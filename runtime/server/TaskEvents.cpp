@@ -16,7 +16,8 @@ std::string firstLineOf(const std::string& s) {
 
 }  // namespace
 
-TaskEvents::TaskEvents(ServiceStore& store, TaskRecord task) : store_(store), task_(std::move(task)) {}
+TaskEvents::TaskEvents(ServiceStore& store, TaskRecord task, std::string frame_url)
+    : store_(store), task_(std::move(task)), frame_url_(std::move(frame_url)) {}
 
 void TaskEvents::running() {
     store_.with([&](ServiceLog& log) {
@@ -80,7 +81,7 @@ void TaskEvents::progress(const json& step) {
     json frame = step.contains("frame_after") && !step["frame_after"].is_null() ? step["frame_after"]
                                                                                : step.value("frame_before", json());
     item["frame_id"] = frame.is_number_integer() ? frame : json();
-    item["screenshot"] = frame.is_number_integer() ? json("/api/frames/" + std::to_string(frame.get<int64_t>())) : json();
+    item["screenshot"] = frame.is_number_integer() ? json(frame_url_ + std::to_string(frame.get<int64_t>())) : json();
     item["cursor_x"] = json();
     item["cursor_y"] = json();
     if (auto in = step.find("input"); in != step.end() && in->is_array() && in->size() == 2) {

@@ -18,7 +18,10 @@ namespace eacu::server {
 /// takeAwaiting()/resumed() from any.
 class TaskEvents : public TaskSink {
 public:
-    TaskEvents(ServiceStore& store, TaskRecord task);
+    /// `frame_url`: where a progress item's screenshot is served, followed by the frame id
+    /// ("/api/frames/" for frames of this server's run log; a remote task's are answered from
+    /// Redis under "/api/tasks/ID/frames/").
+    TaskEvents(ServiceStore& store, TaskRecord task, std::string frame_url = "/api/frames/");
 
     void running() override;
     void line(const std::string& line) override;
@@ -43,6 +46,7 @@ private:
 
     ServiceStore& store_;
     TaskRecord task_;
+    std::string frame_url_;
     std::atomic<bool> awaiting_{false};
     int progress_count_ = 0;
     int pending_intent_ = 0;  // the progress item an intent opened, completed by the next step

@@ -136,6 +136,12 @@ def tasks():
             events = [e for e in before[sid] if e[0] is not None] + [e for e in resumed[sid].events if e[0] is not None]
             check_stream_order(events, db_events(sid), tid, f"session {sid}")
         print(f"redis_12_tasks_after_restart_s {elapsed:.1f}")
+        # Step screenshots of a remote task come by reference, from Redis (§5.3).
+        shots = [e[2]["screenshot"] for s in resumed.values() for e in s.events
+                 if e[1].startswith("progress.") and e[2].get("screenshot")]
+        check(shots and all(u.startswith("/api/tasks/") for u in shots), f"screenshots of remote tasks: {shots[:3]}")
+        st, png, _ = api.get(shots[-1])
+        check(st == 200 and png[:8] == b"\x89PNG\r\n\x1a\n", f"{shots[-1]} is a PNG from Redis: {st}")
         # Exactly once: every task is one run, in one worker's run log, with its inputs.
         runs = {w.name: runs_of(w.db) for w in workers}
         for sid, tid, product in sent:
