@@ -1,11 +1,16 @@
 #include "server/RedisTaskSink.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "base/Cancel.h"
 #include "base/Clock.h"
+#include "record/RunCopy.h"
 #include "server/RedisLayout.h"
 
 using nlohmann::json;
@@ -23,6 +28,8 @@ RedisTaskSink::RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string w
 
 void RedisTaskSink::copyFrames(const std::string& line) {
     json m = json::parse(line, nullptr, false);
+    if (m.is_object() && m.value("type", "") == "run" && m.contains("run_id") && m["run_id"].is_number_integer())
+        run_id_ = m["run_id"].get<int64_t>();
     if (!m.is_object() || m.value("type", "") != "step" || !m.contains("step") || !m["step"].is_object()) return;
     for (const char* k : {"frame_before", "frame_after"}) {
         const json& f = m["step"].value(k, json());
@@ -91,6 +98,24 @@ void RedisTaskSink::live(LiveFrame frame) {
 
 void RedisTaskSink::ended(const std::string& status, const std::string& answer, const std::string& error) {
     json data{{"status", status}, {"answer", answer}, {"error", error}, {"worker", worker_}};
+    // The run (steps, frames, model calls) for the server's run log, as an SQLite file.
+    if (run_id_ > 0) {
+        const std::string file = (std::filesystem::temp_directory_path() /
+                                  ("eacu-worker-" + std::to_string(::getpid()) + "-run" + std::to_string(run_id_) + ".db"))
+                                     .string();
+        try {
+            reader_.reset();
+            exportRun(run_log_, run_id_, file);
+            std::ifstream in(file, std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (write({"SET", redis::runKey(task_id_), bytes, "EX", std::to_string(int64_t(events_ttl_))}))
+                data["run_key"] = redis::runKey(task_id_);
+        } catch (const std::exception& e) {
+            data["run_copy_error"] = e.what();
+        }
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+    }
     write({"EVAL", redis::kEndScript, "3", redis::taskKey(task_id_), redis::eventsKey(task_id_),
            redis::controlKey(task_id_), worker_, status, std::to_string(wallSeconds()), data.dump(),
            std::to_string(int64_t(events_ttl_))});

@@ -47,6 +47,7 @@ private:
     std::mutex mu_;
     std::unique_ptr<RedisClient> client_;  // null while disconnected
     int64_t live_seq_ = 0;
+    int64_t run_id_ = 0;  // from the run line: the run copied at the end
 };
 
 }  // namespace eacu::server

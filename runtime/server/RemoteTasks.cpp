@@ -1,10 +1,15 @@
 #include "server/RemoteTasks.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "base/Base64.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
+#include "record/RunCopy.h"
 #include "server/RedisLayout.h"
 
 using nlohmann::json;
@@ -135,7 +140,7 @@ json RemoteTasks::workers() {
 }
 
 std::shared_ptr<TaskEvents> RemoteTasks::eventsFor(const TaskRecord& t) {
-    return std::make_shared<TaskEvents>(store_, t, "/api/tasks/" + std::to_string(t.id) + "/frames/");
+    return std::make_shared<TaskEvents>(store_, t, "/api/tasks/" + std::to_string(t.id) + "/frames/", false);
 }
 
 std::optional<std::string> RemoteTasks::framePng(int64_t task_id, int64_t frame_id) {
@@ -212,10 +217,39 @@ bool RemoteTasks::relayEntry(int64_t task_id, Active& a, const RedisReply& field
         lf.time = data.value("time", 0.0);
         a.events->live(std::move(lf));
     } else if (ev == "ended") {
+        if (data.contains("run_key")) copyRun(task_id, data.value("run_key", ""));
         a.events->ended(data.value("status", "failed"), data.value("answer", ""), data.value("error", ""));
         return true;
     }
     return false;
+}
+
+void RemoteTasks::copyRun(int64_t task_id, const std::string& key) {
+    std::string bytes;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        bytes = client_.command({"GET", key}).text();
+    }
+    if (bytes.empty()) return;
+    const std::string file = (std::filesystem::temp_directory_path() /
+                              ("eacu-serve-" + std::to_string(::getpid()) + "-run" + std::to_string(task_id) + ".db"))
+                                 .string();
+    try {
+        std::ofstream(file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+        int64_t run = importRun(store_.path(), file);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            client_.command({"DEL", key});
+        }
+        store_.with([&](ServiceLog& log) {
+            log.setTaskRun(task_id, run);
+            return 0;
+        });
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu serve: task %lld: its run was not copied: %s\n", (long long)task_id, e.what());
+    }
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
 }
 
 void RemoteTasks::relayBatch() {

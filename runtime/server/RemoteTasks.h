@@ -71,6 +71,8 @@ private:
     bool relayEntry(int64_t task_id, Active& a, const RedisReply& fields);
     void reap();
     void finishTask(int64_t task_id);
+    // Imports the run the worker put under `key` into this server's run log; the task's run.
+    void copyRun(int64_t task_id, const std::string& key);
     std::shared_ptr<TaskEvents> eventsFor(const TaskRecord& t);
 
     ServiceStore& store_;

@@ -16,8 +16,8 @@ std::string firstLineOf(const std::string& s) {
 
 }  // namespace
 
-TaskEvents::TaskEvents(ServiceStore& store, TaskRecord task, std::string frame_url)
-    : store_(store), task_(std::move(task)), frame_url_(std::move(frame_url)) {}
+TaskEvents::TaskEvents(ServiceStore& store, TaskRecord task, std::string frame_url, bool own_runs)
+    : store_(store), task_(std::move(task)), frame_url_(std::move(frame_url)), own_runs_(own_runs) {}
 
 void TaskEvents::running() {
     store_.with([&](ServiceLog& log) {
@@ -110,7 +110,7 @@ void TaskEvents::line(const std::string& line) {
     if (!m.is_object()) return;  // not a protocol line (the worker's protocol is JSON only); ignored
     try {
         const std::string type = m.value("type", "");
-        if (type == "run" && m.contains("run_id") && m["run_id"].is_number_integer()) {
+        if (type == "run" && own_runs_ && m.contains("run_id") && m["run_id"].is_number_integer()) {
             int64_t run_id = m["run_id"].get<int64_t>();
             store_.with([&](ServiceLog& log) {
                 log.setTaskRun(task_.id, run_id);

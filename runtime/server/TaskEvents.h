@@ -21,7 +21,9 @@ public:
     /// `frame_url`: where a progress item's screenshot is served, followed by the frame id
     /// ("/api/frames/" for frames of this server's run log; a remote task's are answered from
     /// Redis under "/api/tasks/ID/frames/").
-    TaskEvents(ServiceStore& store, TaskRecord task, std::string frame_url = "/api/frames/");
+    /// `own_runs`: the run ids of the worker's run lines are runs of this server's run log (a
+    /// local worker); false for a remote one (its run is copied in at its end).
+    TaskEvents(ServiceStore& store, TaskRecord task, std::string frame_url = "/api/frames/", bool own_runs = true);
 
     void running() override;
     void line(const std::string& line) override;
@@ -47,6 +49,7 @@ private:
     ServiceStore& store_;
     TaskRecord task_;
     std::string frame_url_;
+    bool own_runs_;
     std::atomic<bool> awaiting_{false};
     int progress_count_ = 0;
     int pending_intent_ = 0;  // the progress item an intent opened, completed by the next step

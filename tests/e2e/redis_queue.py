@@ -153,6 +153,16 @@ def tasks():
             where = [(n, r) for n, rs in runs.items() for r in rs if text in (r[2] or "")]
             check(len(where) == 1 and where[0][1][1] == "passed" and where[0][1][3] > 0,
                   f"task {tid} ({text}) ran exactly once, passed, with input: {where}")
+        # Each remote run was copied into the server's run log: eacu show works there.
+        server_runs = {r[0]: r for r in runs_of(DB)}
+        for sid, tid, product in sent:
+            rid = api.ok("GET", f"/task/{tid}")["run_id"]
+            text = [f"compute {a}*{b}" for a, b in pairs if a * b == product][0]
+            orig = [r for rs in runs.values() for r in rs if text in (r[2] or "")][0]
+            check(rid in server_runs and server_runs[rid][1:4] == orig[1:4],
+                  f"task {tid}'s run is in the server's run log as run {rid}: {server_runs.get(rid)} vs {orig}")
+        shown = eacu("show", str(rid), "--db", DB)
+        check(shown.returncode == 0 and "tap" in shown.stdout, f"eacu show {rid} on the server's run log: {shown.stdout[:300]!r}")
         used = [n for n, rs in runs.items() if rs]
         check(len(used) >= 2, f"the tasks were spread over the workers: {[(n, len(rs)) for n, rs in runs.items()]}")
         info = redis.cli("INFO", "memory")
