@@ -133,6 +133,8 @@ def runs_of(db):
         return []
     c = sqlite3.connect(db)
     try:
+        if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'steps'").fetchone():
+            return []  # created, its schema not yet written
         rows = c.execute("SELECT r.id, r.status, r.script, "
                          "(SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id AND s.input_x IS NOT NULL), "
                          "(SELECT MIN(started_at) FROM steps s WHERE s.run_id = r.id), "
