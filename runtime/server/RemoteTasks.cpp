@@ -253,7 +253,8 @@ void RemoteTasks::copyRun(int64_t task_id, const std::string& key) {
 }
 
 void RemoteTasks::relayBatch() {
-    std::vector<std::string> args{"XREAD", "COUNT", "200", "BLOCK", "200", "STREAMS"};
+    // A short block: a task enqueued meanwhile is read from the next call on.
+    std::vector<std::string> args{"XREAD", "COUNT", "200", "BLOCK", "50", "STREAMS"};
     std::vector<int64_t> ids;
     {
         std::lock_guard<std::mutex> lock(mu_);
@@ -262,7 +263,7 @@ void RemoteTasks::relayBatch() {
         for (auto id : ids) args.push_back(active_[id].cursor);
     }
     if (ids.empty()) {
-        CancelToken().sleep(0.1);
+        CancelToken().sleep(0.05);
         return;
     }
     RedisReply r = reader_.command(args);

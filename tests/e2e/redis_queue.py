@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis_lib import Fail, Redis, Worker, check, free_port, integrity, runs_of, wait_until  # noqa: E402
-from serve_client import Api, Server, Stream  # noqa: E402
+from serve_client import Api, Server, Stream, latency_line, live_fps, sse_latencies_ms  # noqa: E402
 
 EACU, OUT, SCENARIO = sys.argv[1], sys.argv[2], sys.argv[3]
 DB = os.path.join(OUT, "serve.db")
@@ -83,6 +83,58 @@ def db_events(session_id):
         return c.execute("SELECT id, type FROM task_events WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
     finally:
         c.close()
+
+
+def worker_db_of(run_text):
+    """The run log of the worker (w1..w3) whose runs hold a run of `run_text`."""
+    for n in ("w1", "w2", "w3"):
+        db = os.path.join(OUT, n + ".db")
+        if any(run_text in (r[2] or "") for r in runs_of(db)):
+            return db
+    return None
+
+
+def control(api, server, runs):
+    """Through the control stream: the person's ack, a stop; the live screen; latencies."""
+    # Queue to start with idle workers: the task's started_at (the worker's "started", relayed)
+    # minus its created_at, for tasks sent one at a time.
+    import sqlite3
+    starts = []
+    for a, b in ((2, 3), (4, 5), (6, 7)):
+        t = api.ok("POST", "/task", {"task": f"compute {a}*{b}"})["task_id"]
+        wait_until(lambda: api.ok("GET", f"/task/{t}")["status"] in ("completed", "failed"), 120, f"task {t} to end")
+        c = sqlite3.connect(DB)
+        created, started = c.execute("SELECT created_at, started_at FROM tasks WHERE id = ?", (t,)).fetchone()
+        c.close()
+        starts.append((started - created) * 1000)
+    starts.sort()
+    print(f"redis_queue_to_start_ms median {starts[1]:.0f} (n 3, idle workers: {', '.join(f'{s:.0f}' for s in starts)})")
+
+    r = api.ok("POST", "/api/chat/send", {"text": "work out 12*34 after login"})
+    s = Stream(server, r["session_id"])
+    aw = s.wait("task.awaiting_user", r["task_id"], timeout=120)
+    check(aw[0][2]["show_ack_button"] is True, f"a remote task awaits the person: {aw[0][2]}")
+    api.ok("POST", "/api/chat/ack-user-action", {"task_id": r["task_id"]})
+    end = s.wait_end(r["task_id"], 180)
+    check(end[1] == "task.completed", f"the ack reached the remote run through Redis; it completed: {end}")
+    fps, n = live_fps(s, r["task_id"])
+    print(f"redis_live_fps_agent_task {fps:.1f} ({n} frames)")
+    check(n >= 5, f"the remote worker's live screen reached the stream: {n} frames")
+    db = worker_db_of("work out 12*34 after login")
+    print("redis_" + latency_line(sse_latencies_ms(s, db, r["task_id"])) + " (step commit on the worker to SSE)")
+    s.close()
+
+    r = api.ok("POST", "/api/chat/send", {"text": "work out 98*76"})
+    s = Stream(server, r["session_id"])
+    s.wait("progress.append", r["task_id"], timeout=120)
+    t0 = time.monotonic()
+    api.ok("POST", "/api/chat/stop", {"task_id": r["task_id"]})
+    end = s.wait_end(r["task_id"], 30)
+    check(end[1] == "task.stopped", f"a stop reached the remote run through Redis: {end}")
+    print(f"redis_stop_to_task_stopped_ms {(end[3] - t0) * 1000:.0f}")
+    st, js, _ = api.post("/api/chat/stop", {"task_id": r["task_id"]})
+    check(st == 409, f"a second stop: 409: {st} {js}")
+    s.close()
 
 
 def tasks():
@@ -167,6 +219,7 @@ def tasks():
         check(shown.returncode == 0 and "tap" in shown.stdout, f"eacu show {rid} on the server's run log: {shown.stdout[:300]!r}")
         used = [n for n, rs in runs.items() if rs]
         check(len(used) >= 2, f"the tasks were spread over the workers: {[(n, len(rs)) for n, rs in runs.items()]}")
+        control(api, server, runs)
         info = redis.cli("INFO", "memory")
         used_mem = [line for line in info.split("\n") if line.startswith("used_memory:")][0].split(":")[1].strip()
         keys = redis.cli("DBSIZE").strip()
