@@ -8,6 +8,8 @@ test's own and real xcalc under Xvfb: Usage: redis_queue.py EACU OUT SCENARIO, S
   restart redis-server killed with -9 and restarted while a task runs and others are queued: the
           server and the worker reconnect, every task runs once and completes, nothing is lost,
           every run log passes PRAGMA integrity_check.
+  bench   short tasks (the calculator template) per minute with 1, 2 and 4 workers on this
+          machine, and Redis memory per finished task (timing: not under a sanitizer).
   faults  a worker killed between read and commit (EACU_FAULT): another completes the task once;
           a worker killed with -9 after its task's first step: the task ends lost, never re-run,
           no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run.
@@ -375,9 +377,46 @@ def restart():
     check(integrity(w.db) == "ok" and integrity(DB) == "ok", "every run log passes PRAGMA integrity_check")
 
 
+def used_memory(redis):
+    info = redis.cli("INFO", "memory")
+    return int([line for line in info.split("\n") if line.startswith("used_memory:")][0].split(":")[1])
+
+
+def bench():
+    redis = Redis(os.path.join(OUT, "redis"))
+    server = Server(EACU, ["--queue", redis.url(), "--db", DB], os.path.join(OUT, "serve.log"))
+    api = Api(server)
+    workers = []
+    n_tasks = 8
+    digits = [(1, 2), (3, 4), (5, 6), (7, 8), (2, 9), (3, 7), (4, 8), (6, 9)]
+    try:
+        for count in (1, 2, 4):
+            while len(workers) < count:
+                w = Worker(EACU, OUT, f"b{len(workers) + 1}", redis.url(), ["--launch", "xcalc"])
+                w.wait_printed("slot")
+                workers.append(w)
+            mem0 = used_memory(redis)
+            t0 = time.monotonic()
+            ids = [api.ok("POST", "/task", {"task": f"compute {a}*{b}"})["task_id"] for a, b in digits[:n_tasks]]
+            for t in ids:
+                v = wait_until(lambda: (x := api.ok("GET", f"/task/{t}"))["status"] not in ("queued", "running") and x,
+                               300, f"task {t} to end")
+                check(v["status"] == "completed", f"bench task {t} completed: {v['status']} {v['error']!r}")
+            dt = time.monotonic() - t0
+            print(f"redis_tasks_per_min_{count}_workers {n_tasks / dt * 60:.1f} ({n_tasks} tasks in {dt:.1f} s)")
+            if count == 1:
+                per = (used_memory(redis) - mem0) / n_tasks
+                print(f"redis_memory_per_finished_task_bytes {per:.0f} (kept for --events-ttl, default 3600 s)")
+    finally:
+        for w in workers:
+            w.stop()
+        server.stop()
+        redis.stop()
+
+
 if __name__ == "__main__":
     try:
-        {"tasks": tasks, "faults": faults, "restart": restart}[SCENARIO]()
+        {"tasks": tasks, "faults": faults, "restart": restart, "bench": bench}[SCENARIO]()
         print(f"redis_queue {SCENARIO}: all passed")
     except Fail as e:
         print("FAIL:", e, file=sys.stderr)
