@@ -287,6 +287,8 @@ def faults():
                             "a worker to commit the looping task")
         other = d if holder is c else c
         wait_until(lambda: any(r[3] >= 1 for r in runs_of(holder.db)), 60, "the task's first input step")
+        # ... and the server has it (a step the worker had no time to forward is not "done" for it).
+        wait_until(lambda: api.ok("GET", f"/task/{t['task_id']}")["steps"], 30, "the server to relay the first step")
         kids = holder.descendants()
         holder.proc.send_signal(signal.SIGKILL)
         holder.proc.wait(10)
