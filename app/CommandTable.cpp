@@ -233,7 +233,7 @@ const std::vector<Command> kCommands = {
     {"worker",
      "eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
      "            [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S]\n"
-     "            [--events-ttl S] [--click-check]",
+     "            [--events-ttl S] [--click-check] [--allow-scripts]",
      "Take tasks from an eacu serve --queue on Redis and run them on this machine, each as eacu\n"
      "serve's own workers do (a private Xvfb with the --launch programs, eacu run --serve-fd 3),\n"
      "recorded in this machine's run log. Each task is committed to this worker (one atomic\n"
@@ -251,7 +251,9 @@ const std::vector<Command> kCommands = {
      "  --lease S         the lease on its tasks (default 15)\n"
      "  --heartbeat S     how often the lease is renewed (default lease/4 up to 3; at most lease/2)\n"
      "  --events-ttl S    how long a task's Redis keys stay after it ended (default 3600)\n"
-     "  --click-check     as eacu serve --click-check\n",
+     "  --click-check     as eacu serve --click-check\n"
+     "  --allow-scripts   run Lua source tasks too (else they fail: whoever may write to the\n"
+     "                    Redis could run any program here)\n",
      cmdWorker},
     {"workers",
      "eacu workers --queue URL [--json]",

@@ -31,14 +31,14 @@ std::string selfExe() {
 
 /// `eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]
 /// [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S] [--events-ttl S]
-/// [--click-check]`.
+/// [--click-check] [--allow-scripts]`.
 int cmdWorker(int argc, char** argv) {
     server::WorkerOptions w;
     try {
         CliOptions o = parseCli(argc, argv, 2,
                                 {"--queue", "--slots", "--launch", "--name", "--lease", "--heartbeat", "--events-ttl",
                                  "--device"},
-                                {"--click-check"});
+                                {"--click-check", "--allow-scripts"});
         if (!o.positional.empty()) throw UsageError("unexpected argument \"" + o.positional[0] + "\" (see eacu worker --help)");
         auto q = o.flag("--queue");
         if (!q) throw UsageError("expected --queue redis://[USER:PASSWORD@]HOST:PORT[/DB] (the server's queue)");
@@ -62,6 +62,7 @@ int cmdWorker(int argc, char** argv) {
         if (auto v = o.flag("--events-ttl"))
             w.config.events_ttl = numberFlag("--events-ttl", *v, 1, 1e7, "[1, 1e7] (seconds)");
         if (o.flag("--click-check")) w.config.worker_env["EACU_CLICK_CHECK"] = "1";
+        w.config.allow_scripts = o.flag("--allow-scripts").has_value();
         std::string display = o.display.empty() ? "virtual" : o.display;
         DeviceSpec spec = parseDeviceSpec(display);
         if (spec.kind == DeviceSpec::Kind::Virtual) {

@@ -179,6 +179,12 @@ void RemoteWorker::startTask(const std::string& payload) {
     task.text = t.value("text", "");
     task.status = "running";
     s->sink = std::make_unique<RedisTaskSink>(o_.url, task.id, o_.name, o_.config.events_ttl, [this] { return leased(); }, s->config.db);
+    if (task.kind == "script" && !o_.config.allow_scripts) {
+        s->sink->running();
+        s->sink->ended("failed", "", "the worker " + o_.name + " does not run Lua source tasks (start it with --allow-scripts)");
+        say("task " + std::to_string(task.id) + ": refused (Lua source, no --allow-scripts)");
+        return;
+    }
     s->runner = std::make_unique<TaskRunner>(s->config, task, *s->sink);
     Slot* p = s.get();
     {

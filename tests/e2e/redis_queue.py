@@ -254,8 +254,17 @@ def faults():
     api = Api(server, token=token)
     workers = []
     lease = 3.0
-    wargs = ["--launch", "xcalc", "--lease", str(lease), "--heartbeat", "0.5"]
+    wargs = ["--launch", "xcalc", "--lease", str(lease), "--heartbeat", "0.5", "--allow-scripts"]
     try:
+        # 0. A worker without --allow-scripts does not run Lua source.
+        z = Worker(EACU, OUT, "fz", redis.url(), ["--lease", str(lease)])
+        z.wait_printed("slot")
+        t = api.ok("POST", "/task", {"script": "return 'hi'"})
+        view = wait_until(lambda: (v := api.ok("GET", f"/task/{t['task_id']}"))["status"] not in
+                          ("queued", "running") and v, 60, "the script task to end")
+        check(view["status"] == "failed" and "--allow-scripts" in view["error"] and runs_of(z.db) == [],
+              f"a worker without --allow-scripts refuses Lua source: {view['status']} {view['error']!r}")
+        z.stop()
         # 1. Read, then killed before the commit: another worker completes it, once.
         env = os.environ.copy()
         env["EACU_FAULT"] = "after_read_before_commit"
