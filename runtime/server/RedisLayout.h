@@ -42,15 +42,15 @@ inline constexpr int kEventsMaxLen = 10000;
 inline constexpr int kLiveTtlMs = 10000;
 
 /// Commits a read task to a worker: the commit point before any input. KEYS: task hash, worker
-/// key, task stream. ARGV: worker name, group, entry id, now. Returns "ok", "nolease" (the
-/// worker's lease is gone: not committed, not acknowledged) or the task's other state
-/// (stopped, committed, ...; acknowledged, not run).
+/// key, task stream. ARGV: worker name, group, entry id, now, the worker's instance (host:pid).
+/// Returns "ok", "nolease" (the worker's lease is gone: not committed, not acknowledged) or the
+/// task's other state (stopped, committed, ...; acknowledged, not run).
 inline const char* kCommitScript = R"(
 if redis.call('EXISTS', KEYS[2]) == 0 then return 'nolease' end
 local state = redis.call('HGET', KEYS[1], 'state')
 redis.call('XACK', KEYS[3], ARGV[2], ARGV[3])
 if state ~= 'queued' then return state or 'missing' end
-redis.call('HSET', KEYS[1], 'state', 'committed', 'worker', ARGV[1], 'committed_at', ARGV[4])
+redis.call('HSET', KEYS[1], 'state', 'committed', 'worker', ARGV[1], 'committed_at', ARGV[4], 'instance', ARGV[5])
 return 'ok'
 )";
 
@@ -65,11 +65,12 @@ for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
 return 1
 )";
 
-/// The reaper's verdict on a committed task whose worker's lease is gone. KEYS: task hash,
-/// worker key. ARGV: now. Returns 1 when the task is now lost.
+/// The reaper's verdict on a committed task whose worker's lease is gone (its key expired, or
+/// holds another process of the same name: the committing one died). KEYS: task hash, worker
+/// key. ARGV: now. Returns 1 when the task is now lost.
 inline const char* kLostScript = R"(
 if redis.call('HGET', KEYS[1], 'state') ~= 'committed' then return 0 end
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('HGET', KEYS[2], 'instance') == redis.call('HGET', KEYS[1], 'instance') then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'lost', 'ended_at', ARGV[1])
 return 1
 )";

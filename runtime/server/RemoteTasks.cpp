@@ -17,8 +17,6 @@ using nlohmann::json;
 namespace eacu::server {
 namespace {
 
-std::string ms(double seconds) { return std::to_string(int64_t(seconds * 1000)); }
-
 // A reply's field/value array as a map.
 std::map<std::string, std::string> fieldMap(const RedisReply& r) {
     std::map<std::string, std::string> m;

@@ -52,7 +52,8 @@ RemoteWorker::RemoteWorker(WorkerOptions options) : o_(std::move(options)) {
     std::string other = hb_client_->command({"HGET", redis::workerKey(o_.name), "instance"}).text();
     if (!other.empty() && other != instance_)
         throw std::runtime_error("a worker named \"" + o_.name + "\" is already registered on " + hb_client_->where() +
-                                 " (" + other + "): give each worker its own --name");
+                                 " (" + other + "): give each worker its own --name (if that one died, its lease ends within " +
+                                 std::to_string(int(o_.config.lease_seconds + 0.999)) + " s)");
     try {
         hb_client_->command({"XGROUP", "CREATE", redis::kTasks, redis::kGroup, "0", "MKSTREAM"});
     } catch (const RedisIoError&) {
@@ -235,7 +236,7 @@ bool RemoteWorker::takeOne(RedisClient& c) {
     }
     const int64_t task_id = t["task_id"].get<int64_t>();
     std::string verdict = c.command({"EVAL", redis::kCommitScript, "3", redis::taskKey(task_id), redis::workerKey(o_.name),
-                                     redis::kTasks, o_.name, redis::kGroup, id, std::to_string(wallSeconds())})
+                                     redis::kTasks, o_.name, redis::kGroup, id, std::to_string(wallSeconds()), instance_})
                               .text();
     if (verdict == "ok" && leased()) {
         startTask(payload);
