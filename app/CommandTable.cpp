@@ -226,7 +226,8 @@ const std::vector<Command> kCommands = {
     {"serve",
      "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
      "           [--db PATH] [--token T] [--launch CMD]... [--allow-scripts] [--click-check]\n"
-     "           [--max-actions N] [--max-time S] [--heartbeat S]",
+     "           [--max-actions N] [--max-time S] [--heartbeat S]\n"
+     "           [--queue redis://[USER:PASSWORD@]HOST:PORT[/DB]] [--reaper S] [--events-ttl S]",
      "Serve the live agent: a chat page at / where a person sends a task and watches the computer\n"
      "do it (the screen live, the progress timeline, the answer), and its HTTP API.\n"
      "\n"
@@ -260,8 +261,45 @@ const std::vector<Command> kCommands = {
      "                    correct up to 4 times before clicking (seed 001 section 4.1)\n"
      "  --max-actions N   each task's action limit (default 80; 0 = none)\n"
      "  --max-time S      each task's deadline in seconds (default 480; 0 = none)\n"
-     "  --heartbeat S     seconds between the comment lines of an idle event stream (default 15)\n",
+     "  --heartbeat S     seconds between the comment lines of an idle event stream (default 15)\n"
+     "  --queue URL       tasks go on this Redis (redis://[USER:PASSWORD@]HOST:PORT[/DB]; the\n"
+     "                    password also from EACU_REDIS_PASSWORD) and run on `eacu worker`s on\n"
+     "                    any machine; then --workers 0 (docs/many-machines.md)\n"
+     "  --reaper S        with --queue: how often a committed task whose worker's lease is gone\n"
+     "                    is ended lost (default 2)\n"
+     "  --events-ttl S    with --queue: how long a task's Redis keys stay after it ended\n"
+     "                    (default 3600)\n",
      cmdServe},
+    {"worker",
+     "eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
+     "            [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S]\n"
+     "            [--events-ttl S] [--click-check] [--allow-scripts]",
+     "Take tasks from an eacu serve --queue on Redis and run them on this machine, each as eacu\n"
+     "serve's own workers do (a private Xvfb with the --launch programs, eacu run --serve-fd 3),\n"
+     "recorded in this machine's run log. Each task is committed to this worker (one atomic\n"
+     "change in Redis) before any input; a task is never run twice. The worker holds a lease,\n"
+     "renewed by its heartbeat: when it cannot renew it in time (Redis unreachable, the process\n"
+     "paused) it stops its runs at once, and the server ends them lost.\n"
+     "\n"
+     "Options:\n"
+     "  --queue URL       the server's Redis (as eacu serve --queue)\n"
+     "  --slots N         tasks at once (default 1; 1 with --display :N)\n"
+     "  --display D       virtual (default: a private 1280x800 Xvfb per task), virtual:WxH, or :N\n"
+     "  --wm WM           the window manager started on each private display\n" EACU_OPT_DB
+     "  --launch CMD      a shell command started on each task's display before it; repeatable\n"
+     "  --name NAME       this worker's name among the queue's workers (default HOST-PID)\n"
+     "  --lease S         the lease on its tasks (default 15)\n"
+     "  --heartbeat S     how often the lease is renewed (default lease/4 up to 3; at most lease/2)\n"
+     "  --events-ttl S    how long a task's Redis keys stay after it ended (default 3600)\n"
+     "  --click-check     as eacu serve --click-check\n"
+     "  --allow-scripts   run Lua source tasks too (else they fail: whoever may write to the\n"
+     "                    Redis could run any program here)\n",
+     cmdWorker},
+    {"workers",
+     "eacu workers --queue URL [--json]",
+     "List the workers that hold a lease on a Redis queue: name, host, slots, busy, device kind,\n"
+     "version, protocol and last heartbeat (as GET /api/workers).\n",
+     cmdWorkers},
     {"help",
      "eacu help [COMMAND]\n"
      "eacu COMMAND --help",

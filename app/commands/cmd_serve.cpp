@@ -16,6 +16,8 @@
 #include "device/DeviceFactory.h"
 #include "server/ChatService.h"
 #include "server/HttpServer.h"
+#include "server/RedisTaskQueue.h"
+#include "server/RemoteTasks.h"
 #include "server/TaskQueue.h"
 
 namespace eacu {
@@ -33,14 +35,16 @@ std::string selfPath() {
 
 /// `eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]
 /// [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N] [--max-time S]
-/// [--heartbeat S]`.
+/// [--heartbeat S] [--queue redis://[USER:PASSWORD@]HOST:PORT[/DB]] [--reaper S] [--events-ttl S]`.
 int cmdServe(int argc, char** argv) {
     CliOptions o;
     server::ServeConfig config;
     server::HttpOptions http;
+    server::RedisUrl queue_url;
     try {
         o = parseCli(argc, argv, 2,
-                     {"--host", "--port", "--workers", "--token", "--launch", "--max-actions", "--max-time", "--heartbeat"},
+                     {"--host", "--port", "--workers", "--token", "--launch", "--max-actions", "--max-time", "--heartbeat",
+                      "--queue", "--reaper", "--events-ttl"},
                      {"--allow-scripts", "--click-check"});
         if (!o.positional.empty()) throw UsageError("unexpected argument \"" + o.positional[0] + "\" (see eacu serve --help)");
         // --launch may be given several times: every one counts, in order.
@@ -50,7 +54,19 @@ int cmdServe(int argc, char** argv) {
         if (auto v = o.flag("--port")) http.port = integerFlag("--port", *v, 0, 65535);
         if (auto v = o.flag("--token")) http.token = *v;
         if (auto v = o.flag("--heartbeat")) http.heartbeat = numberFlag("--heartbeat", *v, 0.1, 3600, "[0.1, 3600] (seconds)");
-        if (auto v = o.flag("--workers")) config.workers = integerFlag("--workers", *v, 1, 64);
+        if (auto v = o.flag("--queue")) {
+            queue_url = server::RedisUrl::parse(*v);  // throws std::invalid_argument (no password in it)
+            config.queue = queue_url.redacted();
+            config.workers = 0;
+        }
+        if (auto v = o.flag("--workers")) config.workers = integerFlag("--workers", *v, config.queue.empty() ? 1 : 0, 64);
+        if (!config.queue.empty() && config.workers > 0)
+            throw UsageError("--workers " + std::to_string(config.workers) +
+                             ": with --queue every task runs on an `eacu worker` (--workers 0); start one on this "
+                             "machine for local tasks");
+        if (auto v = o.flag("--reaper")) config.reaper_seconds = numberFlag("--reaper", *v, 0.1, 3600, "[0.1, 3600] (seconds)");
+        if (auto v = o.flag("--events-ttl"))
+            config.events_ttl = numberFlag("--events-ttl", *v, 1, 1e7, "[1, 1e7] (seconds)");
         if (auto v = o.flag("--max-actions")) config.max_actions = integerFlag("--max-actions", *v, 0, 1000000);
         if (auto v = o.flag("--max-time"))
             config.max_seconds = numberFlag("--max-time", *v, 0, 1e7, "[0, 1e7] (seconds; 0 = no limit)");
@@ -70,10 +86,10 @@ int cmdServe(int argc, char** argv) {
                 throw UsageError("--wm " + o.wm + ": expected --display virtual (eacu starts a window manager "
                                  "only on its own Xvfb), got --display " + display);
             config.display = spec.display;
-            if (config.workers != 1 && o.flag("--workers"))
+            if (config.workers > 1 && o.flag("--workers"))
                 std::fprintf(stderr, "eacu serve: every task runs on %s, so one worker (not %d)\n", spec.display.c_str(),
                              config.workers);
-            config.workers = 1;
+            config.workers = std::min(config.workers, 1);
         } else {
             throw UsageError("--display " + display + ": expected virtual, virtual:WxH or :N (tasks need a screen to act on)");
         }
@@ -96,13 +112,22 @@ int cmdServe(int argc, char** argv) {
     ::signal(SIGPIPE, SIG_IGN);
     try {
         server::ServiceStore store(config.db);
-        server::LocalTaskQueue queue;
-        server::ChatService chat(store, config, queue);
+        std::unique_ptr<server::RemoteTasks> remote;
+        std::unique_ptr<server::TaskQueue> queue;
+        if (!config.queue.empty()) {
+            remote = std::make_unique<server::RemoteTasks>(store, config, queue_url);
+            queue = std::make_unique<server::RedisTaskQueue>(*remote);
+        } else {
+            queue = std::make_unique<server::LocalTaskQueue>();
+        }
+        server::ChatService chat(store, config, *queue, remote.get());
         server::HttpServer httpServer(chat, http);
         int port = httpServer.bind();
-        std::printf("eacu serve: listening on http://%s:%d/ (%d worker%s, display %s, run log %s)\n",
+        const std::string where = remote ? ", queue " + remote->where() : "";
+        std::printf("eacu serve: listening on http://%s:%d/ (%d worker%s, display %s, run log %s%s)\n",
                     http.host.find(':') != std::string::npos ? ("[" + http.host + "]").c_str() : http.host.c_str(), port,
-                    config.workers, config.workers == 1 ? "" : "s", config.display.c_str(), config.db.c_str());
+                    config.workers, config.workers == 1 ? "" : "s", config.display.c_str(), config.db.c_str(),
+                    where.c_str());
         std::fflush(stdout);
         std::atomic<bool> done{false};
         std::thread watcher([&] {
@@ -117,6 +142,7 @@ int cmdServe(int argc, char** argv) {
         pthread_kill(watcher.native_handle(), SIGTERM);
         watcher.join();
         chat.shutdown();
+        if (remote) remote->shutdown();
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu serve: %s\n", e.what());

@@ -24,7 +24,8 @@ json taskJson(const TaskRecord& t) {
 }
 
 bool ended(const std::string& status) {
-    return status == "completed" || status == "failed" || status == "stopped" || status == "interrupted";
+    return status == "completed" || status == "failed" || status == "stopped" || status == "interrupted" ||
+           status == "lost";
 }
 
 // The first line of a message, at most 80 bytes, for a session's title.
@@ -32,8 +33,8 @@ std::string titleOf(const std::string& text) { return clipUtf8(text.substr(0, te
 
 }  // namespace
 
-ChatService::ChatService(ServiceStore& store, const ServeConfig& config, TaskQueue& queue)
-    : store_(store), config_(config), queue_(queue), pool_(store, config, queue) {
+ChatService::ChatService(ServiceStore& store, const ServeConfig& config, TaskQueue& queue, RemoteTasks* remote)
+    : store_(store), config_(config), queue_(queue), remote_(remote), pool_(store, config, queue) {
     recover();
 }
 
@@ -42,6 +43,10 @@ ChatService::~ChatService() { shutdown(); }
 void ChatService::shutdown() { pool_.shutdown(); }
 
 void ChatService::recover() {
+    if (remote_) {
+        remote_->recover();
+        return;
+    }
     auto left = store_.with([](ServiceLog& log) { return log.tasksWithStatus({"running", "awaiting_user"}); });
     const std::string why = "interrupted: the server stopped while the task ran";
     for (const auto& t : left) {
@@ -73,7 +78,7 @@ json ChatService::send(std::optional<int64_t> session_id, const std::string& tex
         sid = *session_id;
         // The person's answer to a task that waits for them.
         if (!tasks.empty() && tasks.back().status == "awaiting_user" && kind == "task" &&
-            pool_.ack(tasks.back().id, text))
+            (pool_.ack(tasks.back().id, text) || (remote_ && remote_->ack(tasks.back().id, text))))
             return {{"session_id", sid}, {"task_id", tasks.back().id}};
     } else {
         sid = store_.with([&](ServiceLog& log) { return log.createSession(titleOf(text)); });
@@ -92,7 +97,7 @@ json ChatService::stop(int64_t task_id) {
     auto t = store_.with([&](ServiceLog& log) { return log.task(task_id); });
     if (!t) throw ApiError(404, "no task " + std::to_string(task_id));
     if (ended(t->status)) throw ApiError(409, "task " + std::to_string(task_id) + " has already ended (" + t->status + ")");
-    if (!pool_.stop(task_id))
+    if (remote_ ? !remote_->stopQueued(task_id) && !remote_->stopRunning(task_id) : !pool_.stop(task_id))
         throw ApiError(409, "task " + std::to_string(task_id) + " is neither queued nor running here (" + t->status + ")");
     return {{"task_id", task_id}, {"status", "stopping"}};
 }
@@ -100,7 +105,7 @@ json ChatService::stop(int64_t task_id) {
 json ChatService::ack(int64_t task_id, const std::string& text) {
     auto t = store_.with([&](ServiceLog& log) { return log.task(task_id); });
     if (!t) throw ApiError(404, "no task " + std::to_string(task_id));
-    if (!pool_.ack(task_id, text))
+    if (!pool_.ack(task_id, text) && !(remote_ && remote_->ack(task_id, text)))
         throw ApiError(409, "task " + std::to_string(task_id) + " is not waiting for the user (" + t->status + ")");
     return {{"task_id", task_id}};
 }
@@ -158,10 +163,19 @@ json ChatService::sessionView(int64_t session_id) {
 
 json ChatService::health() {
     return {{"ok", true},
-            {"workers", std::max(1, config_.workers)},
+            {"workers", config_.workers},
+            {"queue", remote_ ? json(remote_->where()) : json("local")},
             {"running", pool_.running()},
             {"queued", queue_.size()},
             {"db", store_.path()}};
 }
+
+std::string ChatService::remoteFrame(int64_t task_id, int64_t frame_id) {
+    std::optional<std::string> png = remote_ ? remote_->framePng(task_id, frame_id) : std::nullopt;
+    if (!png) throw ApiError(404, "no frame " + std::to_string(frame_id) + " of task " + std::to_string(task_id));
+    return *png;
+}
+
+json ChatService::workers() { return remote_ ? remote_->workers() : json{{"workers", json::array()}}; }
 
 }  // namespace eacu::server

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/ServeConfig.h"
+#include "server/RemoteTasks.h"
 #include "server/ServiceStore.h"
 #include "server/TaskQueue.h"
 #include "server/WorkerPool.h"
@@ -28,7 +29,9 @@ public:
 class ChatService {
 public:
     /// Recovers the log (see recover()), then starts `config.workers` workers on `queue`.
-    ChatService(ServiceStore& store, const ServeConfig& config, TaskQueue& queue);
+    /// With `remote` (a Redis queue), `queue` is its RedisTaskQueue, stop and ack also reach the
+    /// tasks on other machines, and a restart leaves the remote tasks running.
+    ChatService(ServiceStore& store, const ServeConfig& config, TaskQueue& queue, RemoteTasks* remote = nullptr);
     ~ChatService();
 
     /// POST /api/chat/send: `text` in session `session_id` (nullopt: a new session titled by
@@ -53,6 +56,12 @@ public:
     nlohmann::json sessionView(int64_t session_id);
     /// GET /healthz: {ok, workers, running, queued, db}.
     nlohmann::json health();
+    /// GET /api/workers: the remote workers (RemoteTasks::workers); {"workers": []} without a
+    /// Redis queue.
+    nlohmann::json workers();
+    /// GET /api/tasks/{id}/frames/{frame}: a remote task's step frame (PNG bytes). ApiError 404
+    /// when there is none (or no Redis queue).
+    std::string remoteFrame(int64_t task_id, int64_t frame_id);
     /// True when the session exists.
     bool hasSession(int64_t session_id);
     /// Stops every task and the workers (idempotent).
@@ -62,12 +71,14 @@ public:
 
 private:
     /// Tasks left running or awaiting_user by a server that died are marked interrupted (and
-    /// get task.failed "interrupted: ..."); queued tasks go back on the queue.
+    /// get task.failed "interrupted: ..."); queued tasks go back on the queue. With a Redis
+    /// queue, RemoteTasks::recover() instead (the tasks run on, elsewhere).
     void recover();
 
     ServiceStore& store_;
     const ServeConfig& config_;
     TaskQueue& queue_;
+    RemoteTasks* remote_;
     WorkerPool pool_;
 };
 

@@ -232,6 +232,9 @@ struct HttpServer::Impl {
         svr.Get("/api/chat/stream", [this](const httplib::Request& req, httplib::Response& res) {
             guarded(res, [&] { stream(req, res); });
         });
+        svr.Get("/api/workers", [this](const httplib::Request&, httplib::Response& res) {
+            guarded(res, [&] { sendJson(res, 200, chat.workers()); });
+        });
         svr.Get("/api/sessions", [this](const httplib::Request&, httplib::Response& res) {
             guarded(res, [&] { sendJson(res, 200, chat.sessions()); });
         });
@@ -258,6 +261,13 @@ struct HttpServer::Impl {
                 if (!f) throw ApiError(404, "task " + std::to_string(id) + " has no live frame (it is not running)");
                 res.set_header("Cache-Control", "no-store");
                 res.set_content(std::string(f->jpeg.begin(), f->jpeg.end()), "image/jpeg");
+            });
+        });
+        svr.Get(R"(/api/tasks/(\d+)/frames/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+            guarded(res, [&] {
+                std::string png = chat.remoteFrame(idParam(req.matches[1], "the task id"), idParam(req.matches[2], "the frame id"));
+                res.set_header("Cache-Control", "max-age=86400, immutable");
+                res.set_content(png, "image/png");
             });
         });
         svr.Get(R"(/api/frames/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {

@@ -22,8 +22,8 @@ bool samePixels(const cv::Mat& a, const cv::Mat& b) {
 
 }  // namespace
 
-LiveScreen::LiveScreen(ServiceStore& store, int64_t session_id, int64_t task_id, std::string display, double interval)
-    : store_(store), session_id_(session_id), task_id_(task_id), display_(std::move(display)), interval_(interval) {
+LiveScreen::LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval)
+    : task_id_(task_id), publish_(std::move(publish)), display_(std::move(display)), interval_(interval) {
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -63,7 +63,7 @@ void LiveScreen::loop() {
                 cv::imencode(".jpg", f.bgr, lf.jpeg, params);
                 lf.jpeg_base64 =
                     base64Encode(std::string_view(reinterpret_cast<const char*>(lf.jpeg.data()), lf.jpeg.size()));
-                store_.setLive(session_id_, std::move(lf));
+                publish_(std::move(lf));
                 ++published_;
             }
             const double rest = interval_ - (monotonicSeconds() - t0);

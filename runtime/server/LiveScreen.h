@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -14,13 +15,13 @@
 namespace eacu::server {
 
 /// Captures X display `display` (":N") every `interval` seconds (default 0.1: up to 10 frames
-/// a second) until stop() or destruction, and sets the store's live frame of `task_id` when the
-/// pixels or the pointer position differ from the last frame sent (JPEG quality 75, the pointer
+/// a second) until stop() or destruction, and passes `task_id`'s live frame to `publish` (on
+/// its own thread) when the pixels or the pointer position differ from the last frame sent (JPEG quality 75, the pointer
 /// marked with drawCursorMark). A display that cannot be opened or goes away ends the thread
 /// quietly (the task itself reports that); it never throws.
 class LiveScreen {
 public:
-    LiveScreen(ServiceStore& store, int64_t session_id, int64_t task_id, std::string display, double interval = 0.1);
+    LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval = 0.1);
     ~LiveScreen();
     LiveScreen(const LiveScreen&) = delete;
     LiveScreen& operator=(const LiveScreen&) = delete;
@@ -34,8 +35,8 @@ public:
 private:
     void loop();
 
-    ServiceStore& store_;
-    int64_t session_id_, task_id_;
+    int64_t task_id_;
+    std::function<void(LiveFrame)> publish_;
     std::string display_;
     double interval_;
     std::mutex mu_;

@@ -17,6 +17,12 @@ namespace eacu::server {
 /// - `max_actions`, `max_seconds`: each task's limits (seed 001 §9: 80 actions, 8 minutes).
 /// - `allow_scripts`: Lua source is accepted as a task (only with a token).
 /// - `worker_env`: environment variables set for each worker process.
+/// - `queue`: "" (the queue in this process) or a redis:// URL (docs/many-machines.md): tasks
+///   go to workers on any machine (`eacu worker`); then `workers` is 0.
+/// - `reaper_seconds`: how often the server looks for committed tasks whose worker's lease is
+///   gone (they end `lost`). `events_ttl`: how long a task's Redis keys stay after it ended.
+/// - `lease_seconds`, `heartbeat_seconds`: a worker's lease on its tasks and how often it
+///   renews it (`eacu worker`).
 struct ServeConfig {
     std::string eacu;
     std::string db;
@@ -29,6 +35,11 @@ struct ServeConfig {
     double max_seconds = 480;
     bool allow_scripts = false;
     std::map<std::string, std::string> worker_env;
+    std::string queue;
+    double reaper_seconds = 2;
+    double events_ttl = 3600;
+    double lease_seconds = 15;
+    double heartbeat_seconds = 3;
 };
 
 }  // namespace eacu::server

@@ -18,7 +18,6 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "process/Process.h"
 #include "server/LiveScreen.h"
-#include "server/ProgressText.h"
 #include "vision/ScreenDiff.h"
 
 namespace fs = std::filesystem;
@@ -33,18 +32,10 @@ struct TaskRunner::Exec {
     std::unique_ptr<LiveScreen> live;
     std::string script_file;  // a Lua source task, written for the worker
     std::string answer, end_error;  // from the worker's answer and end lines
-    int progress_count = 0;
-    int pending_intent = 0;   // the progress item an intent opened, completed by the next step
-    std::string pending_text;
     std::string buffer;       // worker output not yet ending in '\n'
 };
 
 namespace {
-
-std::string firstLineOf(const std::string& s) {
-    auto nl = s.find('\n');
-    return nl == std::string::npos ? s : s.substr(0, nl);
-}
 
 // The last non-empty line of a worker's stderr (its one-line outcome).
 std::string lastLine(const std::string& text) {
@@ -71,8 +62,8 @@ void waitForDesktop(Device& device, const cv::Mat& before, double timeout, const
 
 }  // namespace
 
-TaskRunner::TaskRunner(ServiceStore& store, const ServeConfig& config, TaskRecord task)
-    : store_(store), config_(config), task_(std::move(task)) {}
+TaskRunner::TaskRunner(const ServeConfig& config, TaskRecord task, TaskSink& sink)
+    : config_(config), task_(std::move(task)), sink_(sink) {}
 
 TaskRunner::~TaskRunner() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -91,8 +82,15 @@ void TaskRunner::stop(const std::string& reason) {
     if (worker_pid_ > 0) ::kill(-worker_pid_, SIGTERM);  // its process group, as Process::stop does
 }
 
-void TaskRunner::send(const json& msg) {
-    std::string line = msg.dump() + "\n";
+void TaskRunner::abort(const std::string& reason) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopped_) interrupt_reason_ = reason;
+    stopped_ = true;
+    if (worker_pid_ > 0) ::kill(-worker_pid_, SIGKILL);
+}
+
+void TaskRunner::sendLine(const std::string& msg) {
+    std::string line = msg + "\n";
     std::lock_guard<std::mutex> lock(mu_);
     if (fd_ < 0) return;
     const char* p = line.data();
@@ -106,99 +104,15 @@ void TaskRunner::send(const json& msg) {
     }
 }
 
-bool TaskRunner::ack(const std::string& text) {
-    if (!awaiting_.exchange(false)) return false;
-    send(json{{"type", "ack"}, {"text", text}});
-    store_.with([&](ServiceLog& log) {
-        log.setTaskStatus(task_.id, "running");
-        return log.addMessage(taskMessage(task_, "user", "user_text", text));
-    });
-    store_.publish(task_, "task.started",
-                   {{"session_id", task_.session_id},
-                    {"text", task_.text},
-                    {"status", "running"},
-                    {"resumed", true},
-                    {"reply", text}});
-    return true;
-}
-
-void TaskRunner::progress(Exec& x, const json& step) {
-    const std::string action = step.value("action", "");
-    const std::string status = step.value("status", "ok");
-    if (isLookOnlyStep(action) && status == "ok") return;
-    json item;
-    json frame = step.contains("frame_after") && !step["frame_after"].is_null() ? step["frame_after"]
-                                                                               : step.value("frame_before", json());
-    item["frame_id"] = frame.is_number_integer() ? frame : json();
-    item["screenshot"] = frame.is_number_integer() ? json("/api/frames/" + std::to_string(frame.get<int64_t>())) : json();
-    item["cursor_x"] = json();
-    item["cursor_y"] = json();
-    if (auto in = step.find("input"); in != step.end() && in->is_array() && in->size() == 2) {
-        item["cursor_x"] = (*in)[0];
-        item["cursor_y"] = (*in)[1];
-    } else if (auto f = store_.live(task_.id)) {
-        item["cursor_x"] = f->cursor_x;
-        item["cursor_y"] = f->cursor_y;
-    }
-    item["status"] = status;
-    if (x.pending_intent) {
-        item["index"] = x.pending_intent;
-        item["text"] = status == "failed" ? x.pending_text + "（失败：" + firstLineOf(step.value("error", "")) + "）"
-                                          : x.pending_text;
-        x.pending_intent = 0;
-        store_.publish(task_, "progress.update", item);
-        return;
-    }
-    item["index"] = ++x.progress_count;
-    item["text"] = progressText(step);
-    store_.publish(task_, "progress.append", item);
-}
-
 void TaskRunner::onWorkerLine(Exec& x, const std::string& line) {
-    json m;
-    try {
-        m = json::parse(line);
-    } catch (const std::exception&) {
-        return;  // not a protocol line (the worker's protocol is JSON only); ignored
+    // The runner keeps only the answer and the end's error (for ended()); the sink gets all.
+    json m = json::parse(line, nullptr, false);
+    if (m.is_object() && m.contains("type") && m["type"].is_string()) {
+        const std::string type = m["type"];
+        if (type == "answer" && m.contains("text") && m["text"].is_string()) x.answer = m["text"];
+        if (type == "end" && m.contains("error") && m["error"].is_string()) x.end_error = m["error"];
     }
-    if (!m.is_object()) return;
-    const std::string type = m.value("type", "");
-    if (type == "run" && m.contains("run_id") && m["run_id"].is_number_integer()) {
-        int64_t run_id = m["run_id"].get<int64_t>();
-        store_.with([&](ServiceLog& log) {
-            log.setTaskRun(task_.id, run_id);
-            return 0;
-        });
-    } else if (type == "intent") {
-        if (x.pending_intent) {
-            // The last intent ended without a step (the model only thought): it stays as it is.
-            x.pending_intent = 0;
-        }
-        json item{{"index", ++x.progress_count}, {"text", m.value("text", "")}, {"screenshot", json()},
-                  {"frame_id", json()}, {"status", "running"}, {"cursor_x", json()}, {"cursor_y", json()}};
-        if (auto f = store_.live(task_.id)) {
-            item["cursor_x"] = f->cursor_x;
-            item["cursor_y"] = f->cursor_y;
-        }
-        x.pending_intent = x.progress_count;
-        x.pending_text = item["text"];
-        store_.publish(task_, "progress.append", item);
-    } else if (type == "step" && m.contains("step") && m["step"].is_object()) {
-        progress(x, m["step"]);
-    } else if (type == "awaiting_user") {
-        const std::string text = m.value("text", "");
-        store_.with([&](ServiceLog& log) {
-            log.setTaskStatus(task_.id, "awaiting_user");
-            return log.addMessage(taskMessage(task_, "assistant", "assistant_answer", text));
-        });
-        awaiting_ = true;
-        store_.publish(task_, "task.awaiting_user",
-                       {{"text", text}, {"kind", m.value("kind", "ask")}, {"show_ack_button", true}});
-    } else if (type == "answer") {
-        x.answer = m.value("text", "");
-    } else if (type == "end") {
-        x.end_error = m.value("error", "");
-    }
+    sink_.line(line);
 }
 
 void TaskRunner::execute(Exec& x) {
@@ -217,7 +131,7 @@ void TaskRunner::execute(Exec& x) {
         display_ = disp;
     }
     if (stopped_) return;
-    x.live = std::make_unique<LiveScreen>(store_, task_.session_id, task_.id, disp);
+    x.live = std::make_unique<LiveScreen>(task_.id, disp, [this](LiveFrame f) { sink_.live(std::move(f)); });
     if (!config_.launch.empty()) {
         DeviceHandle h = openDevice(disp);
         cv::Mat before = h.device->capture().bgr;
@@ -289,35 +203,14 @@ void TaskRunner::execute(Exec& x) {
             onWorkerLine(x, line);
         }
     }
-    awaiting_ = false;
     x.worker->wait(10.0);
-}
-
-void TaskRunner::finish(const std::string& status, const std::string& answer, const std::string& error) {
-    store_.with([&](ServiceLog& log) {
-        log.endTask(task_.id, status, answer, error);
-        // stopped, failed and interrupted tasks end with an assistant_error message
-        return log.addMessage(taskMessage(task_, "assistant",
-                                          status == "completed" ? "assistant_answer" : "assistant_error",
-                                          status == "completed" ? answer : status == "stopped" ? "已停止" : error));
-    });
-    store_.dropLive(task_.id);
-    if (status == "completed")
-        store_.publish(task_, "task.completed", {{"answer", answer}});
-    else if (status == "stopped")
-        store_.publish(task_, "task.stopped", json::object());
-    else
-        store_.publish(task_, "task.failed", {{"error", error}});
 }
 
 void TaskRunner::run() {
     Exec x;
     std::string error;
     try {
-        store_.with([&](ServiceLog& log) {
-            log.setTaskStatus(task_.id, "running");
-            return 0;
-        });
+        sink_.running();
         execute(x);
     } catch (const std::exception& e) {
         error = e.what();
@@ -341,7 +234,7 @@ void TaskRunner::run() {
     }
 
     if (code && *code == 0 && error.empty()) {
-        finish("completed", x.answer.empty() ? "任务完成。" : x.answer, "");
+        sink_.ended("completed", x.answer.empty() ? "任务完成。" : x.answer, "");
     } else if (stopped_) {
         std::string reason;
         {
@@ -349,14 +242,14 @@ void TaskRunner::run() {
             reason = interrupt_reason_;
         }
         if (reason.empty())
-            finish("stopped", "", "");
+            sink_.ended("stopped", "", "");
         else
-            finish("interrupted", "", "interrupted: " + reason);
+            sink_.ended("interrupted", "", "interrupted: " + reason);
     } else {
         if (error.empty()) error = x.end_error;
         if (error.empty() && x.worker) error = lastLine(x.worker->stderrText());
         if (error.empty()) error = "the worker exited with status " + (code ? std::to_string(*code) : std::string("?"));
-        finish("failed", "", error);
+        sink_.ended("failed", "", error);
     }
 }
 

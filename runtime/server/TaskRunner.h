@@ -1,6 +1,8 @@
 // One task on one worker: its display (a private Xvfb, or the configured one), the programs
 // launched on it, the worker process that runs the task as a run (`eacu run --task ...
-// --serve-fd 3`), the live screen, and the events the task's stream gets from all of them.
+// --serve-fd 3`) and the live screen. What they produce goes to a TaskSink: this server's
+// store (a local worker) or Redis (`eacu worker` on another machine); the runner itself does
+// not know which.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -12,30 +14,35 @@
 
 #include "server/ServeConfig.h"
 #include "server/ServiceStore.h"
+#include "server/TaskSink.h"
 
 namespace eacu::server {
 
-/// Runs one task (a TaskRecord of the store) to its end. run() on the worker's thread;
-/// stop() and ack() from any thread.
+/// Runs one task to its end, reporting to `sink`. run() on the worker's thread; stop(), abort()
+/// and sendLine() from any thread.
 class TaskRunner {
 public:
-    TaskRunner(ServiceStore& store, const ServeConfig& config, TaskRecord task);
+    TaskRunner(const ServeConfig& config, TaskRecord task, TaskSink& sink);
     ~TaskRunner();
     TaskRunner(const TaskRunner&) = delete;
     TaskRunner& operator=(const TaskRunner&) = delete;
 
     /// Runs the task and returns when it has ended and everything it started is stopped (its
-    /// worker, its launched programs, its Xvfb). Records the task's status (completed, failed,
-    /// stopped), answer and error, the assistant's message and the final event. Never throws:
-    /// a display that cannot start or a worker that cannot run fails the task with that reason.
+    /// worker, its launched programs, its Xvfb). Reports running(), every worker line, the live
+    /// frames and, last, ended() with the status (completed, failed, stopped, interrupted),
+    /// answer and error. Never throws: a display that cannot start or a worker that cannot run
+    /// fails the task with that reason.
     void run();
     /// Stops the task: the worker gets SIGTERM (its run ends "interrupted"), then run() stops
     /// the rest and records the task as stopped (task.stopped), or, with a `reason` (the server
     /// is shutting down), as interrupted (task.failed "interrupted: <reason>"). Idempotent.
     void stop(const std::string& reason = "");
-    /// Answers the task's awaiting_user with `text` ("我已经操作" for the ack button). Returns
-    /// false (nothing sent) when the task is not waiting for the person.
-    bool ack(const std::string& text);
+    /// Ends the run at once (SIGKILL to the worker's process group: no further input), e.g.
+    /// when this machine lost its lease on the task. The task ends as `interrupted: <reason>`.
+    void abort(const std::string& reason);
+    /// Sends one protocol line (a JSON object, no '\n') to the worker, e.g. an ack. Dropped
+    /// when the worker has not started or is gone.
+    void sendLine(const std::string& line);
     /// The X display the task runs on ("" before it started).
     std::string display() const;
 
@@ -43,16 +50,12 @@ private:
     struct Exec;
     void execute(Exec& x);
     void onWorkerLine(Exec& x, const std::string& line);
-    void progress(Exec& x, const nlohmann::json& step);
-    void finish(const std::string& status, const std::string& answer, const std::string& error);
-    void send(const nlohmann::json& msg);
 
-    ServiceStore& store_;
     const ServeConfig& config_;
     TaskRecord task_;
+    TaskSink& sink_;
     std::atomic<bool> stopped_{false};
     std::string interrupt_reason_;  // guarded by mu_
-    std::atomic<bool> awaiting_{false};
     mutable std::mutex mu_;  // guards fd_, worker_pid_, display_
     int fd_ = -1;            // our end of the worker's socketpair
     int worker_pid_ = 0;

@@ -1,12 +1,13 @@
 #include "server/WorkerPool.h"
 
+#include "server/TaskEvents.h"
 #include "server/TaskRunner.h"
 
 namespace eacu::server {
 
 WorkerPool::WorkerPool(ServiceStore& store, const ServeConfig& config, TaskQueue& queue)
     : store_(store), config_(config), queue_(queue) {
-    for (int i = 0; i < std::max(1, config.workers); ++i) threads_.emplace_back([this] { work(); });
+    for (int i = 0; i < config.workers; ++i) threads_.emplace_back([this] { work(); });
 }
 
 WorkerPool::~WorkerPool() { shutdown(); }
@@ -17,11 +18,12 @@ void WorkerPool::work() {
         if (!id) continue;
         auto task = store_.with([&](ServiceLog& log) { return log.task(*id); });
         if (!task || task->status != "queued") continue;  // stopped while it waited
-        auto runner = std::make_shared<TaskRunner>(store_, config_, *task);
+        auto events = std::make_shared<TaskEvents>(store_, *task);
+        auto runner = std::make_shared<TaskRunner>(config_, *task, *events);
         bool stop_now;
         {
             std::lock_guard<std::mutex> lock(mu_);
-            running_[*id] = runner;
+            running_[*id] = {events, runner};
             stop_now = stop_requested_.erase(*id) > 0;
         }
         if (stop_now) runner->stop();
@@ -52,27 +54,30 @@ bool WorkerPool::stop(int64_t task_id) {
             stop_requested_.insert(task_id);
             return true;
         }
-        r = it->second;
+        r = it->second.runner;
     }
     r->stop();
     return true;
 }
 
 bool WorkerPool::ack(int64_t task_id, const std::string& text) {
-    std::shared_ptr<TaskRunner> r;
+    Running r;
     {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = running_.find(task_id);
         if (it == running_.end()) return false;
         r = it->second;
     }
-    return r->ack(text);
+    if (!r.events->takeAwaiting()) return false;
+    r.runner->sendLine(nlohmann::json{{"type", "ack"}, {"text", text}}.dump());
+    r.events->resumed(text);
+    return true;
 }
 
 std::string WorkerPool::displayOf(int64_t task_id) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = running_.find(task_id);
-    return it == running_.end() ? std::string() : it->second->display();
+    return it == running_.end() ? std::string() : it->second.runner->display();
 }
 
 size_t WorkerPool::running() const {
@@ -89,7 +94,7 @@ void WorkerPool::shutdown() {
     queue_.close();
     {
         std::lock_guard<std::mutex> lock(mu_);
-        for (auto& [id, r] : running_) r->stop("the server was stopped");
+        for (auto& [id, r] : running_) r.runner->stop("the server was stopped");
     }
     for (auto& t : threads_)
         if (t.joinable()) t.join();

@@ -17,13 +17,14 @@
 
 namespace eacu::server {
 
+class TaskEvents;
 class TaskRunner;
 
 /// The workers of one server. Threads start in the constructor and end in shutdown() or the
 /// destructor (running tasks are stopped first).
 class WorkerPool {
 public:
-    /// `config.workers` threads (at least 1) popping `queue`.
+    /// `config.workers` threads popping `queue` (none for 0: every task runs on a remote worker).
     WorkerPool(ServiceStore& store, const ServeConfig& config, TaskQueue& queue);
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
@@ -49,7 +50,11 @@ private:
     TaskQueue& queue_;
     std::atomic<bool> stopping_{false};
     mutable std::mutex mu_;
-    std::map<int64_t, std::shared_ptr<TaskRunner>> running_;
+    struct Running {
+        std::shared_ptr<TaskEvents> events;
+        std::shared_ptr<TaskRunner> runner;
+    };
+    std::map<int64_t, Running> running_;
     std::set<int64_t> stop_requested_;  // popped but not yet registered when the stop came
     std::vector<std::thread> threads_;
 };

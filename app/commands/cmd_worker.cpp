@@ -1,0 +1,120 @@
+// eacu worker (issue 26): one machine's worker of an `eacu serve --queue redis://...`: it takes
+// tasks from the Redis queue and runs each as a local worker of eacu serve does (its private
+// Xvfb, the --launch programs, `eacu run --serve-fd 3`), reporting through Redis.
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "Cli.h"
+#include "commands/Commands.h"
+#include "device/DeviceFactory.h"
+#include "process/ProcessIdentity.h"
+#include "server/RemoteWorker.h"
+
+namespace eacu {
+namespace {
+
+std::string selfExe() {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
+    return std::string(buf, size_t(n));
+}
+
+}  // namespace
+
+/// `eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]
+/// [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S] [--events-ttl S]
+/// [--click-check] [--allow-scripts]`.
+int cmdWorker(int argc, char** argv) {
+    server::WorkerOptions w;
+    try {
+        CliOptions o = parseCli(argc, argv, 2,
+                                {"--queue", "--slots", "--launch", "--name", "--lease", "--heartbeat", "--events-ttl",
+                                 "--device"},
+                                {"--click-check", "--allow-scripts"});
+        if (!o.positional.empty()) throw UsageError("unexpected argument \"" + o.positional[0] + "\" (see eacu worker --help)");
+        auto q = o.flag("--queue");
+        if (!q) throw UsageError("expected --queue redis://[USER:PASSWORD@]HOST:PORT[/DB] (the server's queue)");
+        w.url = server::RedisUrl::parse(*q);
+        if (auto v = o.flag("--device"))
+            throw UsageError("--device " + *v + ": not supported yet (tasks run on --display virtual or :N)");
+        for (int i = 2; i + 1 < argc; ++i)
+            if (std::strcmp(argv[i], "--launch") == 0) w.config.launch.push_back(argv[++i]);
+        if (auto v = o.flag("--slots")) w.slots = integerFlag("--slots", *v, 1, 64);
+        w.name = o.flag("--name").value_or(hostName() + "-" + std::to_string(::getpid()));
+        if (w.name.empty() || w.name.find_first_of(" \t\r\n") != std::string::npos)
+            throw UsageError("--name: expected a name without spaces, got \"" + w.name + "\"");
+        if (auto v = o.flag("--lease"))
+            w.config.lease_seconds = numberFlag("--lease", *v, 0.5, 3600, "[0.5, 3600] (seconds)");
+        if (auto v = o.flag("--heartbeat"))
+            w.config.heartbeat_seconds = numberFlag("--heartbeat", *v, 0.1, 3600, "[0.1, 3600] (seconds)");
+        if (!o.flag("--heartbeat")) w.config.heartbeat_seconds = std::min(w.config.heartbeat_seconds, w.config.lease_seconds / 4);
+        if (w.config.heartbeat_seconds * 2 > w.config.lease_seconds)
+            throw UsageError("--heartbeat " + std::to_string(w.config.heartbeat_seconds) +
+                             ": expected at most half the lease (" + std::to_string(w.config.lease_seconds) + " s)");
+        if (auto v = o.flag("--events-ttl"))
+            w.config.events_ttl = numberFlag("--events-ttl", *v, 1, 1e7, "[1, 1e7] (seconds)");
+        if (o.flag("--click-check")) w.config.worker_env["EACU_CLICK_CHECK"] = "1";
+        w.config.allow_scripts = o.flag("--allow-scripts").has_value();
+        std::string display = o.display.empty() ? "virtual" : o.display;
+        DeviceSpec spec = parseDeviceSpec(display);
+        if (spec.kind == DeviceSpec::Kind::Virtual) {
+            w.config.screen_w = spec.size.w;
+            w.config.screen_h = spec.size.h;
+            w.config.wm = o.wm;
+        } else if (spec.kind == DeviceSpec::Kind::X11) {
+            if (!o.wm.empty() && o.wm != "none")
+                throw UsageError("--wm " + o.wm + ": expected --display virtual, got --display " + display);
+            w.config.display = spec.display;
+            w.device = "x11";
+            w.slots = 1;  // every task on the one display
+        } else {
+            throw UsageError("--display " + display + ": expected virtual, virtual:WxH or :N (tasks need a screen to act on)");
+        }
+        w.config.db = runLogPath(o);
+        w.config.eacu = selfExe();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu worker: %s\n", e.what());
+        return 2;
+    }
+
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+    ::signal(SIGPIPE, SIG_IGN);
+    try {
+        const std::string name = w.name, where = w.url.redacted();
+        const int slots = w.slots;
+        const double lease = w.config.lease_seconds, hb = w.config.heartbeat_seconds;
+        server::RemoteWorker worker(std::move(w));
+        std::printf("eacu worker: %s on %s (%d slot%s, lease %.1f s, heartbeat %.1f s)\n", name.c_str(), where.c_str(),
+                    slots, slots == 1 ? "" : "s", lease, hb);
+        std::fflush(stdout);
+        std::atomic<bool> stop{false};
+        std::thread watcher([&] {
+            int sig = 0;
+            sigwait(&sigs, &sig);
+            if (stop) return;
+            std::fprintf(stderr, "eacu worker: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+            stop = true;
+        });
+        int code = worker.run(stop);
+        if (!stop.exchange(true)) pthread_kill(watcher.native_handle(), SIGTERM);
+        watcher.join();
+        return code;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu worker: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace eacu

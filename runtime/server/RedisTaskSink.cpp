@@ -1,0 +1,124 @@
+#include "server/RedisTaskSink.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/Cancel.h"
+#include "base/Clock.h"
+#include "record/RunCopy.h"
+#include "server/RedisLayout.h"
+
+using nlohmann::json;
+
+namespace eacu::server {
+
+RedisTaskSink::RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string worker, double events_ttl,
+                             std::function<bool()> leased, std::string run_log)
+    : url_(url),
+      task_id_(task_id),
+      worker_(std::move(worker)),
+      events_ttl_(events_ttl),
+      leased_(std::move(leased)),
+      run_log_(std::move(run_log)) {}
+
+void RedisTaskSink::copyFrames(const std::string& line) {
+    json m = json::parse(line, nullptr, false);
+    if (m.is_object() && m.value("type", "") == "run" && m.contains("run_id") && m["run_id"].is_number_integer())
+        run_id_ = m["run_id"].get<int64_t>();
+    if (!m.is_object() || m.value("type", "") != "step" || !m.contains("step") || !m["step"].is_object()) return;
+    for (const char* k : {"frame_before", "frame_after"}) {
+        const json& f = m["step"].value(k, json());
+        if (!f.is_number_integer()) continue;
+        std::string png;
+        try {
+            if (!reader_) reader_ = std::make_unique<RunReader>(run_log_);
+            auto bytes = reader_->framePng(f.get<int64_t>());
+            png.assign(bytes.begin(), bytes.end());
+        } catch (const std::exception&) {
+            continue;  // not in the run log: the page shows no screenshot for it
+        }
+        write({"SET", redis::frameKey(task_id_, f.get<int64_t>()), png, "EX", std::to_string(int64_t(events_ttl_))});
+    }
+}
+
+bool RedisTaskSink::write(const std::vector<std::string>& args) {
+    double backoff = 0.05;
+    for (;;) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            try {
+                if (!client_) client_ = std::make_unique<RedisClient>(url_, 1.0, 3.0);
+                client_->command(args);
+                return true;
+            } catch (const RedisIoError&) {
+                client_.reset();
+            } catch (const RedisError&) {
+                return false;  // an error reply: retrying would not help
+            }
+        }
+        if (!leased_()) return false;
+        CancelToken().sleep(backoff);
+        backoff = std::min(1.0, backoff * 2);
+    }
+}
+
+void RedisTaskSink::running() {
+    write({"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen), "*", "ev", "started",
+           "data", json{{"worker", worker_}}.dump()});
+}
+
+void RedisTaskSink::line(const std::string& line) {
+    copyFrames(line);
+    write({"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen), "*", "line", line});
+}
+
+void RedisTaskSink::live(LiveFrame frame) {
+    // Best effort, never retried: the next frame replaces this one.
+    std::lock_guard<std::mutex> lock(mu_);
+    try {
+        if (!client_) return;
+        const std::string key = redis::liveKey(task_id_);
+        json data{{"key", key},          {"seq", ++live_seq_},        {"width", frame.width},
+                  {"height", frame.height}, {"cursor_x", frame.cursor_x}, {"cursor_y", frame.cursor_y},
+                  {"time", frame.time}};
+        client_->pipeline({{"SET", key, std::string(frame.jpeg.begin(), frame.jpeg.end()), "PX",
+                            std::to_string(redis::kLiveTtlMs)},
+                           {"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen),
+                            "*", "ev", "live", "data", data.dump()}});
+    } catch (const RedisIoError&) {
+        client_.reset();
+    } catch (const RedisError&) {
+    }
+}
+
+void RedisTaskSink::ended(const std::string& status, const std::string& answer, const std::string& error) {
+    json data{{"status", status}, {"answer", answer}, {"error", error}, {"worker", worker_}};
+    // The run (steps, frames, model calls) for the server's run log, as an SQLite file.
+    if (run_id_ > 0) {
+        const std::string file = (std::filesystem::temp_directory_path() /
+                                  ("eacu-worker-" + std::to_string(::getpid()) + "-run" + std::to_string(run_id_) + ".db"))
+                                     .string();
+        try {
+            reader_.reset();
+            exportRun(run_log_, run_id_, file);
+            std::ifstream in(file, std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (write({"SET", redis::runKey(task_id_), bytes, "EX", std::to_string(int64_t(events_ttl_))}))
+                data["run_key"] = redis::runKey(task_id_);
+        } catch (const std::exception& e) {
+            data["run_copy_error"] = e.what();
+        }
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+    }
+    write({"EVAL", redis::kEndScript, "3", redis::taskKey(task_id_), redis::eventsKey(task_id_),
+           redis::controlKey(task_id_), worker_, status, std::to_string(wallSeconds()), data.dump(),
+           std::to_string(int64_t(events_ttl_))});
+}
+
+}  // namespace eacu::server

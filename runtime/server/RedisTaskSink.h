@@ -1,0 +1,53 @@
+// The TaskSink of a task run by `eacu worker`: everything the task's TaskRunner reports goes to
+// the task's Redis events stream (docs/serve-protocol.md §5.1, §6), for the server to relay:
+// worker lines unchanged, live frames by reference (a JPEG under a key with a time-to-live),
+// and the end through the end script (recorded only while the task is still this worker's).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "record/RunReader.h"
+#include "server/RedisClient.h"
+#include "server/TaskSink.h"
+
+namespace eacu::server {
+
+/// Thread-safe (line/running/ended from the runner's thread, live from the live screen's).
+class RedisTaskSink : public TaskSink {
+public:
+    /// `leased()` tells whether the worker still holds its lease: while Redis cannot be
+    /// reached, writes are retried (with backoff) only as long as it does; afterwards they are
+    /// dropped (the run is being aborted and the server ends the task `lost`).
+    /// `run_log`: the worker's run log, from which a step line's frames are put on Redis
+    /// before the line (frameKey, for the events TTL).
+    RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string worker, double events_ttl,
+                  std::function<bool()> leased, std::string run_log);
+
+    void running() override;
+    void line(const std::string& line) override;
+    void live(LiveFrame frame) override;
+    void ended(const std::string& status, const std::string& answer, const std::string& error) override;
+
+private:
+    // Runs `args` until it succeeds or the lease is gone (then false).
+    bool write(const std::vector<std::string>& args);
+    // Puts the frames a step line names on Redis.
+    void copyFrames(const std::string& line);
+
+    RedisUrl url_;
+    int64_t task_id_;
+    std::string worker_;
+    double events_ttl_;
+    std::function<bool()> leased_;
+    std::string run_log_;
+    std::unique_ptr<RunReader> reader_;  // opened at the first step with a frame
+    std::mutex mu_;
+    std::unique_ptr<RedisClient> client_;  // null while disconnected
+    int64_t live_seq_ = 0;
+    int64_t run_id_ = 0;  // from the run line: the run copied at the end
+};
+
+}  // namespace eacu::server

@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""eacu serve --queue redis:// and eacu worker end to end (issue 26), with a redis-server of the
+test's own and real xcalc under Xvfb: Usage: redis_queue.py EACU OUT SCENARIO, SCENARIO one of
+  tasks   start errors (unreachable, wrong or no password, no XAUTOCLAIM, another protocol), the
+          registry (eacu workers, GET /api/workers), 12 tasks over 3 workers each run exactly
+          once and complete, every session's SSE stream has every event in order, also across
+          a server restart (Last-Event-ID), the password in no log, run log or API answer.
+  restart redis-server killed with -9 and restarted while a task runs and others are queued: the
+          server and the worker reconnect, every task runs once and completes, nothing is lost,
+          every run log passes PRAGMA integrity_check.
+  bench   short tasks (the calculator template) per minute with 1, 2 and 4 workers on this
+          machine, and Redis memory per finished task (timing: not under a sanitizer).
+  faults  a worker killed between read and commit (EACU_FAULT): another completes the task once;
+          a worker killed with -9 after its task's first step: the task ends lost, never re-run,
+          no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run.
+Prints measurements as "name value" lines."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from redis_lib import Fail, Redis, Worker, check, free_port, integrity, runs_of, wait_until  # noqa: E402
+from serve_client import Api, Server, Stream, latency_line, live_fps, sse_latencies_ms  # noqa: E402
+
+EACU, OUT, SCENARIO = sys.argv[1], sys.argv[2], sys.argv[3]
+DB = os.path.join(OUT, "serve.db")
+PASSWORD = "s3cret-Pw-26"
+
+
+def eacu(*args, env=None, timeout=30):
+    return subprocess.run([EACU, *args], capture_output=True, text=True, timeout=timeout, env=env or os.environ.copy())
+
+
+def start_errors(redis):
+    t0 = time.monotonic()
+    r = eacu("serve", "--port", "0", "--queue", f"redis://127.0.0.1:{free_port()}", "--db", os.path.join(OUT, "e.db"))
+    check(r.returncode == 1 and "cannot reach Redis at redis://127.0.0.1:" in r.stderr,
+          f"serve with Redis unreachable: a clear error: {r.returncode} {r.stderr!r}")
+    r = eacu("worker", "--queue", f"redis://:wrong-Pw-1@127.0.0.1:{redis.port}", "--db", os.path.join(OUT, "e.db"))
+    check(r.returncode == 1 and "refused the password" in r.stderr and "wrong-Pw-1" not in r.stderr,
+          f"a worker with a wrong password: a clear error without the password: {r.returncode} {r.stderr!r}")
+    r = eacu("serve", "--port", "0", "--queue", f"redis://127.0.0.1:{redis.port}", "--db", os.path.join(OUT, "e.db"))
+    check(r.returncode == 1 and "needs a password" in r.stderr and "EACU_REDIS_PASSWORD" in r.stderr,
+          f"serve without the password: says how to give it: {r.returncode} {r.stderr!r}")
+    env = os.environ.copy()
+    env["EACU_REDIS_PASSWORD"] = PASSWORD
+    r = eacu("workers", "--queue", f"redis://127.0.0.1:{redis.port}", env=env)
+    check(r.returncode == 0 and PASSWORD not in r.stdout + r.stderr,
+          f"eacu workers with the password from EACU_REDIS_PASSWORD: {r.returncode} {r.stdout!r} {r.stderr!r}")
+    old = Redis(os.path.join(OUT, "redis-noclaim"), extra=["--rename-command", "XAUTOCLAIM", ""])
+    try:
+        r = eacu("serve", "--port", "0", "--queue", old.url(), "--db", os.path.join(OUT, "e.db"))
+        check(r.returncode == 1 and "has no XAUTOCLAIM" in r.stderr and "redis_version" in r.stderr,
+              f"serve on a Redis without XAUTOCLAIM: a clear error: {r.returncode} {r.stderr!r}")
+    finally:
+        old.stop()
+    redis.cli("-n", "1", "SET", "eacu:protocol", "999")
+    r = eacu("worker", "--queue", redis.url() + "/1", "--name", "oldie", "--db", os.path.join(OUT, "e.db"))
+    check(r.returncode == 1 and "protocol 999" in r.stderr and "same eacu version" in r.stderr,
+          f"a worker of another protocol version is refused: {r.returncode} {r.stderr!r}")
+    check(time.monotonic() - t0 < 30, f"the start errors came at once, not after a hang: {time.monotonic() - t0:.1f} s")
+
+
+def check_stream_order(stream, db_events, task_id, what):
+    """The stream's persisted events are the run log's events of the session, in order, once."""
+    got = [(int(e[0]), e[1]) for e in stream if e[0] is not None]
+    want = [(i, t) for i, t in db_events]
+    check(got == want, f"{what}: the SSE stream has every event of the session in order: "
+                       f"{got[:6]}... ({len(got)}) vs {want[:6]}... ({len(want)})")
+    types = [t for _, t in got]
+    check(types[0] == "task.started" and types[-1] == "task.completed",
+          f"{what}: task.started first, task.completed last: {types}")
+    idx = [e[2]["index"] for e in stream if e[1] == "progress.append"]
+    check(idx == list(range(1, len(idx) + 1)) and idx,
+          f"{what}: progress items numbered 1..n without gaps or repeats: {idx}")
+
+
+def db_events(session_id):
+    import sqlite3
+    c = sqlite3.connect(DB)
+    try:
+        return c.execute("SELECT id, type FROM task_events WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+    finally:
+        c.close()
+
+
+def worker_db_of(run_text):
+    """The run log of the worker (w1..w3) whose runs hold a run of `run_text`."""
+    for n in ("w1", "w2", "w3"):
+        db = os.path.join(OUT, n + ".db")
+        if any(run_text in (r[2] or "") for r in runs_of(db)):
+            return db
+    return None
+
+
+def control(api, server, runs):
+    """Through the control stream: the person's ack, a stop; the live screen; latencies."""
+    # Queue to start with idle workers: the task's started_at (the worker's "started", relayed)
+    # minus its created_at, for tasks sent one at a time.
+    import sqlite3
+    starts = []
+    for a, b in ((2, 3), (4, 5), (6, 7)):
+        t = api.ok("POST", "/task", {"task": f"compute {a}*{b}"})["task_id"]
+        wait_until(lambda: api.ok("GET", f"/task/{t}")["status"] in ("completed", "failed"), 120, f"task {t} to end")
+        c = sqlite3.connect(DB)
+        created, started = c.execute("SELECT created_at, started_at FROM tasks WHERE id = ?", (t,)).fetchone()
+        c.close()
+        starts.append((started - created) * 1000)
+    starts.sort()
+    print(f"redis_queue_to_start_ms median {starts[1]:.0f} (n 3, idle workers: {', '.join(f'{s:.0f}' for s in starts)})")
+
+    r = api.ok("POST", "/api/chat/send", {"text": "work out 12*34 after login"})
+    s = Stream(server, r["session_id"])
+    aw = s.wait("task.awaiting_user", r["task_id"], timeout=120)
+    check(aw[0][2]["show_ack_button"] is True, f"a remote task awaits the person: {aw[0][2]}")
+    api.ok("POST", "/api/chat/ack-user-action", {"task_id": r["task_id"]})
+    end = s.wait_end(r["task_id"], 180)
+    check(end[1] == "task.completed", f"the ack reached the remote run through Redis; it completed: {end}")
+    fps, n = live_fps(s, r["task_id"])
+    print(f"redis_live_fps_agent_task {fps:.1f} ({n} frames)")
+    check(n >= 5, f"the remote worker's live screen reached the stream: {n} frames")
+    db = worker_db_of("work out 12*34 after login")
+    print("redis_" + latency_line(sse_latencies_ms(s, db, r["task_id"])) + " (step commit on the worker to SSE)")
+    s.close()
+
+    r = api.ok("POST", "/api/chat/send", {"text": "work out 98*76"})
+    s = Stream(server, r["session_id"])
+    s.wait("progress.append", r["task_id"], timeout=120)
+    t0 = time.monotonic()
+    api.ok("POST", "/api/chat/stop", {"task_id": r["task_id"]})
+    end = s.wait_end(r["task_id"], 30)
+    check(end[1] == "task.stopped", f"a stop reached the remote run through Redis: {end}")
+    print(f"redis_stop_to_task_stopped_ms {(end[3] - t0) * 1000:.0f}")
+    st, js, _ = api.post("/api/chat/stop", {"task_id": r["task_id"]})
+    check(st == 409, f"a second stop: 409: {st} {js}")
+    s.close()
+
+
+def tasks():
+    redis = Redis(os.path.join(OUT, "redis"), password=PASSWORD)
+    workers, server = [], None
+    try:
+        start_errors(redis)
+        server = Server(EACU, ["--queue", redis.url(), "--db", DB, "--reaper", "0.5"], os.path.join(OUT, "serve.log"))
+        api = Api(server)
+        env = os.environ.copy()
+        env["EACU_REDIS_PASSWORD"] = PASSWORD
+        for i in range(3):
+            url = redis.url() if i == 0 else redis.url(with_password=False)
+            workers.append(Worker(EACU, OUT, f"w{i + 1}", url, ["--launch", "xcalc", "--lease", "8"], env=env))
+        for w in workers:
+            w.wait_printed("slot")
+        listed = wait_until(lambda: len(api.ok("GET", "/api/workers")["workers"]) == 3 and api.ok("GET", "/api/workers"),
+                            20, "3 workers in GET /api/workers")
+        names = sorted(w["name"] for w in listed["workers"])
+        check(names == ["w1", "w2", "w3"] and all(w["slots"] == 1 and w["device"] == "virtual" and w["protocol"] == 1
+                                                  and w["age"] < 8 for w in listed["workers"]),
+              f"GET /api/workers: name, slots, device, protocol, a recent heartbeat: {listed}")
+        r = eacu("workers", "--queue", redis.url())
+        check(r.returncode == 0 and all(n in r.stdout for n in names) and "virtual" in r.stdout,
+              f"eacu workers lists them: {r.stdout!r}")
+
+        # No digit twice in a task (xcalc's display is read back; a repeated key shows no change).
+        pairs = [(12, 34), (13, 42), (14, 23), (15, 26), (16, 27), (17, 28), (18, 29), (19, 32), (21, 37), (23, 45),
+                 (24, 56), (25, 67)]
+        sent = []
+        for a, b in pairs:
+            js = api.ok("POST", "/api/chat/send", {"text": f"compute {a}*{b}"})
+            sent.append((js["session_id"], js["task_id"], a * b))
+        streams = {sid: Stream(server, sid) for sid, _, _ in sent}
+        # A server restart while the tasks run: the relay goes on where it was, streams resume.
+        wait_until(lambda: sum(1 for sid, tid, _ in sent if streams[sid].of("task.completed", tid)) >= 2, 240,
+                   "two tasks to complete")
+        before = {sid: list(s.events) for sid, s in streams.items()}
+        for s in streams.values():
+            s.close()
+        check(server.stop() == 0, "the server stops on SIGTERM while tasks run on the workers")
+        server = Server(EACU, ["--queue", redis.url(), "--db", DB, "--reaper", "0.5"], os.path.join(OUT, "serve.log"))
+        api = Api(server)
+        resumed = {}
+        for sid, ev in before.items():
+            ids = [int(e[0]) for e in ev if e[0] is not None]
+            resumed[sid] = Stream(server, sid, last_event_id=ids[-1] if ids else None)
+        t0 = time.monotonic()
+        for sid, tid, _ in sent:
+            if not any(e[1] == "task.completed" for e in before[sid]):
+                resumed[sid].wait_end(tid, timeout=max(10, 300 - (time.monotonic() - t0)))
+        elapsed = time.monotonic() - t0
+        for sid, tid, product in sent:
+            view = api.ok("GET", f"/task/{tid}")
+            check(view["status"] == "completed" and str(product) in (view["result"] or ""),
+                  f"task {tid} completed with {product}: {view['status']} {view['result']!r} {view['error']!r}")
+            events = [e for e in before[sid] if e[0] is not None] + [e for e in resumed[sid].events if e[0] is not None]
+            check_stream_order(events, db_events(sid), tid, f"session {sid}")
+        print(f"redis_12_tasks_after_restart_s {elapsed:.1f}")
+        # Step screenshots of a remote task come by reference, from Redis (§5.3).
+        shots = [e[2]["screenshot"] for s in resumed.values() for e in s.events
+                 if e[1].startswith("progress.") and e[2].get("screenshot")]
+        check(shots and all(u.startswith("/api/tasks/") for u in shots), f"screenshots of remote tasks: {shots[:3]}")
+        st, png, _ = api.get(shots[-1])
+        check(st == 200 and png[:8] == b"\x89PNG\r\n\x1a\n", f"{shots[-1]} is a PNG from Redis: {st}")
+        # Exactly once: every task is one run, in one worker's run log, with its inputs.
+        runs = {w.name: runs_of(w.db) for w in workers}
+        for sid, tid, product in sent:
+            text = [f"compute {a}*{b}" for a, b in pairs if a * b == product][0]
+            where = [(n, r) for n, rs in runs.items() for r in rs if text in (r[2] or "")]
+            check(len(where) == 1 and where[0][1][1] == "passed" and where[0][1][3] > 0,
+                  f"task {tid} ({text}) ran exactly once, passed, with input: {where}")
+        # Each remote run was copied into the server's run log: eacu show works there.
+        server_runs = {r[0]: r for r in runs_of(DB)}
+        for sid, tid, product in sent:
+            rid = api.ok("GET", f"/task/{tid}")["run_id"]
+            text = [f"compute {a}*{b}" for a, b in pairs if a * b == product][0]
+            orig = [r for rs in runs.values() for r in rs if text in (r[2] or "")][0]
+            check(rid in server_runs and server_runs[rid][1:4] == orig[1:4],
+                  f"task {tid}'s run is in the server's run log as run {rid}: {server_runs.get(rid)} vs {orig}")
+        shown = eacu("show", str(rid), "--db", DB)
+        check(shown.returncode == 0 and "tap" in shown.stdout, f"eacu show {rid} on the server's run log: {shown.stdout[:300]!r}")
+        used = [n for n, rs in runs.items() if rs]
+        check(len(used) >= 2, f"the tasks were spread over the workers: {[(n, len(rs)) for n, rs in runs.items()]}")
+        control(api, server, runs)
+        info = redis.cli("INFO", "memory")
+        used_mem = [line for line in info.split("\n") if line.startswith("used_memory:")][0].split(":")[1].strip()
+        keys = redis.cli("DBSIZE").strip()
+        print(f"redis_used_memory_bytes_after_12_tasks {used_mem} ({keys} keys; events and state kept 3600 s)")
+    finally:
+        for w in workers:
+            w.stop()
+        if server:
+            server.stop()
+        redis.stop()
+    # The password appears in no log, run log or page answer.
+    for name in os.listdir(OUT):
+        path = os.path.join(OUT, name)
+        if os.path.isfile(path) and not name.startswith("redis"):
+            with open(path, "rb") as f:
+                check(PASSWORD.encode() not in f.read(), f"the password is not in {name}")
+    for w in workers:
+        check(integrity(w.db) == "ok", f"{w.name}'s run log passes PRAGMA integrity_check")
+    check(integrity(DB) == "ok", "the server's run log passes PRAGMA integrity_check")
+
+
+LOOP = "for i = 1, 400 do tap('calculator.btn_1') sleep(0.25) end\nreturn 'looped'"
+
+
+def faults():
+    redis = Redis(os.path.join(OUT, "redis"))
+    token = "t0ken-26"
+    server = Server(EACU, ["--queue", redis.url(), "--db", DB, "--reaper", "0.5", "--token", token, "--allow-scripts"],
+                    os.path.join(OUT, "serve.log"))
+    api = Api(server, token=token)
+    workers = []
+    lease = 3.0
+    wargs = ["--launch", "xcalc", "--lease", str(lease), "--heartbeat", "0.5", "--allow-scripts"]
+    try:
+        # 0. A worker without --allow-scripts does not run Lua source.
+        z = Worker(EACU, OUT, "fz", redis.url(), ["--lease", str(lease)])
+        z.wait_printed("slot")
+        t = api.ok("POST", "/task", {"script": "return 'hi'"})
+        view = wait_until(lambda: (v := api.ok("GET", f"/task/{t['task_id']}"))["status"] not in
+                          ("queued", "running") and v, 60, "the script task to end")
+        check(view["status"] == "failed" and "--allow-scripts" in view["error"] and runs_of(z.db) == [],
+              f"a worker without --allow-scripts refuses Lua source: {view['status']} {view['error']!r}")
+        z.stop()
+        # 1. Read, then killed before the commit: another worker completes it, once.
+        env = os.environ.copy()
+        env["EACU_FAULT"] = "after_read_before_commit"
+        a = Worker(EACU, OUT, "fa", redis.url(), wargs, env=env)
+        workers.append(a)
+        a.wait_printed("slot")
+        t = api.ok("POST", "/task", {"task": "compute 7*8"})
+        wait_until(lambda: a.proc.poll() is not None, 30, "the faulty worker to exit after reading the task")
+        check(a.proc.returncode == 70 and "before committing" in a.text(),
+              f"the faulty worker read the task and exited before committing it: {a.proc.returncode}")
+        b = Worker(EACU, OUT, "fb", redis.url(), wargs)
+        workers.append(b)
+        view = wait_until(lambda: (v := api.ok("GET", f"/task/{t['task_id']}"))["status"] in
+                          ("completed", "failed", "lost", "stopped") and v, 120, "the claimed task to end")
+        check(view["status"] == "completed" and "56" in view["result"],
+              f"another worker claimed and completed it: {view['status']} {view['result']!r} {view['error']!r}")
+        check(len(runs_of(a.db)) == 0 and len(runs_of(b.db)) == 1,
+              f"it ran once, on the second worker: {runs_of(a.db)} {runs_of(b.db)}")
+        b.stop()
+
+        # 2. kill -9 after the task's first step: lost within lease + reaper, never re-run.
+        c = Worker(EACU, OUT, "fc", redis.url(), wargs)
+        d = Worker(EACU, OUT, "fd", redis.url(), wargs)
+        workers += [c, d]
+        c.wait_printed("slot")
+        d.wait_printed("slot")
+        t = api.ok("POST", "/task", {"script": LOOP})
+        holder = wait_until(lambda: next((w for w in (c, d) if "committed, running" in w.text()), None), 60,
+                            "a worker to commit the looping task")
+        other = d if holder is c else c
+        wait_until(lambda: any(r[3] >= 1 for r in runs_of(holder.db)), 60, "the task's first input step")
+        # ... and the server has it (a step the worker had no time to forward is not "done" for it).
+        wait_until(lambda: api.ok("GET", f"/task/{t['task_id']}")["steps"], 30, "the server to relay the first step")
+        kids = holder.descendants()
+        holder.proc.send_signal(signal.SIGKILL)
+        holder.proc.wait(10)
+        killed_at = time.time()
+        t_kill = time.monotonic()
+        view = wait_until(lambda: (v := api.ok("GET", f"/task/{t['task_id']}"))["status"] not in
+                          ("queued", "running") and v, 60, "the task to end after its worker died")
+        lost_after = time.monotonic() - t_kill
+        check(view["status"] == "lost" and f"worker {holder.name}" in view["error"] and "last step done: #" in view["error"],
+              f"the task ended lost, naming the worker and its last step: {view['status']} {view['error']!r}")
+        check(lost_after <= lease + 0.5 + 3.0, f"lost within lease + reaper (+3 s of slack): {lost_after:.1f} s")
+        print(f"redis_lost_after_kill_s {lost_after:.1f} (lease {lease} s, reaper 0.5 s)")
+        wait_until(lambda: not any(os.path.exists(f"/proc/{k}") and open(f"/proc/{k}/stat").read().split(") ")[1][0]
+                                   not in "ZX" for k in kids), 20, "the killed worker's run and programs to end")
+        late = [r for r in runs_of(holder.db) if r[5] and r[5] > killed_at]
+        check(not late, f"no step started after the kill: {late}")
+        time.sleep(lease + 1)  # would another worker take it up? (a deadline, not a wait for a condition)
+        check(runs_of(other.db) == [], f"no other worker started the lost task: {runs_of(other.db)}")
+        other.stop()
+
+        # 3. SIGSTOP past the lease (the machine paused), then SIGCONT: it stops its run, no input.
+        e = Worker(EACU, OUT, "fe", redis.url(), wargs)
+        workers.append(e)
+        e.wait_printed("slot")
+        t = api.ok("POST", "/task", {"script": LOOP})
+        wait_until(lambda: any(r[3] >= 1 for r in runs_of(e.db)), 60, "the paused worker's task to send input")
+        tree = [e.proc.pid] + e.descendants()
+        for p in tree:
+            os.kill(p, signal.SIGSTOP)
+        stopped_at = time.time()
+        view = wait_until(lambda: (v := api.ok("GET", f"/task/{t['task_id']}"))["status"] not in
+                          ("queued", "running") and v, 30, "the paused worker's task to end")
+        check(view["status"] == "lost", f"the server ended the paused worker's task lost: {view['status']} {view['error']!r}")
+        os.kill(e.proc.pid, signal.SIGCONT)  # the worker first: it must stop its run before that runs on
+        e.wait_printed("stopping its run now", 20)
+        for p in tree[1:]:
+            try:
+                os.kill(p, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        wait_until(lambda: "task " + str(t["task_id"]) + ": ended" in e.text(), 30, "the paused worker's run to end")
+        late = [r for r in runs_of(e.db) if r[5] and r[5] > stopped_at]
+        check(not late, f"the paused worker sent no input after the pause: {late}")
+        check(e.proc.poll() is None, "the paused worker runs on (it takes new tasks with a new lease)")
+        for w in workers:
+            if w.proc.poll() is None:
+                w.stop()
+            if os.path.exists(w.db):
+                check(integrity(w.db) == "ok", f"{w.name}'s run log passes PRAGMA integrity_check")
+    finally:
+        for w in workers:
+            if w.proc.poll() is None:
+                w.proc.kill()
+        server.stop()
+        redis.stop()
+
+
+def restart():
+    redis = Redis(os.path.join(OUT, "redis"))
+    server = Server(EACU, ["--queue", redis.url(), "--db", DB, "--reaper", "0.5"], os.path.join(OUT, "serve.log"))
+    api = Api(server)
+    w = Worker(EACU, OUT, "wr", redis.url(), ["--launch", "xcalc", "--lease", "10"])
+    try:
+        w.wait_printed("slot")
+        nums = [(2, 7), (3, 8), (4, 9), (5, 6)]
+        sent = [api.ok("POST", "/task", {"task": f"compute {a}*{b}"})["task_id"] for a, b in nums]
+        wait_until(lambda: "committed, running" in w.text(), 60, "the first task to start")
+        check(len([t for t in sent if api.ok("GET", f"/task/{t}")["status"] == "queued"]) >= 2,
+              "tasks wait in the queue while the worker is busy")
+        redis.kill9()
+        t0 = time.monotonic()
+        redis.start()
+        print(f"redis_restart_s {time.monotonic() - t0:.2f}")
+        views = {}
+        for t in sent:
+            views[t] = wait_until(lambda: (v := api.ok("GET", f"/task/{t}"))["status"] not in
+                                  ("queued", "running") and v, 240, f"task {t} to end after the Redis restart")
+        for t, (a, b) in zip(sent, nums):
+            check(views[t]["status"] == "completed" and str(a * b) in views[t]["result"],
+                  f"task {t} completed after the restart: {views[t]['status']} {views[t]['result']!r} {views[t]['error']!r}")
+        runs = runs_of(w.db)
+        check(len(runs) == len(sent) and all(r[1] == "passed" for r in runs),
+              f"each task ran once: {[(r[0], r[1], r[2]) for r in runs]}")
+    finally:
+        w.stop()
+        server.stop()
+        redis.stop()
+    check(integrity(w.db) == "ok" and integrity(DB) == "ok", "every run log passes PRAGMA integrity_check")
+
+
+def used_memory(redis):
+    info = redis.cli("INFO", "memory")
+    return int([line for line in info.split("\n") if line.startswith("used_memory:")][0].split(":")[1])
+
+
+def bench():
+    redis = Redis(os.path.join(OUT, "redis"))
+    server = Server(EACU, ["--queue", redis.url(), "--db", DB], os.path.join(OUT, "serve.log"))
+    api = Api(server)
+    workers = []
+    n_tasks = 8
+    digits = [(1, 2), (3, 4), (5, 6), (7, 8), (2, 9), (3, 7), (4, 8), (6, 9)]
+    try:
+        for count in (1, 2, 4):
+            while len(workers) < count:
+                w = Worker(EACU, OUT, f"b{len(workers) + 1}", redis.url(), ["--launch", "xcalc"])
+                w.wait_printed("slot")
+                workers.append(w)
+            mem0 = used_memory(redis)
+            t0 = time.monotonic()
+            ids = [api.ok("POST", "/task", {"task": f"compute {a}*{b}"})["task_id"] for a, b in digits[:n_tasks]]
+            for t in ids:
+                v = wait_until(lambda: (x := api.ok("GET", f"/task/{t}"))["status"] not in ("queued", "running") and x,
+                               300, f"task {t} to end")
+                check(v["status"] == "completed", f"bench task {t} completed: {v['status']} {v['error']!r}")
+            dt = time.monotonic() - t0
+            print(f"redis_tasks_per_min_{count}_workers {n_tasks / dt * 60:.1f} ({n_tasks} tasks in {dt:.1f} s)")
+            if count == 1:
+                per = (used_memory(redis) - mem0) / n_tasks
+                print(f"redis_memory_per_finished_task_bytes {per:.0f} (kept for --events-ttl, default 3600 s)")
+    finally:
+        for w in workers:
+            w.stop()
+        server.stop()
+        redis.stop()
+
+
+if __name__ == "__main__":
+    try:
+        {"tasks": tasks, "faults": faults, "restart": restart, "bench": bench}[SCENARIO]()
+        print(f"redis_queue {SCENARIO}: all passed")
+    except Fail as e:
+        print("FAIL:", e, file=sys.stderr)
+        sys.exit(1)
