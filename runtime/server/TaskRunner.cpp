@@ -107,7 +107,10 @@ void TaskRunner::send(const json& msg) {
 }
 
 bool TaskRunner::ack(const std::string& text) {
-    if (!awaiting_.exchange(false)) return false;
+    // "我已经操作" also ends a take-over (the worker resumes on an ack while paused).
+    const bool was_paused = paused_.exchange(false);
+    taking_over_ = false;
+    if (!awaiting_.exchange(false) && !was_paused) return false;
     send(json{{"type", "ack"}, {"text", text}});
     store_.with([&](ServiceLog& log) {
         log.setTaskStatus(task_.id, "running");
@@ -120,6 +123,50 @@ bool TaskRunner::ack(const std::string& text) {
                     {"resumed", true},
                     {"reply", text}});
     return true;
+}
+
+bool TaskRunner::takeOver() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (fd_ < 0 || stopped_) return false;
+    }
+    if (awaiting_ || paused_ || taking_over_.exchange(true)) return false;
+    send(json{{"type", "take_over"}});
+    return true;
+}
+
+bool TaskRunner::handBack() {
+    const bool paused = paused_.exchange(false);
+    if (!taking_over_.exchange(false) && !paused) return false;
+    send(json{{"type", "hand_back"}});
+    return true;
+}
+
+InputOutcome TaskRunner::input(const json& event, double timeout) {
+    if (!awaiting_ && !paused_) {
+        InputOutcome refused;
+        refused.reason = taking_over_ ? "the task is being taken over: its run has not reached a step boundary yet"
+                                      : "the task neither awaits the person nor is taken over";
+        return refused;
+    }
+    int64_t seq;
+    {
+        std::lock_guard<std::mutex> lock(input_mu_);
+        if (ended_) return InputOutcome{false, 0, json(), "the task's run has ended"};
+        seq = ++next_seq_;
+        inputs_[seq];
+    }
+    send(json{{"type", "input"}, {"seq", seq}, {"event", event}});
+    std::unique_lock<std::mutex> lock(input_mu_);
+    const bool answered = input_cv_.wait_for(lock, std::chrono::duration<double>(timeout),
+                                             [&] { return inputs_[seq].has_value() || ended_; });
+    InputOutcome out;
+    if (answered && inputs_[seq]) out = *inputs_[seq];
+    out.seq = seq;
+    else out.reason = ended_ ? "the task's run ended before it took the input"
+                             : "the run did not take the input within " + std::to_string(int(timeout)) + " s";
+    inputs_.erase(seq);
+    return out;
 }
 
 void TaskRunner::progress(Exec& x, const json& step) {
@@ -141,7 +188,8 @@ void TaskRunner::progress(Exec& x, const json& step) {
         item["cursor_y"] = f->cursor_y;
     }
     item["status"] = status;
-    if (x.pending_intent) {
+    item["actor"] = step.value("actor", std::string("script"));
+    if (x.pending_intent && item["actor"] != "user") {
         item["index"] = x.pending_intent;
         item["text"] = status == "failed" ? x.pending_text + "（失败：" + firstLineOf(step.value("error", "")) + "）"
                                           : x.pending_text;
@@ -194,6 +242,20 @@ void TaskRunner::onWorkerLine(Exec& x, const std::string& line) {
         awaiting_ = true;
         store_.publish(task_, "task.awaiting_user",
                        {{"text", text}, {"kind", m.value("kind", "ask")}, {"show_ack_button", true}});
+    } else if (type == "paused") {
+        taking_over_ = false;
+        paused_ = true;
+        store_.publish(task_, "task.paused", json::object());
+    } else if (type == "resumed") {
+        paused_ = false;
+        store_.publish(task_, "task.resumed", json::object());
+    } else if (type == "input_done" || type == "input_refused") {
+        if (!m.contains("seq") || !m["seq"].is_number_integer()) return;
+        std::lock_guard<std::mutex> lock(input_mu_);
+        auto it = inputs_.find(m["seq"].get<int64_t>());
+        if (it == inputs_.end()) return;  // its request gave up waiting
+        it->second = InputOutcome{type == "input_done", it->first, m.value("step", json()), m.value("reason", std::string())};
+        input_cv_.notify_all();
     } else if (type == "answer") {
         x.answer = m.value("text", "");
     } else if (type == "end") {
@@ -290,6 +352,13 @@ void TaskRunner::execute(Exec& x) {
         }
     }
     awaiting_ = false;
+    paused_ = false;
+    taking_over_ = false;
+    {
+        std::lock_guard<std::mutex> lock(input_mu_);
+        ended_ = true;
+        input_cv_.notify_all();
+    }
     x.worker->wait(10.0);
 }
 

@@ -58,15 +58,31 @@ bool WorkerPool::stop(int64_t task_id) {
     return true;
 }
 
+std::shared_ptr<TaskRunner> WorkerPool::runnerOf(int64_t task_id) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(task_id);
+    return it == running_.end() ? nullptr : it->second;
+}
+
 bool WorkerPool::ack(int64_t task_id, const std::string& text) {
-    std::shared_ptr<TaskRunner> r;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = running_.find(task_id);
-        if (it == running_.end()) return false;
-        r = it->second;
-    }
-    return r->ack(text);
+    auto r = runnerOf(task_id);
+    return r && r->ack(text);
+}
+
+bool WorkerPool::takeOver(int64_t task_id) {
+    auto r = runnerOf(task_id);
+    return r && r->takeOver();
+}
+
+bool WorkerPool::handBack(int64_t task_id) {
+    auto r = runnerOf(task_id);
+    return r && r->handBack();
+}
+
+InputOutcome WorkerPool::input(int64_t task_id, const nlohmann::json& event) {
+    auto r = runnerOf(task_id);
+    if (!r) return InputOutcome{false, 0, nlohmann::json(), "the task is not running"};
+    return r->input(event);
 }
 
 std::string WorkerPool::displayOf(int64_t task_id) {

@@ -14,10 +14,10 @@
 #include "server/ServeConfig.h"
 #include "server/ServiceStore.h"
 #include "server/TaskQueue.h"
+#include "server/TaskRunner.h"
 
 namespace eacu::server {
 
-class TaskRunner;
 
 /// The workers of one server. Threads start in the constructor and end in shutdown() or the
 /// destructor (running tasks are stopped first).
@@ -34,6 +34,14 @@ public:
     bool stop(int64_t task_id);
     /// Passes the person's answer to a task that awaits it. False when it does not.
     bool ack(int64_t task_id, const std::string& text);
+    /// The person takes the screen of a running task (TaskRunner::takeOver). False when it is
+    /// not running, awaits the person or is taken over already.
+    bool takeOver(int64_t task_id);
+    /// Gives it back (TaskRunner::handBack). False when the task is not taken over.
+    bool handBack(int64_t task_id);
+    /// Passes one input event of the person to the task's run and waits for its answer
+    /// (TaskRunner::input). Refused with a reason when the task is not running.
+    InputOutcome input(int64_t task_id, const nlohmann::json& event);
     /// The display a running task uses ("" when it is not running).
     std::string displayOf(int64_t task_id);
     /// How many tasks run now.
@@ -43,6 +51,8 @@ public:
 
 private:
     void work();
+    // The runner of a running task (null when it is not running).
+    std::shared_ptr<TaskRunner> runnerOf(int64_t task_id) const;
 
     ServiceStore& store_;
     const ServeConfig& config_;
