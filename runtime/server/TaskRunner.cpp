@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -162,9 +163,9 @@ InputOutcome TaskRunner::input(const json& event, double timeout) {
                                              [&] { return inputs_[seq].has_value() || ended_; });
     InputOutcome out;
     if (answered && inputs_[seq]) out = *inputs_[seq];
-    out.seq = seq;
     else out.reason = ended_ ? "the task's run ended before it took the input"
                              : "the run did not take the input within " + std::to_string(int(timeout)) + " s";
+    out.seq = seq;
     inputs_.erase(seq);
     return out;
 }
