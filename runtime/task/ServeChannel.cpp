@@ -96,6 +96,46 @@ void ServeChannel::markBroken(const std::string& why) {
     if (!broken_.exchange(true)) std::fprintf(stderr, "eacu: the serve channel is gone (%s); the run goes on\n", why.c_str());
 }
 
+bool ServeChannel::send(const json& line) {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    if (ended_) return false;
+    return writeLine(line);
+}
+
+bool ServeChannel::writeLine(const json& line) {
+    if (broken_.load()) return false;
+    const std::string data = line.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    const double deadline = monotonicSeconds() + kWriteTimeout;
+    size_t off = 0;
+    bool socket = true;
+    while (off < data.size()) {
+        ssize_t n = socket ? ::send(fd_, data.data() + off, data.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT)
+                           : ::write(fd_, data.data() + off, data.size() - off);
+        if (n > 0) {
+            off += size_t(n);
+            continue;
+        }
+        if (n < 0 && errno == ENOTSOCK && socket) {
+            socket = false;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            double left = deadline - monotonicSeconds();
+            if (left <= 0) {
+                markBroken("the server did not read for " + std::to_string(int(kWriteTimeout)) + " s");
+                return false;
+            }
+            pollfd p{fd_, POLLOUT, 0};
+            ::poll(&p, 1, int(left * 1000) + 1);
+            continue;
+        }
+        markBroken(n < 0 ? std::strerror(errno) : "nothing written");
+        return false;
+    }
+    return true;
+}
+
 void ServeChannel::readLoop() {
     std::string buf;
     char chunk[4096];

@@ -100,6 +100,7 @@ window.__k = window.__k || {
     img.addEventListener('load', () => {
       if ((img.getAttribute('src') || '').startsWith('data:')) seen.push([Date.now(), sum()]);
     });
+    seen.push([Date.now(), sum()]);  // the frame shown now
     return true;
   },
 };

@@ -235,12 +235,12 @@
     async takeOver() {
       if (this.id == null) return;
       this.takeBtn.disabled = true;
+      this.isPaused = false; // task.paused may come on the stream before the answer below
       try {
         await post(`api/tasks/${this.id}/take-over`, {});
         this.takenOver = true;
-        this.isPaused = false;
         this.select('live');
-        setStatus('正在接管：任务会在当前步骤结束后暂停…', 'info');
+        if (!this.isPaused) setStatus('正在接管：任务会在当前步骤结束后暂停…', 'info');
       } catch (e) {
         setStatus(`接管失败：${e.message}`, 'error');
       }
