@@ -127,12 +127,17 @@ bool TaskRunner::ack(const std::string& text) {
 }
 
 bool TaskRunner::takeOver() {
+    if (stopped_ || awaiting_ || paused_) return false;
+    bool now;
     {
+        // Under mu_ with the worker's start (execute): the line goes out exactly once, now or
+        // as soon as the worker runs (its programs may still be starting).
         std::lock_guard<std::mutex> lock(mu_);
-        if (fd_ < 0 || stopped_) return false;
+        if (taking_over_) return false;
+        taking_over_ = true;
+        now = fd_ >= 0;
     }
-    if (awaiting_ || paused_ || taking_over_.exchange(true)) return false;
-    send(json{{"type", "take_over"}});
+    if (now) send(json{{"type", "take_over"}});
     return true;
 }
 
@@ -324,11 +329,14 @@ void TaskRunner::execute(Exec& x) {
         throw;
     }
     ::close(sv[1]);
+    bool take_over;  // asked for while the worker started
     {
         std::lock_guard<std::mutex> lock(mu_);
         fd_ = sv[0];
         worker_pid_ = x.worker->pid();
+        take_over = taking_over_;
     }
+    if (take_over) send(json{{"type", "take_over"}});
     if (stopped_) ::kill(-x.worker->pid(), SIGTERM);  // a stop that came while it started
 
     // The worker's protocol lines until it closes its end (it exited).

@@ -51,9 +51,10 @@ public:
     /// Answers the task's awaiting_user with `text` ("我已经操作" for the ack button). Returns
     /// false (nothing sent) when the task is not waiting for the person.
     bool ack(const std::string& text);
-    /// The person takes the screen: sends take_over; the run pauses at its next step boundary
-    /// (then task.paused is published). False (nothing sent) when the task is not running, or
-    /// awaits the person, or is taken over already.
+    /// The person takes the screen: sends take_over (at once, or as soon as the worker has
+    /// started); the run pauses at its next step boundary (then task.paused is published).
+    /// False (nothing sent) when the task is stopped, awaits the person, or is taken over
+    /// already.
     bool takeOver();
     /// Gives the screen back after takeOver(): sends hand_back (the run resumes: task.resumed).
     /// False when the task is not taken over.

@@ -408,7 +408,8 @@
     progress(d, isUpdate) {
       // A new progress line means the task went on after awaiting_user (an update of an old
       // line does not: the step that asked may be completed while it still waits).
-      if (!isUpdate && this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
+      // The person's own steps (actor user) come while it waits: they do not resume it.
+      if (!isUpdate && d.actor !== 'user' && this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
       if (this.mode === 'running' && (this.status === 'queued' || this.status === 'pending')) this.setStatus('running');
       const i = Number(d.index);
       if (!(i >= 1)) return;
