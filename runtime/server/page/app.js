@@ -489,7 +489,11 @@
       }
       // Awaiting the person: the live screen stays open, for them to act on.
       this.el.classList.toggle('run-open', status === 'awaiting_user');
-      if (status === 'awaiting_user') this.select('live');
+      if (status === 'awaiting_user') {
+        this.select('live');
+        const more = box.querySelector('[data-testid="show-run"]');
+        if (more) { more.setAttribute('aria-expanded', 'true'); more.textContent = '收起执行过程'; }
+      }
       box.hidden = false;
       this.show();
     }
