@@ -11,6 +11,7 @@
 #include "host/LuaHost.h"
 #include "process/Process.h"
 #include "task/ModelContext.h"
+#include "task/UserInput.h"
 #include "wrap_Model.h"
 
 namespace fs = std::filesystem;
@@ -72,6 +73,11 @@ std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char*
             s.setUserChannel(serve);
             s.setStepObserver([serve](const StepRecord& st) { serve->step(st); });
             s.setIntentObserver([serve](const std::string& text) { serve->intent(text); });
+            // The person's input from the page, performed by the run's thread while it waits
+            // for them or is paused at a step boundary (docs/serve-protocol.md §5.2).
+            serve->setInputHandler([&s](const nlohmann::json& e) { return stepJson(performUserInput(s, e)); });
+            s.setCheckpoint([&s, raw = serve.get()] { return raw->checkpoint(s.cancel()); });
+            serve->setStopHandler([](const std::string&) { cancelAllFromSignal(SIGTERM); });
             r->serve = std::move(serve);
         }
         return r;

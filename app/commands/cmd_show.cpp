@@ -151,6 +151,7 @@ int cmdShow(int argc, char** argv) {
                         opt(s.settle_ms, 0).c_str(), paint(colour, statusColour(s.status), status).c_str(),
                         frames.c_str());
             if (!s.error.empty()) std::printf("      error: %s\n", paint(colour, "31", s.error).c_str());
+            if (s.actor == "user") std::printf("      %s\n", paint(colour, "33", "by the person (eacu serve's page)").c_str());
             if (std::string w = windowLine(s.params_json); !w.empty()) std::printf("      %s\n", w.c_str());
             if (auto d = diffs.find(s.idx); d != diffs.end())
                 for (const auto& w : d->second) std::printf("      %s\n", paint(colour, "33", "≠ " + w).c_str());

@@ -167,7 +167,7 @@ std::string renderHtmlReport(const RunReader& log, int64_t run_id, const ReportO
     json jsteps = json::array();
     for (const auto& s : steps) {
         json j{{"id", s.id}, {"idx", s.idx}, {"action", s.action}, {"target", s.target},
-               {"method", s.method}, {"status", s.status}};
+               {"method", s.method}, {"status", s.status}, {"actor", s.actor.empty() ? "script" : s.actor}};
         if (s.parent_id) j["parent"] = *s.parent_id;
         if (s.score) j["score"] = *s.score;
         if (s.threshold) j["threshold"] = *s.threshold;

@@ -82,8 +82,8 @@ int64_t RunLog::addStep(const StepRecord& s) {
                     "INSERT INTO steps(run_id, idx, parent_id, action, target, params, method, "
                     "score, threshold, box_x, box_y, box_w, box_h, input_x, input_y, status, "
                     "error, change_ratio, settle_ms, locate_ms, action_ms, started_at, ended_at, "
-                    "frame_before, frame_after, transform) "
-                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
+                    "frame_before, frame_after, transform, actor) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id");
         q.bind(1, s.run_id).bind(2, s.idx).bind(3, s.parent_id).bind(4, s.action)
             .bind(5, s.target).bind(6, s.params_json).bind(7, s.method).bind(8, s.score)
             .bind(9, s.threshold);
@@ -100,7 +100,7 @@ int64_t RunLog::addStep(const StepRecord& s) {
         q.bind(16, s.status).bind(17, s.error).bind(18, s.change_ratio).bind(19, s.settle_ms)
             .bind(20, s.locate_ms).bind(21, s.action_ms).bind(22, s.started_at)
             .bind(23, s.ended_at).bind(24, s.frame_before).bind(25, s.frame_after)
-            .bind(26, s.transform_json);
+            .bind(26, s.transform_json).bind(27, s.actor.empty() ? std::string("script") : s.actor);
         return insertedId(q);
     } catch (const std::exception& e) {
         fail(e.what());

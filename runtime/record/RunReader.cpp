@@ -18,7 +18,7 @@ namespace {
 const char* kStepColumns =
     "id, run_id, idx, parent_id, action, target, params, method, score, threshold, box_x, box_y, "
     "box_w, box_h, input_x, input_y, status, error, change_ratio, settle_ms, locate_ms, "
-    "action_ms, started_at, ended_at, frame_before, frame_after, transform";
+    "action_ms, started_at, ended_at, frame_before, frame_after, transform, actor";
 
 const char* kRunColumns =
     "r.id, r.script, r.args, r.device, r.screen_w, r.screen_h, r.scale, r.status, r.error, "
@@ -81,6 +81,7 @@ StepRecord readStep(const Statement& q) {
     s.frame_before = q.optInteger(24);
     s.frame_after = q.optInteger(25);
     s.transform_json = q.text(26);
+    s.actor = q.text(27);
     return s;
 }
 

@@ -56,6 +56,7 @@ struct StepRecord {
     double started_at = 0, ended_at = 0;
     std::optional<int64_t> frame_before, frame_after;
     std::string transform_json = "{}"; // the coordinate transform used, e.g. {"scale":1}
+    std::string actor = "script";      // who did it: script | model | user (the person, serve's page)
 };
 
 /// One row of `frames` (the PNG itself is fetched by RunReader::framePng).

@@ -159,6 +159,12 @@ ALTER TABLE runs ADD COLUMN host TEXT;
 ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
 )SQL";
 
+// Version 6: who did a step (issue 29, taking over from the page): "script" (a script's verb or
+// step), "model" (an agent's or planner's step) or "user" (the person's input through the page).
+const char* kSchemaV6 = R"SQL(
+ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT 'script';
+)SQL";
+
 std::string newerError(int v) {
     return "schema version " + std::to_string(v) + " is newer than this eacu supports (" +
            std::to_string(kRunLogSchemaVersion) + "): written by a newer eacu; use that eacu or another --db";
@@ -186,6 +192,7 @@ void migrateRunLogSchema(sqlite3* db) {
         if (v < 3) execSql(db, kSchemaV3);
         if (v < 4) execSql(db, kSchemaV4);
         if (v < 5) execSql(db, kSchemaV5);
+        if (v < 6) execSql(db, kSchemaV6);
         execSql(db, "PRAGMA user_version=" + std::to_string(kRunLogSchemaVersion));
         execSql(db, "COMMIT");
     } catch (...) {

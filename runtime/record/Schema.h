@@ -10,8 +10,8 @@ namespace eacu {
 /// 1: runs, frames, steps. 2: runs.replay_mode, indexes by status and replay. 3: model_calls
 /// (created since issue 5 by an unversioned step; version 3 makes it part of the schema).
 /// 4: sessions, tasks, messages, task_events (eacu serve). 5: runs.pid, pid_start, host,
-/// heartbeat_at (crashed runs).
-inline constexpr int kRunLogSchemaVersion = 5;
+/// heartbeat_at (crashed runs). 6: steps.actor (script | model | user).
+inline constexpr int kRunLogSchemaVersion = 6;
 
 /// The schema version of the open database (0 for a new file).
 /// Throws std::runtime_error with SQLite's message.

@@ -110,6 +110,40 @@ json ChatService::ack(int64_t task_id, const std::string& text) {
     return {{"task_id", task_id}};
 }
 
+TaskRecord ChatService::knownTask(int64_t task_id) {
+    auto t = store_.with([&](ServiceLog& log) { return log.task(task_id); });
+    if (!t) throw ApiError(404, "no task " + std::to_string(task_id));
+    return *t;
+}
+
+json ChatService::takeOver(int64_t task_id) {
+    TaskRecord t = knownTask(task_id);
+    // A queued task (here or on Redis) is not running yet: nothing to take over.
+    const bool taken = t.status == "running" &&
+                       (pool_.runs(task_id) ? pool_.takeOver(task_id) : remote_ && remote_->takeOver(task_id));
+    if (!taken)
+        throw ApiError(409, "task " + std::to_string(task_id) + " cannot be taken over: it is not running (" + t.status +
+                                (t.status == "awaiting_user" ? ", the screen is the person's already" : "") +
+                                "), or is taken over already");
+    return {{"task_id", task_id}};
+}
+
+json ChatService::handBack(int64_t task_id) {
+    TaskRecord t = knownTask(task_id);
+    if (!(pool_.runs(task_id) ? pool_.handBack(task_id) : remote_ && remote_->handBack(task_id)))
+        throw ApiError(409, "task " + std::to_string(task_id) + " is not taken over (" + t.status + ")");
+    return {{"task_id", task_id}};
+}
+
+json ChatService::input(int64_t task_id, const json& event) {
+    TaskRecord t = knownTask(task_id);
+    if (!event.is_object()) throw ApiError(400, "expected \"event\" to be an object {kind, x, y, ...}, got " + event.dump());
+    InputOutcome o = remote_ && !pool_.runs(task_id) ? remote_->input(task_id, event) : pool_.input(task_id, event);
+    if (!o.done)
+        throw ApiError(409, "task " + std::to_string(task_id) + " (" + t.status + ") refused the input: " + o.reason);
+    return {{"seq", o.seq}, {"step_id", o.step.value("id", 0)}, {"step", o.step}};
+}
+
 json ChatService::taskView(int64_t task_id) {
     auto [t, events] = store_.with([&](ServiceLog& log) {
         auto task = log.task(task_id);

@@ -46,6 +46,19 @@ public:
     /// POST /api/chat/ack-user-action: "我已经操作" to a task that awaits the person. Returns
     /// {task_id}. ApiError 404 unknown task, 409 when it does not wait.
     nlohmann::json ack(int64_t task_id, const std::string& text = "我已经操作");
+    /// POST /api/tasks/{id}/take-over: the person takes the screen; the run pauses at its next
+    /// step boundary (task.paused). Returns {task_id}. ApiError 404 unknown task, 409 when it is
+    /// not running (or awaits the person, or is taken over already).
+    nlohmann::json takeOver(int64_t task_id);
+    /// POST /api/tasks/{id}/hand-back: the run goes on (task.resumed). Returns {task_id}.
+    /// ApiError 404 unknown task, 409 when it is not taken over.
+    nlohmann::json handBack(int64_t task_id);
+    /// POST /api/tasks/{id}/input {event}: one input of the person (docs/serve-protocol.md §5.2)
+    /// injected by the task's run. Returns {seq (of the input line), step_id, step (stepJson)}
+    /// once it is recorded. ApiError 400 when `event` is not an object, 404 unknown task, 409
+    /// {error: reason} when the task neither awaits the person nor is taken over, or the run
+    /// refused the event (a point off the screen, an unknown key: the reason says).
+    nlohmann::json input(int64_t task_id, const nlohmann::json& event);
     /// GET /task/{id}: {task_id, session_id, status, text, result, error, run_id, display (the X
     /// display while it runs, else null), steps:[{index, text, screenshot, frame_id, cursor_x,
     /// cursor_y, status}]}. ApiError 404 unknown task.
@@ -70,6 +83,8 @@ public:
     ServiceStore& store() { return store_; }
 
 private:
+    /// The task `task_id`; ApiError 404 when there is none.
+    TaskRecord knownTask(int64_t task_id);
     /// Tasks left running or awaiting_user by a server that died are marked interrupted (and
     /// get task.failed "interrupted: ..."); queued tasks go back on the queue. With a Redis
     /// queue, RemoteTasks::recover() instead (the tasks run on, elsewhere).

@@ -83,6 +83,25 @@ std::string liveEvent(const LiveFrame& f) {
     return "event: screen.live\ndata: " + d.dump() + "\n\n";
 }
 
+// The cookie that carries the serve token after the page's first load.
+constexpr const char* kTokenCookie = "eacu_token";
+
+// The value of cookie `name` in a Cookie header ("a=1; eacu_token=T"), "" when absent.
+std::string cookieValue(const std::string& header, const std::string& name) {
+    size_t pos = 0;
+    while (pos < header.size()) {
+        size_t end = header.find(';', pos);
+        if (end == std::string::npos) end = header.size();
+        std::string part = header.substr(pos, end - pos);
+        size_t a = part.find_first_not_of(' ');
+        if (a != std::string::npos) part = part.substr(a);
+        if (part.size() > name.size() && part.compare(0, name.size(), name) == 0 && part[name.size()] == '=')
+            return part.substr(name.size() + 1);
+        pos = end + 1;
+    }
+    return "";
+}
+
 }  // namespace
 
 bool isLoopback(const std::string& host) {
@@ -112,7 +131,14 @@ struct HttpServer::Impl {
     bool authorized(const httplib::Request& req) const {
         if (options.token.empty()) return true;
         if (req.get_header_value("Authorization") == "Bearer " + options.token) return true;
-        return req.has_param("access_token") && req.get_param_value("access_token") == options.token;
+        if (cookieValue(req.get_header_value("Cookie"), kTokenCookie) == options.token) return true;
+        return urlToken(req);
+    }
+
+    // The token came in the URL (?access_token=): the page's first load.
+    bool urlToken(const httplib::Request& req) const {
+        return !options.token.empty() && req.has_param("access_token") &&
+               req.get_param_value("access_token") == options.token;
     }
 
     void stream(const httplib::Request& req, httplib::Response& res) {
@@ -173,9 +199,20 @@ struct HttpServer::Impl {
         svr.set_payload_max_length(options.max_body);
         svr.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(size_t(n)); };
         svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-            if (authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
-            res.set_header("WWW-Authenticate", "Bearer");
-            sendError(res, 401, "expected \"Authorization: Bearer <token>\" (or ?access_token=) with the server's token");
+            if (authorized(req)) {
+                // The first authorised load through the URL: from now on the cookie carries the
+                // token (the page takes it out of its address bar and its requests).
+                if (urlToken(req))
+                    res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token +
+                                                     "; Path=/; HttpOnly; SameSite=Strict");
+                return httplib::Server::HandlerResponse::Unhandled;
+            }
+            // The person's screen (take over, hand back, input) is the owner's only: forbidden.
+            const bool takeover = req.method == "POST" && req.path.rfind("/api/tasks/", 0) == 0;
+            if (!takeover) res.set_header("WWW-Authenticate", "Bearer");
+            sendError(res, takeover ? 403 : 401,
+                      "expected \"Authorization: Bearer <token>\" (or the page's cookie, or ?access_token=) with the "
+                      "server's token");
             return httplib::Server::HandlerResponse::Handled;
         });
         // Statuses set by cpp-httplib itself (404 route, 413 body, 400 request) get the JSON shape.
@@ -247,6 +284,20 @@ struct HttpServer::Impl {
                 json r = b.contains("script") ? chat.send(std::nullopt, stringField(b, "script"), "script")
                                               : chat.send(std::nullopt, stringField(b, "task"));
                 sendJson(res, 200, r);
+            });
+        });
+        auto taskOp = [this](json (ChatService::*op)(int64_t)) {
+            return [this, op](const httplib::Request& req, httplib::Response& res) {
+                guarded(res, [&] { sendJson(res, 200, (chat.*op)(idParam(req.matches[1], "the task id"))); });
+            };
+        };
+        svr.Post(R"(/api/tasks/(\d+)/take-over)", taskOp(&ChatService::takeOver));
+        svr.Post(R"(/api/tasks/(\d+)/hand-back)", taskOp(&ChatService::handBack));
+        svr.Post(R"(/api/tasks/(\d+)/input)", [this](const httplib::Request& req, httplib::Response& res) {
+            guarded(res, [&] {
+                json b = bodyObject(req);
+                if (!b.contains("event")) throw ApiError(400, "expected {\"event\": {kind, x, y, ...}}");
+                sendJson(res, 200, chat.input(idParam(req.matches[1], "the task id"), b["event"]));
             });
         });
         auto taskView = [this](const httplib::Request& req, httplib::Response& res) {

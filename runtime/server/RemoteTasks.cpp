@@ -88,18 +88,42 @@ bool RemoteTasks::stopRunning(int64_t task_id) {
     return true;
 }
 
-bool RemoteTasks::ack(int64_t task_id, const std::string& text) {
-    std::shared_ptr<TaskEvents> events;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = active_.find(task_id);
-        if (it == active_.end() || !it->second.events->takeAwaiting()) return false;
-        events = it->second.events;
-        client_.command({"XADD", redis::controlKey(task_id), "*", "line", json{{"type", "ack"}, {"text", text}}.dump()});
-    }
-    events->resumed(text);
-    return true;
+std::shared_ptr<TaskEvents> RemoteTasks::activeEvents(int64_t task_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = active_.find(task_id);
+    return it == active_.end() ? nullptr : it->second.events;
 }
+
+TaskEvents::SendLine RemoteTasks::controlOf(int64_t task_id) {
+    // Called by TaskEvents without any lock of its own held (it never sends under one).
+    return [this, task_id](const std::string& line) {
+        std::lock_guard<std::mutex> lock(mu_);
+        client_.command({"XADD", redis::controlKey(task_id), "*", "line", line});
+    };
+}
+
+bool RemoteTasks::ack(int64_t task_id, const std::string& text) {
+    auto events = activeEvents(task_id);
+    return events && events->ack(text, controlOf(task_id));
+}
+
+bool RemoteTasks::takeOver(int64_t task_id) {
+    auto events = activeEvents(task_id);
+    return events && events->takeOver(controlOf(task_id));
+}
+
+bool RemoteTasks::handBack(int64_t task_id) {
+    auto events = activeEvents(task_id);
+    return events && events->handBack(controlOf(task_id));
+}
+
+InputOutcome RemoteTasks::input(int64_t task_id, const json& event, double timeout) {
+    auto events = activeEvents(task_id);
+    if (!events) return InputOutcome{false, 0, json(), "the task is not running"};
+    return events->input(event, timeout, controlOf(task_id));
+}
+
+bool RemoteTasks::relays(int64_t task_id) { return activeEvents(task_id) != nullptr; }
 
 size_t RemoteTasks::queued() {
     std::lock_guard<std::mutex> lock(mu_);

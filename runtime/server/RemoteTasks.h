@@ -39,8 +39,21 @@ public:
     /// Stops a committed task: sends {"type":"stop"} on its control stream. False when no
     /// worker holds it.
     bool stopRunning(int64_t task_id);
-    /// Sends the person's answer to a task that awaits it (false when it does not).
+    /// Sends the person's answer to a task that awaits it, or is paused by a take-over (false
+    /// when it does not). The person's operations (ack, takeOver, handBack, input) are
+    /// TaskEvents' (the same for local tasks), sending their lines on the task's control
+    /// stream, which its worker writes to the run unchanged.
     bool ack(int64_t task_id, const std::string& text);
+    /// The person takes the screen of a task running on a worker (TaskEvents::takeOver).
+    /// False when it is not relayed here, awaits the person or is taken over already.
+    bool takeOver(int64_t task_id);
+    /// Gives it back (TaskEvents::handBack). False when the task is not taken over.
+    bool handBack(int64_t task_id);
+    /// Sends one input event of the person to the task's run and waits up to `timeout` s for
+    /// its input_done / input_refused, relayed from its events stream (TaskEvents::input).
+    InputOutcome input(int64_t task_id, const nlohmann::json& event, double timeout = 15.0);
+    /// True when this server relays the task (queued on Redis or committed to a worker).
+    bool relays(int64_t task_id);
     /// GET /api/tasks/{id}/frames/{frame}: a step's PNG of a remote task, which its worker put
     /// on Redis (nullopt when it is not, or no longer, there).
     std::optional<std::string> framePng(int64_t task_id, int64_t frame_id);
@@ -74,6 +87,10 @@ private:
     // Imports the run the worker put under `key` into this server's run log; the task's run.
     void copyRun(int64_t task_id, const std::string& key);
     std::shared_ptr<TaskEvents> eventsFor(const TaskRecord& t);
+    // The task's TaskEvents (null when it is not relayed here).
+    std::shared_ptr<TaskEvents> activeEvents(int64_t task_id);
+    // Sends a line on the task's control stream.
+    TaskEvents::SendLine controlOf(int64_t task_id);
 
     ServiceStore& store_;
     const ServeConfig& config_;

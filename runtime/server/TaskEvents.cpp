@@ -1,6 +1,7 @@
 #include "server/TaskEvents.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "server/ProgressText.h"
 
@@ -28,8 +29,11 @@ void TaskEvents::running() {
 
 void TaskEvents::restore() {
     auto [task, events] = store_.with([&](ServiceLog& log) { return std::make_pair(log.task(task_.id), log.eventsOfTask(task_.id)); });
-    if (task) awaiting_ = task->status == "awaiting_user";
+    bool paused = false;
     for (const auto& e : events) {
+        // A take-over's pause: from task.paused until task.resumed or an ack (task.started).
+        if (e.type == "task.paused") paused = true;
+        if (e.type == "task.resumed" || e.type == "task.started") paused = false;
         if (e.type != "progress.append" && e.type != "progress.update") continue;
         json d = json::parse(e.data, nullptr, false);
         if (!d.is_object() || !d.contains("index") || !d["index"].is_number_integer()) continue;
@@ -43,11 +47,23 @@ void TaskEvents::restore() {
             pending_intent_ = 0;
         }
     }
+    std::lock_guard<std::mutex> lock(ctl_mu_);
+    if (task) awaiting_ = task->status == "awaiting_user";
+    paused_ = paused && task && task->status == "running";
 }
 
-bool TaskEvents::takeAwaiting() { return awaiting_.exchange(false); }
-
-void TaskEvents::resumed(const std::string& text) {
+bool TaskEvents::ack(const std::string& text, const SendLine& send) {
+    std::lock_guard<std::mutex> one(send_mu_);
+    {
+        std::lock_guard<std::mutex> lock(ctl_mu_);
+        // "我已经操作" also ends a take-over (the run resumes on an ack while paused).
+        if (!awaiting_ && !paused_) return false;
+    }
+    send(json{{"type", "ack"}, {"text", text}}.dump());
+    {
+        std::lock_guard<std::mutex> lock(ctl_mu_);
+        awaiting_ = paused_ = taking_over_ = false;
+    }
     store_.with([&](ServiceLog& log) {
         log.setTaskStatus(task_.id, "running");
         return log.addMessage(taskMessage(task_, "user", "user_text", text));
@@ -58,6 +74,71 @@ void TaskEvents::resumed(const std::string& text) {
                     {"status", "running"},
                     {"resumed", true},
                     {"reply", text}});
+    return true;
+}
+
+bool TaskEvents::takeOver(const SendLine& send) {
+    std::lock_guard<std::mutex> one(send_mu_);
+    {
+        std::lock_guard<std::mutex> lock(ctl_mu_);
+        if (run_ended_ || awaiting_ || paused_ || taking_over_) return false;
+    }
+    send(json{{"type", "take_over"}}.dump());
+    std::lock_guard<std::mutex> lock(ctl_mu_);
+    // Unless the run paused (or ended) before we got here.
+    if (!paused_ && !run_ended_) taking_over_ = true;
+    return true;
+}
+
+bool TaskEvents::handBack(const SendLine& send) {
+    std::lock_guard<std::mutex> one(send_mu_);
+    {
+        std::lock_guard<std::mutex> lock(ctl_mu_);
+        if (!taking_over_ && !paused_) return false;
+    }
+    send(json{{"type", "hand_back"}}.dump());
+    std::lock_guard<std::mutex> lock(ctl_mu_);
+    taking_over_ = paused_ = false;
+    return true;
+}
+
+InputOutcome TaskEvents::input(const json& event, double timeout, const SendLine& send) {
+    int64_t seq;
+    {
+        std::lock_guard<std::mutex> lock(ctl_mu_);
+        if (run_ended_) return InputOutcome{false, 0, json(), "the task's run has ended"};
+        if (!awaiting_ && !paused_)
+            return InputOutcome{false, 0, json(),
+                                taking_over_ ? "the task is being taken over: its run has not reached a step boundary yet"
+                                             : "the task neither awaits the person nor is taken over"};
+        seq = ++next_seq_;
+        inputs_[seq];
+    }
+    try {
+        std::lock_guard<std::mutex> one(send_mu_);
+        send(json{{"type", "input"}, {"seq", seq}, {"event", event}}.dump());
+    } catch (...) {
+        std::lock_guard<std::mutex> lock(ctl_mu_);
+        inputs_.erase(seq);
+        throw;
+    }
+    std::unique_lock<std::mutex> lock(ctl_mu_);
+    const bool answered = input_cv_.wait_for(lock, std::chrono::duration<double>(timeout),
+                                             [&] { return inputs_[seq].has_value() || run_ended_; });
+    InputOutcome out;
+    if (answered && inputs_[seq]) out = *inputs_[seq];
+    else out.reason = run_ended_ ? "the task's run ended before it took the input"
+                                 : "the run did not take the input within " + std::to_string(int(timeout)) + " s";
+    out.seq = seq;
+    inputs_.erase(seq);
+    return out;
+}
+
+void TaskEvents::runEnded() {
+    std::lock_guard<std::mutex> lock(ctl_mu_);
+    awaiting_ = taking_over_ = paused_ = false;
+    run_ended_ = true;
+    input_cv_.notify_all();
 }
 
 std::string TaskEvents::lastStep() const {
@@ -92,7 +173,9 @@ void TaskEvents::progress(const json& step) {
         item["cursor_y"] = f->cursor_y;
     }
     item["status"] = status;
-    if (pending_intent_) {
+    item["actor"] = step.value("actor", std::string("script"));
+    // The person's steps get items of their own: they never complete an intent's item.
+    if (pending_intent_ && item["actor"] != "user") {
         item["index"] = pending_intent_;
         item["text"] = status == "failed" ? pending_text_ + "（失败：" + firstLineOf(step.value("error", "")) + "）"
                                           : pending_text_;
@@ -136,9 +219,35 @@ void TaskEvents::line(const std::string& line) {
                 log.setTaskStatus(task_.id, "awaiting_user");
                 return log.addMessage(taskMessage(task_, "assistant", "assistant_answer", text));
             });
-            awaiting_ = true;
+            {
+                std::lock_guard<std::mutex> lock(ctl_mu_);
+                awaiting_ = true;
+            }
             store_.publish(task_, "task.awaiting_user",
                            {{"text", text}, {"kind", m.value("kind", "ask")}, {"show_ack_button", true}});
+        } else if (type == "paused") {
+            {
+                std::lock_guard<std::mutex> lock(ctl_mu_);
+                taking_over_ = false;
+                paused_ = true;
+            }
+            store_.publish(task_, "task.paused", json::object());
+        } else if (type == "resumed") {
+            {
+                std::lock_guard<std::mutex> lock(ctl_mu_);
+                paused_ = false;
+            }
+            store_.publish(task_, "task.resumed", json::object());
+        } else if (type == "input_done" || type == "input_refused") {
+            if (!m.contains("seq") || !m["seq"].is_number_integer()) return;
+            std::lock_guard<std::mutex> lock(ctl_mu_);
+            auto it = inputs_.find(m["seq"].get<int64_t>());
+            if (it == inputs_.end()) return;  // its request gave up waiting (or another server's)
+            it->second = InputOutcome{type == "input_done", it->first, m.value("step", json()),
+                                      m.value("reason", std::string())};
+            input_cv_.notify_all();
+        } else if (type == "end") {
+            runEnded();
         }
     } catch (const json::exception&) {
         // A field of an unexpected type: the line is skipped, the task goes on.
@@ -146,7 +255,7 @@ void TaskEvents::line(const std::string& line) {
 }
 
 void TaskEvents::ended(const std::string& status, const std::string& answer, const std::string& error) {
-    awaiting_ = false;
+    runEnded();
     store_.with([&](ServiceLog& log) {
         log.endTask(task_.id, status, answer, error);
         // stopped, failed, interrupted and lost tasks end with an assistant_error message

@@ -92,7 +92,15 @@ void TaskRunner::abort(const std::string& reason) {
 void TaskRunner::sendLine(const std::string& msg) {
     std::string line = msg + "\n";
     std::lock_guard<std::mutex> lock(mu_);
-    if (fd_ < 0) return;
+    if (closed_) return;
+    if (fd_ < 0) {
+        pending_.push_back(std::move(line));  // written once the worker runs (execute)
+        return;
+    }
+    writeLocked(line);
+}
+
+void TaskRunner::writeLocked(const std::string& line) {
     const char* p = line.data();
     size_t left = line.size();
     while (left > 0) {
@@ -179,6 +187,9 @@ void TaskRunner::execute(Exec& x) {
         std::lock_guard<std::mutex> lock(mu_);
         fd_ = sv[0];
         worker_pid_ = x.worker->pid();
+        // Lines sent while the display and the programs started (a take-over, an early input).
+        for (const auto& line : pending_) writeLocked(line);
+        pending_.clear();
     }
     if (stopped_) ::kill(-x.worker->pid(), SIGTERM);  // a stop that came while it started
 
@@ -224,6 +235,8 @@ void TaskRunner::run() {
     {
         std::lock_guard<std::mutex> lock(mu_);
         worker_pid_ = 0;
+        closed_ = true;
+        pending_.clear();
     }
     if (x.live) x.live->stop();
     for (auto it = x.programs.rbegin(); it != x.programs.rend(); ++it) (*it)->stop(2.0);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,8 +41,10 @@ public:
     /// Ends the run at once (SIGKILL to the worker's process group: no further input), e.g.
     /// when this machine lost its lease on the task. The task ends as `interrupted: <reason>`.
     void abort(const std::string& reason);
-    /// Sends one protocol line (a JSON object, no '\n') to the worker, e.g. an ack. Dropped
-    /// when the worker has not started or is gone.
+    /// Sends one protocol line (a JSON object, no '\n') to the worker: an ack, take_over,
+    /// hand_back, input (docs/serve-protocol.md §5.2). A line sent before the worker process
+    /// runs (its display and programs may still be starting) is kept and written, in order, as
+    /// soon as it does; one sent after the run ended is dropped.
     void sendLine(const std::string& line);
     /// The X display the task runs on ("" before it started).
     std::string display() const;
@@ -50,14 +53,18 @@ private:
     struct Exec;
     void execute(Exec& x);
     void onWorkerLine(Exec& x, const std::string& line);
+    // Writes `line` ('\n'-terminated) to fd_; mu_ held.
+    void writeLocked(const std::string& line);
 
     const ServeConfig& config_;
     TaskRecord task_;
     TaskSink& sink_;
     std::atomic<bool> stopped_{false};
     std::string interrupt_reason_;  // guarded by mu_
-    mutable std::mutex mu_;  // guards fd_, worker_pid_, display_
+    mutable std::mutex mu_;  // guards fd_, worker_pid_, display_, pending_, closed_
     int fd_ = -1;            // our end of the worker's socketpair
+    std::vector<std::string> pending_;  // lines sent before the worker ran
+    bool closed_ = false;    // the run has ended: lines are dropped
     int worker_pid_ = 0;
     std::string display_;
 };

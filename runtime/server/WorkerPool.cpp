@@ -60,18 +60,47 @@ bool WorkerPool::stop(int64_t task_id) {
     return true;
 }
 
+bool WorkerPool::find(int64_t task_id, Running& out) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(task_id);
+    if (it == running_.end()) return false;
+    out = it->second;
+    return true;
+}
+
+namespace {
+
+// How the person's lines reach a local task: its runner's socketpair (kept until it runs).
+TaskEvents::SendLine sendTo(const std::shared_ptr<TaskRunner>& runner) {
+    return [runner](const std::string& line) { runner->sendLine(line); };
+}
+
+}  // namespace
+
 bool WorkerPool::ack(int64_t task_id, const std::string& text) {
     Running r;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = running_.find(task_id);
-        if (it == running_.end()) return false;
-        r = it->second;
-    }
-    if (!r.events->takeAwaiting()) return false;
-    r.runner->sendLine(nlohmann::json{{"type", "ack"}, {"text", text}}.dump());
-    r.events->resumed(text);
-    return true;
+    return find(task_id, r) && r.events->ack(text, sendTo(r.runner));
+}
+
+bool WorkerPool::takeOver(int64_t task_id) {
+    Running r;
+    return find(task_id, r) && r.events->takeOver(sendTo(r.runner));
+}
+
+bool WorkerPool::handBack(int64_t task_id) {
+    Running r;
+    return find(task_id, r) && r.events->handBack(sendTo(r.runner));
+}
+
+InputOutcome WorkerPool::input(int64_t task_id, const nlohmann::json& event, double timeout) {
+    Running r;
+    if (!find(task_id, r)) return InputOutcome{false, 0, nlohmann::json(), "the task is not running"};
+    return r.events->input(event, timeout, sendTo(r.runner));
+}
+
+bool WorkerPool::runs(int64_t task_id) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return running_.count(task_id) > 0;
 }
 
 std::string WorkerPool::displayOf(int64_t task_id) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "base/Cancel.h"
+#include "base/Clock.h"
 #include "device/Gestures.h"
 #include "device/KeyCombo.h"
 #include "task/Limits.h"
@@ -30,6 +31,7 @@ bool pointerAction(const std::string& action) {
 }  // namespace
 
 void ActionExecutor::checkLimits(const std::string& what) const {
+    session_.checkpoint();
     try {
         session_.limits().check(what);
     } catch (const LimitExceeded& e) {
@@ -130,12 +132,22 @@ InputResult ActionExecutor::perform(InputAction a) {
     Session& s = session_;
     const SessionOptions& o = s.options();
     const std::string what = whatOf(a);
+    const bool by_user = a.actor == "user";
     s.cancel().check();
-    // The run's limits: nothing is sent past them.
-    try {
+    // A step boundary: after a pause the screen is not the one the input was aimed on.
+    if (!by_user && s.checkpoint()) {
+        a.before = Frame();
+        a.before_id = 0;
+    }
+    // The run's limits: nothing is sent past them (the person's own input is not the run's).
+    if (!by_user) try {
         s.limits().beforeAction(what);
     } catch (const LimitExceeded& e) {
         throw StepError(s.limits().timeUsedUp() ? failure::kTimeout : failure::kLimit, e.what(), 0, 0, a.target);
+    }
+    if (by_user) {
+        a.risky = false;
+        a.retry_without_effect = false;
     }
     if (a.risky) {
         std::string why = s.confirm(what);
@@ -154,6 +166,7 @@ InputResult ActionExecutor::perform(InputAction a) {
     window_gone_ = false;
 
     StepRecord st = s.beginStep(a.action, a.target, a.idx);
+    if (!a.actor.empty()) st.actor = a.actor;
     st.parent_id = a.parent_id;
     st.method = a.method.empty() ? (pointerAction(a.action) ? "point" : a.action == "scroll" ? "wheel" : "keyboard")
                                  : a.method;
@@ -175,6 +188,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         st.error = msg;
         st.params_json = params.dump();
         int64_t id = s.commitStep(st);
+        last_step_ = st;
         return StepError(code, msg, id, st.frame_before.value_or(0), a.target);
     };
 
@@ -206,6 +220,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         send(a, p);
     }
     st.action_ms = (monotonicSeconds() - a0) * 1000;
+    if (by_user) params["sent_at"] = wallSeconds();
     st.frame_before = a.before_id ? std::optional<int64_t>(a.before_id) : std::nullopt;
     if (!a.before_id)
         if (int64_t id = s.recordFrame(before)) st.frame_before = id;
@@ -214,6 +229,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         params["effect"] = "not awaited";
         st.params_json = params.dump();
         r.step_id = s.commitStep(st);
+        last_step_ = st;
         r.input = st.input;
         return r;
     }
@@ -273,6 +289,7 @@ InputResult ActionExecutor::perform(InputAction a) {
     st.settle_ms = settle.ms;
     if (int64_t id = s.recordFrame(settle.frame)) st.frame_after = id;
     r.step_id = s.commitStep(st);
+    last_step_ = st;
     r.input = st.input;
     r.settle = std::move(settle);
     return r;

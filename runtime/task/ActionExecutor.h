@@ -80,6 +80,7 @@ struct InputAction {
     std::string element_action;
     uint64_t window = 0;
     bool send_events = false;
+    std::string actor;
 
     /// Sets how the target was found from the match that found it: `method`, and for a
     /// searched target (not a point) `score`, `threshold`, `box` and `locate_ms`.
@@ -113,6 +114,8 @@ public:
 
     /// Checks, before a target is even looked for, that one more action may run: the run's
     /// deadline and action limit (throws StepError code "timeout" or "limit"). Does not count.
+    /// It is also a step boundary: Session::checkpoint() first (a pause while the person holds
+    /// the screen).
     void checkLimits(const std::string& what) const;
     /// Runs `a` and records it as one step. Throws StepError: "limit"/"timeout" (the run's
     /// limits; nothing is sent), "refused" (a risky action not confirmed), "device" (the
@@ -123,6 +126,8 @@ public:
     /// SessionOptions::cursor_attempts times (seed 001 §4). Throws StepError "device" when it
     /// is still elsewhere: an input is never sent to another place.
     Point moveExactly(Point p);
+    /// The step the last perform() committed (ok or failed).
+    const StepRecord& lastStep() const { return last_step_; }
 
 private:
     void send(const InputAction& a, Point p);
@@ -131,6 +136,7 @@ private:
     Frame capture(const InputAction& a);
     Session& session_;
     bool window_gone_ = false;  // the acted-on window went away during this input
+    StepRecord last_step_;
 };
 
 }  // namespace eacu

@@ -158,8 +158,10 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         res.step_id = s.commitStep(st);
     };
 
+    ActorScope model_steps(s, "model");
     for (int step = 1; step <= opts.max_steps; ++step) {
         s.cancel().check();
+        s.checkpoint();  // a step boundary: a take-over pauses here; the screen is observed after it
         Observation o = ctx.observe(true);
         if (!first_frame) first_frame = o.frame_id;
         last_frame = o.frame_id;

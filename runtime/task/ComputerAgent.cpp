@@ -24,7 +24,19 @@ const char* kSystem =
     "You operate a computer through the `computer` tool to do the user's task. Take a screenshot first. "
     "Coordinates are pixels of the screenshot. After each action you get a new screenshot; check it before "
     "the next action. The mouse pointer is marked with a red circle labelled 鼠标指针. When the task is done, "
-    "answer with a short text and no tool call.";
+    "answer with a short text and no tool call. When only the person can go on (a login, a captcha, a "
+    "payment, a choice that is theirs), call the `needs_user` tool with what they should do: they act on "
+    "the screen and you get a new screenshot.";
+
+// The tool that hands the screen to the person (as the Set-of-Marks agent's needs_user action).
+model::ToolSpec needsUserTool() {
+    return {"needs_user",
+            "Hands the screen to the person: they do what `text` asks on it (log in, solve a captcha, "
+            "confirm a payment) and say when they are done. The result is their reply and a new screenshot.",
+            {{"type", "object"},
+             {"properties", {{"text", {{"type", "string"}, {"description", "what the person should do"}}}}},
+             {"required", {"text"}}}};
+}
 
 // The computer tool's actions as a JSON schema, for OpenAI-compatible function calling (the
 // Anthropic tool is schema-less: the provider defines it).
@@ -235,8 +247,18 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
     std::vector<model::Message> messages;
     messages.push_back(model::Message::user({model::Part::textPart(task), first}));
 
+    ActorScope model_steps(s, "model");
     for (int step = 1; step <= opts.max_steps; ++step) {
         s.cancel().check();
+        if (s.checkpoint()) {
+            // The person held the screen: the model sees it as they left it.
+            model::Message shown;
+            shown.role = "user";
+            shown.parts = {model::Part::textPart("The person took over the screen and handed it back. "
+                                                 "This is the screen now."),
+                           screenshot(std::nullopt, o)};
+            messages.push_back(std::move(shown));
+        }
         model::keepRecentImages(messages, opts.keep_images);
         model::Request req;
         req.system = kSystem;
@@ -249,12 +271,14 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
             tool.display_height_px = transform.image.h;
             tool.enable_zoom = opts.version == "computer_20251124";
             req.computer = tool;
+            req.tools.push_back(needsUserTool());
         } else {
             req.tools.push_back({"computer",
                                  "Operates the computer: mouse, keyboard and screenshots of a " +
                                      std::to_string(transform.image.w) + "x" + std::to_string(transform.image.h) +
                                      " pixel screen. Coordinates are screenshot pixels.",
                                  functionSchema(opts.version == "computer_20251124")});
+            req.tools.push_back(needsUserTool());
         }
         model::CallMeta meta = ModelContext::callMeta(o, "agent", std::string(kSystem) + "\n" + task + "\n#" +
                                                                         std::to_string(step));
@@ -279,7 +303,29 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
             res.actions.push_back(c.input);
             model::Part result;
             try {
-                if (c.name != "computer") throw std::invalid_argument("unknown tool \"" + c.name + "\" (only computer)");
+                if (c.name == "needs_user") {
+                    std::string why = c.input.is_object() ? c.input.value("text", std::string()) : std::string();
+                    if (why.empty()) why = r.text.empty() ? "(no reason given)" : r.text;
+                    std::string reply;
+                    try {
+                        reply = s.awaitUser("needs_user", why, {{"agent_step", step}});
+                    } catch (const StepError& e) {
+                        if (e.code != failure::kBlocked) throw;
+                        res.history.push_back("Step " + std::to_string(step) + ": 需要用户：" + why);
+                        finish("needs_user", why);
+                        return res;
+                    }
+                    result = screenshot(std::nullopt, o);
+                    result.kind = model::Part::Kind::ToolResult;
+                    result.tool_id = c.id;
+                    result.text = "用户已操作: " + reply;
+                    res.history.push_back("Step " + std::to_string(step) + ": 需要用户：" + why + " → 用户已操作: " +
+                                          clipUtf8(reply, 200));
+                    results.parts.push_back(std::move(result));
+                    continue;
+                }
+                if (c.name != "computer")
+                    throw std::invalid_argument("unknown tool \"" + c.name + "\" (only computer and needs_user)");
                 std::optional<Rect> zoom;
                 const std::string intent = r.text.empty() ? "computer: " + c.input.dump() : r.text;
                 const std::string kind = c.input.is_object() ? c.input.value("action", std::string()) : std::string();

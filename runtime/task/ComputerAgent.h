@@ -49,8 +49,13 @@ std::string performComputerAction(Session& s, const nlohmann::json& input, const
 
 /// Runs the loop for `task` until the model answers without a tool call (status "done", its
 /// text as the message and the run's answer, Session::setAnswer) or max_steps. Before each
-/// action its intent (the model's text, else the action) goes to Session::intent. The tool has
-/// no needs_user action (the Set-of-Marks agent has). Model calls are kind "agent"; the summary "agent" step
+/// action its intent (the model's text, else the action) goes to Session::intent. Besides the
+/// computer tool the model gets a `needs_user` tool ({text}): the person is asked through the
+/// run's user channel (Session::awaitUser, as the Set-of-Marks agent's needs_user) and the
+/// result is their reply with a new screenshot; nobody to ask (StepError "blocked") ends the
+/// loop with status "needs_user". Each turn starts at a step boundary (Session::checkpoint):
+/// after a take-over the model is shown the screen again. Its steps are recorded with actor
+/// "model". Model calls are kind "agent"; the summary "agent" step
 /// has method "computer". Throws model::ModelError when a call fails, StepError when an action
 /// is stopped by the run's limits (after recording the summary).
 AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const ComputerAgentOptions& opts = {});

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -47,7 +49,8 @@ json stepJson(const StepRecord& s) {
             {"frame_after", optInt(s.frame_after)},
             {"params", params},
             {"started_at", s.started_at},
-            {"ended_at", s.ended_at}};
+            {"ended_at", s.ended_at},
+            {"actor", s.actor.empty() ? std::string("script") : s.actor}};
 }
 
 int serveFdFromArg(const std::string& value) {
@@ -70,9 +73,24 @@ ServeChannel::ServeChannel(int fd) : fd_(fd) {
     if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
         throw std::invalid_argument("serve channel: expected an open file descriptor, got " + std::to_string(fd));
     ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // programs the run launches do not inherit it
+    reader_ = std::thread([this] { readLoop(); });
 }
 
-ServeChannel::~ServeChannel() { ::close(fd_); }
+ServeChannel::~ServeChannel() {
+    quit_ = true;
+    if (reader_.joinable()) reader_.join();
+    ::close(fd_);
+}
+
+void ServeChannel::setInputHandler(InputHandler h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    input_handler_ = std::move(h);
+}
+
+void ServeChannel::setStopHandler(std::function<void(const std::string&)> h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_handler_ = std::move(h);
+}
 
 void ServeChannel::markBroken(const std::string& why) {
     if (!broken_.exchange(true)) std::fprintf(stderr, "eacu: the serve channel is gone (%s); the run goes on\n", why.c_str());
@@ -118,6 +136,191 @@ bool ServeChannel::writeLine(const json& line) {
     return true;
 }
 
+void ServeChannel::readLoop() {
+    std::string buf;
+    char chunk[4096];
+    while (!quit_) {
+        pollfd p{fd_, POLLIN, 0};
+        int n = ::poll(&p, 1, 50);
+        if (n < 0 && errno != EINTR) break;
+        if (n <= 0) continue;
+        busy_ = true;
+        ssize_t got = ::read(fd_, chunk, sizeof chunk);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN)) {
+            busy_ = false;
+            continue;
+        }
+        if (got <= 0) {
+            std::lock_guard<std::mutex> lock(mu_);
+            closed_ = true;
+            busy_ = false;
+            cv_.notify_all();
+            break;
+        }
+        buf.append(chunk, size_t(got));
+        for (size_t nl; (nl = buf.find('\n')) != std::string::npos;) {
+            std::string line = buf.substr(0, nl);
+            buf.erase(0, nl + 1);
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            if (!line.empty()) onLine(line);
+        }
+        if (buf.size() > kMaxLine) {
+            onLine(buf.substr(0, 200) + "... (" + std::to_string(buf.size()) + " bytes without a newline)");
+            buf.clear();
+        }
+        busy_ = false;
+    }
+}
+
+void ServeChannel::onLine(const std::string& line) {
+    json j = json::parse(line, nullptr, false);
+    std::unique_lock<std::mutex> lock(mu_);
+    if (j.is_discarded() || !j.is_object() || !j.contains("type") || !j["type"].is_string()) {
+        if (waiting_ != Wait::None) bad_line_ = line;
+        else std::fprintf(stderr, "eacu: serve channel: ignoring a line that is not a protocol line: %s\n",
+                          clipUtf8(line, 200).c_str());
+        cv_.notify_all();
+        return;
+    }
+    const std::string type = j["type"];
+    if (type == "ack") {
+        // An ack while nobody waits is left over from an earlier wait: discarded.
+        if (waiting_ != Wait::None) ack_ = j.contains("text") && j["text"].is_string() ? j["text"].get<std::string>() : "";
+    } else if (type == "take_over") {
+        // Kept until the run's next step boundary (also when it came during a wait for the
+        // person, just before its ack: the run pauses right after that wait).
+        if (waiting_ != Wait::Paused) take_over_ = true;
+    } else if (type == "hand_back") {
+        if (waiting_ == Wait::Paused) hand_back_ = true;
+        take_over_ = false;
+    } else if (type == "input") {
+        if (waiting_ != Wait::None) {
+            inputs_.push_back(std::move(j));
+        } else {
+            json seq = j.value("seq", json());
+            lock.unlock();
+            send({{"type", "input_refused"}, {"seq", seq},
+                  {"reason", "the run neither awaits the person nor is taken over"}});
+            return;
+        }
+    } else if (type == "stop") {
+        auto h = stop_handler_;
+        lock.unlock();
+        if (h) h(j.value("reason", std::string("stopped by the server")));
+        return;
+    } else {
+        std::fprintf(stderr, "eacu: serve channel: ignoring a %s line\n", j["type"].dump().c_str());
+        return;
+    }
+    cv_.notify_all();
+}
+
+void ServeChannel::performInput(const json& line) {
+    json seq = line.value("seq", json());
+    InputHandler h;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        h = input_handler_;
+    }
+    try {
+        if (!h) throw std::runtime_error("this run takes no input from the page");
+        const json& event = line.contains("event") ? line["event"] : json();
+        if (!event.is_object())
+            throw std::invalid_argument("expected \"event\" to be an object {kind, x, y, ...}, got " + event.dump());
+        json step = h(event);
+        send({{"type", "input_done"}, {"seq", seq}, {"step", step}});
+    } catch (const Cancelled& e) {
+        send({{"type", "input_refused"}, {"seq", seq}, {"reason", std::string("the run stopped: ") + e.what()}});
+        throw;
+    } catch (const std::exception& e) {
+        send({{"type", "input_refused"}, {"seq", seq}, {"reason", e.what()}});
+    }
+}
+
+std::string ServeChannel::serveWait(Wait kind, const std::string& what, const json& first, const CancelToken& cancel) {
+    std::lock_guard<std::mutex> one(wait_mu_);
+    if (broken_.load())
+        throw StepError(failure::kBlocked, what + ": the serve channel is closed, nobody can answer (failing closed)");
+    // Lines that came before the wait (a second ack of an earlier one) are stale: let the reader
+    // take in what is already readable, then forget it.
+    const double settle_end = monotonicSeconds() + 0.2;
+    for (int avail = 0; monotonicSeconds() < settle_end;) {
+        if (::ioctl(fd_, FIONREAD, &avail) != 0) avail = 0;
+        if (avail <= 0 && !busy_) break;
+        CancelToken().sleep(0.002);
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    ack_.reset();
+    hand_back_ = false;
+    bad_line_.clear();
+    inputs_.clear();
+    waiting_ = kind;
+    struct Reset {
+        ServeChannel* c;
+        ~Reset() {
+            c->waiting_ = Wait::None;
+            c->inputs_.clear();
+        }
+    };
+    lock.unlock();
+    if (!send(first)) {
+        lock.lock();
+        waiting_ = Wait::None;
+        throw StepError(failure::kBlocked, what + ": the serve channel is closed, nobody can answer (failing closed)");
+    }
+    lock.lock();
+    Reset reset{this};  // runs with mu_ held (declared after the lock)
+    for (;;) {
+        cv_.wait_for(lock, std::chrono::milliseconds(50), [&] {
+            return !inputs_.empty() || ack_ || hand_back_ || closed_ || !bad_line_.empty();
+        });
+        if (!inputs_.empty()) {
+            json in = std::move(inputs_.front());
+            inputs_.pop_front();
+            lock.unlock();
+            try {
+                performInput(in);
+            } catch (...) {
+                lock.lock();
+                throw;
+            }
+            lock.lock();
+            continue;
+        }
+        if (ack_) return *ack_;
+        if (kind == Wait::Paused && hand_back_) return "";
+        if (!bad_line_.empty())
+            throw StepError(failure::kBlocked, what + ": expected an ack line {\"type\":\"ack\",\"text\":...} "
+                                                      "from the server, got " + clipUtf8(bad_line_, 200));
+        if (closed_) {
+            lock.unlock();
+            markBroken("the server closed it");
+            lock.lock();
+            throw StepError(failure::kBlocked, what + ": the server closed the serve channel while the run waited "
+                                                      "for the person (no ack came)");
+        }
+        lock.unlock();
+        try {
+            cancel.check();
+        } catch (...) {
+            lock.lock();
+            throw;
+        }
+        lock.lock();
+    }
+}
+
+bool ServeChannel::checkpoint(const CancelToken& cancel) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!take_over_ || waiting_ != Wait::None) return false;
+        take_over_ = false;
+    }
+    serveWait(Wait::Paused, "taken over", {{"type", "paused"}}, cancel);
+    send({{"type", "resumed"}});
+    return true;
+}
+
 void ServeChannel::run(int64_t run_id) { send({{"type", "run"}, {"run_id", run_id}}); }
 
 void ServeChannel::intent(const std::string& text) {
@@ -140,64 +343,9 @@ void ServeChannel::end(const std::string& status, const std::string& error) {
     writeLine({{"type", "end"}, {"status", status}, {"error", firstLineOf(error)}});
 }
 
-void ServeChannel::drainStale() {
-    char buf[4096];
-    for (;;) {
-        pollfd p{fd_, POLLIN, 0};
-        if (::poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN)) break;
-        ssize_t n = ::read(fd_, buf, sizeof buf);
-        if (n <= 0) break;  // an end of input is seen again by the wait
-    }
-    inbuf_.clear();
-}
-
 std::string ServeChannel::awaitAck(const std::string& kind, const std::string& text, const CancelToken& cancel) {
-    std::lock_guard<std::mutex> lock(read_mu_);
-    const std::string what = kind + " \"" + clipUtf8(text, 120) + "\"";
-    if (broken_.load())
-        throw StepError(failure::kBlocked, what + ": the serve channel is closed, nobody can answer (failing closed)");
-    drainStale();
-    if (!send({{"type", "awaiting_user"}, {"kind", kind}, {"text", text}}))
-        throw StepError(failure::kBlocked, what + ": the serve channel is closed, nobody can answer (failing closed)");
-    for (;;) {
-        size_t nl;
-        while ((nl = inbuf_.find('\n')) != std::string::npos) {
-            std::string line = inbuf_.substr(0, nl);
-            inbuf_.erase(0, nl + 1);
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            if (line.empty()) continue;
-            json j = json::parse(line, nullptr, false);
-            if (j.is_discarded() || !j.is_object() || !j.contains("type"))
-                throw StepError(failure::kBlocked, what + ": expected an ack line {\"type\":\"ack\",\"text\":...} "
-                                                          "from the server, got " + clipUtf8(line, 200));
-            if (j["type"] != "ack") {
-                std::fprintf(stderr, "eacu: serve channel: ignoring a %s line while waiting for an ack\n",
-                             j["type"].dump().c_str());
-                continue;
-            }
-            return j.contains("text") && j["text"].is_string() ? j["text"].get<std::string>() : std::string();
-        }
-        if (inbuf_.size() > kMaxLine)
-            throw StepError(failure::kBlocked, what + ": expected an ack line from the server, got " +
-                                                   std::to_string(inbuf_.size()) + " bytes without a newline");
-        cancel.check();
-        pollfd p{fd_, POLLIN, 0};
-        int n = ::poll(&p, 1, 50);
-        if (n < 0 && errno != EINTR) {
-            markBroken(std::strerror(errno));
-            throw StepError(failure::kBlocked, what + ": cannot read the serve channel: " + std::strerror(errno));
-        }
-        if (n <= 0) continue;
-        char buf[4096];
-        ssize_t got = ::read(fd_, buf, sizeof buf);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (got <= 0) {
-            markBroken("the server closed it");
-            throw StepError(failure::kBlocked, what + ": the server closed the serve channel while the run waited "
-                                                      "for the person (no ack came)");
-        }
-        inbuf_.append(buf, size_t(got));
-    }
+    return serveWait(Wait::Person, kind + " \"" + clipUtf8(text, 120) + "\"",
+                     {{"type", "awaiting_user"}, {"kind", kind}, {"text", text}}, cancel);
 }
 
 std::string ServeChannel::confirm(const std::string& what, const CancelToken& cancel) {

@@ -38,6 +38,7 @@ StepRecord Session::newStep(const std::string& action, const TargetSpec* t) {
     s.run_id = run_id_;
     s.idx = ++step_counter_;
     s.action = action;
+    s.actor = actor_;
     if (t) s.target = describeTarget(*t);
     s.started_at = wallSeconds();
     s.transform_json = nlohmann::json{{"scale", device_.scaleFactor()}, {"space", "physical"}}.dump();
@@ -86,6 +87,16 @@ int64_t Session::commit(StepRecord& s) {
     return s.id;
 }
 
+bool Session::checkpoint() {
+    if (!checkpoint_ || in_checkpoint_) return false;
+    in_checkpoint_ = true;
+    struct Leave {
+        bool& flag;
+        ~Leave() { flag = false; }
+    } leave{in_checkpoint_};
+    return checkpoint_();
+}
+
 void Session::intent(const std::string& text) {
     if (intent_observer_ && !text.empty()) intent_observer_(text);
 }
@@ -105,6 +116,7 @@ int64_t Session::screenshot(const std::string& path, Frame* out) {
 
 void Session::sleep(double seconds) {
     if (seconds < 0) throw std::invalid_argument("sleep: expected seconds >= 0, got " + fixed(seconds));
+    checkpoint();  // between steps: a take-over pauses here
     cancel().sleep(seconds);
 }
 

@@ -177,7 +177,7 @@ public:
     /// Captures the screen; when `path` is not empty also writes it as PNG. Records the frame
     /// and returns its id (0 when nothing is recorded).
     int64_t screenshot(const std::string& path, Frame* out = nullptr);
-    /// Sleeps (cancellable).
+    /// Sleeps (cancellable). A step boundary first (checkpoint(): a take-over pauses here).
     void sleep(double seconds);
     /// Starts a program with the session's display in its environment; it is stopped when
     /// the session ends. Throws std::runtime_error when it cannot start.
@@ -262,6 +262,19 @@ public:
     void setAnswer(std::string text) { answer_ = std::move(text); }
     /// The one executor every input goes through (task/ActionExecutor.h).
     ActionExecutor& executor() { return executor_; }
+    /// Who does the steps recorded from now on (StepRecord::actor): "script" (the default) or
+    /// "model" (an agent's loop sets it while it runs; ActorScope). The person's input is
+    /// recorded as "user" by the executor (InputAction::actor), whatever this says.
+    void setActor(std::string actor) { actor_ = std::move(actor); }
+    const std::string& actor() const { return actor_; }
+    /// Sets what checkpoint() calls (the serve channel's take-over pause). Empty: none.
+    void setCheckpoint(std::function<bool()> f) { checkpoint_ = std::move(f); }
+    /// A step boundary: before an action looks for its target, and at the top of each agent
+    /// turn. When the person took over the screen (eacu serve) it returns only once they
+    /// handed it back, and returns true then (what was seen before is stale); else false at
+    /// once. Not re-entered (the person's own input performed during the pause passes none).
+    /// Throws Cancelled when the run stops meanwhile.
+    bool checkpoint();
 
     /// Hooks for steps recorded outside Session (model steps: ask, plan, agent, grounding).
     /// beginStep: a step row with the next index (or `idx`, an index reserved earlier by a
@@ -344,10 +357,26 @@ private:
     std::function<void(const StepRecord&)> step_observer_;
     std::function<void(const std::string&)> intent_observer_;
     std::string answer_;
+    std::string actor_ = "script";
+    std::function<bool()> checkpoint_;
+    bool in_checkpoint_ = false;
     // Records what a person was asked (`action`, `text`) and answered; `wait` asks them.
     std::string personStep(const std::string& action, const std::string& text, nlohmann::json params,
                            const std::function<std::string()>& wait);
     ActionExecutor executor_{*this};
+};
+
+/// Sets the session's actor (Session::setActor) for its lifetime, restoring the one before.
+class ActorScope {
+public:
+    ActorScope(Session& s, std::string actor) : s_(s), before_(s.actor()) { s.setActor(std::move(actor)); }
+    ~ActorScope() { s_.setActor(before_); }
+    ActorScope(const ActorScope&) = delete;
+    ActorScope& operator=(const ActorScope&) = delete;
+
+private:
+    Session& s_;
+    std::string before_;
 };
 
 /// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.

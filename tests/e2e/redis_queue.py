@@ -4,7 +4,9 @@ test's own and real xcalc under Xvfb: Usage: redis_queue.py EACU OUT SCENARIO, S
   tasks   start errors (unreachable, wrong or no password, no XAUTOCLAIM, another protocol), the
           registry (eacu workers, GET /api/workers), 12 tasks over 3 workers each run exactly
           once and complete, every session's SSE stream has every event in order, also across
-          a server restart (Last-Event-ID), the password in no log, run log or API answer.
+          a server restart (Last-Event-ID), the password in no log, run log or API answer; the
+          person's ack, input (a click while the remote run awaits them), take-over, hand-back
+          and stop reach remote runs through the control stream.
   restart redis-server killed with -9 and restarted while a task runs and others are queued: the
           server and the worker reconnect, every task runs once and completes, nothing is lost,
           every run log passes PRAGMA integrity_check.
@@ -116,6 +118,20 @@ def control(api, server, runs):
     s = Stream(server, r["session_id"])
     aw = s.wait("task.awaiting_user", r["task_id"], timeout=120)
     check(aw[0][2]["show_ack_button"] is True, f"a remote task awaits the person: {aw[0][2]}")
+    # The person's input to a remote task that awaits them (issue 29 over Redis): a click on the
+    # bare desktop (bottom right, away from xcalc) injected by the worker's run, recorded as a step
+    # of actor "user", answered through the task's events stream.
+    live = s.wait("screen.live", r["task_id"], timeout=30)[-1][2]
+    t0 = time.monotonic()
+    js = api.ok("POST", f"/api/tasks/{r['task_id']}/input",
+                {"event": {"kind": "click", "x": live["width"] - 6, "y": live["height"] - 6}})
+    print(f"redis_input_to_done_ms {(time.monotonic() - t0) * 1000:.0f}")
+    check(js["seq"] >= 1 and js["step_id"] and js["step"].get("actor") == "user" and js["step"].get("action") == "click",
+          f"a click through POST /api/tasks/ID/input reached the remote run awaiting the person: {js}")
+    user_items = wait_until(lambda: [e for e in s.of("progress.append", r["task_id"]) if e[2].get("actor") == "user"],
+                            30, "the person's step as a progress item (actor user)")
+    check(user_items[0][2]["screenshot"] and user_items[0][2]["screenshot"].startswith("/api/tasks/"),
+          f"the person's step has its screenshot, from Redis: {user_items[0][2]}")
     api.ok("POST", "/api/chat/ack-user-action", {"task_id": r["task_id"]})
     end = s.wait_end(r["task_id"], 180)
     check(end[1] == "task.completed", f"the ack reached the remote run through Redis; it completed: {end}")
@@ -127,8 +143,26 @@ def control(api, server, runs):
     s.close()
 
     r = api.ok("POST", "/api/chat/send", {"text": "work out 98*76"})
+    tid = r["task_id"]
     s = Stream(server, r["session_id"])
-    s.wait("progress.append", r["task_id"], timeout=120)
+    # Taken over as soon as a worker runs it (its programs may still start: the take_over line
+    # waits in the worker's TaskRunner until the run is there); paused at its first step
+    # boundary; the person's click; handed back; then stopped.
+    wait_until(lambda: api.ok("GET", f"/task/{tid}")["status"] == "running", 120, f"task {tid} to run on a worker")
+    st, js, _ = api.post(f"/api/tasks/{tid}/hand-back", {})
+    check(st == 409, f"hand-back of a remote task not taken over: 409: {st} {js}")
+    api.ok("POST", f"/api/tasks/{tid}/take-over", {})
+    st, js, _ = api.post(f"/api/tasks/{tid}/take-over", {})
+    check(st == 409, f"a second take-over: 409: {st} {js}")
+    s.wait("task.paused", tid, timeout=60)
+    live = s.wait("screen.live", tid, timeout=30)[-1][2]
+    js = api.ok("POST", f"/api/tasks/{tid}/input", {"event": {"kind": "click", "x": live["width"] - 6, "y": live["height"] - 6}})
+    check(js["step"].get("actor") == "user", f"a click on the paused remote run: {js}")
+    api.ok("POST", f"/api/tasks/{tid}/hand-back", {})
+    s.wait("task.resumed", tid, timeout=30)
+    st, js, _ = api.post(f"/api/tasks/{tid}/input", {"event": {"kind": "click", "x": 5, "y": 5}})
+    check(st == 409, f"input to a remote run that was handed back: 409: {st} {js}")
+    s.wait("progress.append", tid, timeout=120)
     t0 = time.monotonic()
     api.ok("POST", "/api/chat/stop", {"task_id": r["task_id"]})
     end = s.wait_end(r["task_id"], 30)

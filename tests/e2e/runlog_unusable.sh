@@ -2,7 +2,7 @@
 # A run log that cannot be written: `eacu run` stops at its start with one clear line and a
 # non-zero exit, writes nothing and starts no Xvfb: a read-only file (chmod 444), a read-only
 # folder (chmod 555), and a file another process holds an EXCLUSIVE lock on. Also: a log of a
-# newer schema is refused; an older one (schema 4) is migrated to 5 in place.
+# newer schema is refused; an older one (schema 4) is migrated to 6 in place.
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,15 +68,16 @@ expect_eq "$(sqlite3 "$lk" 'SELECT COUNT(*) FROM runs')" "0" "no run written in 
 nw=$OUT/newer.db
 "$EACU" runs --db "$nw" >/dev/null
 sqlite3 "$nw" 'PRAGMA user_version=99'
-expect_refused "$nw" "schema version 99 is newer than this eacu supports (5)"
+expect_refused "$nw" "schema version 99 is newer than this eacu supports (6)"
 old=$OUT/old.db
 "$EACU" runs --db "$old" >/dev/null
-sqlite3 "$old" "ALTER TABLE runs DROP COLUMN heartbeat_at; ALTER TABLE runs DROP COLUMN host; ALTER TABLE runs DROP COLUMN pid_start; ALTER TABLE runs DROP COLUMN pid; PRAGMA user_version=4;
+sqlite3 "$old" "ALTER TABLE steps DROP COLUMN actor; ALTER TABLE runs DROP COLUMN heartbeat_at; ALTER TABLE runs DROP COLUMN host; ALTER TABLE runs DROP COLUMN pid_start; ALTER TABLE runs DROP COLUMN pid; PRAGMA user_version=4;
   INSERT INTO runs(script, status, started_at) VALUES('old.lua', 'running', strftime('%s','now') - 3600);
   INSERT INTO runs(script, status, started_at) VALUES('young.lua', 'running', strftime('%s','now'))"
 runs=$("$EACU" runs --db "$old")
 echo "$runs"
-expect_eq "$(sqlite3 "$old" 'PRAGMA user_version')" "5" "schema migrated to 5"
+expect_eq "$(sqlite3 "$old" 'PRAGMA user_version')" "6" "schema migrated to 6"
+expect_eq "$(sqlite3 "$old" "SELECT dflt_value FROM pragma_table_info('steps') WHERE name='actor'")" "'script'" "steps.actor added"
 expect_contains "$(echo "$runs" | grep old.lua)" "crashed" "a schema-4 run left running an hour ago"
 expect_contains "$(echo "$runs" | grep young.lua)" "running" "a schema-4 run started just now"
 echo "runlog_unusable: ok"

@@ -10,6 +10,9 @@ decode as PNG/JPEG) and answers like a model would, from what the request says:
   "needs a human" always answers needs_user; one with "after login" answers needs_user until
   the history shows the person acted ("用户已操作"), then does the arithmetic (needs_user lines
   are not keys pressed);
+- the computer tool: a screenshot, then a click on each key; with "after login" in the task it
+  first calls the needs_user tool (which the request must offer), and its tool result must say
+  the person acted ("用户已操作");
 - the click check (seed 001 §4.1, "You check a mouse pointer"): on_target when the pointer
   field lies in the target's box (or within 14 px of its point), else the dx/dy to its centre;
   a task with "misaligned pointer" is never on target (dx/dy of 40/25 px, kept on screen);
@@ -266,6 +269,17 @@ def computer_answer(body, anthropic, display):
             raise BadRequest("every tool call needs its tool message")
     keys = keys_of(task) or []
     plan = [{"action": "screenshot"}]
+    if "after login" in task:
+        # Hands the screen to the person through the needs_user tool first (issue 29); its
+        # result must say the person acted and carry the screen they left.
+        if not any(t.get("name") == "needs_user" for t in body.get("tools") or []) and \
+                not any(t.get("function", {}).get("name") == "needs_user" for t in body.get("tools") or []):
+            raise BadRequest("a task after login needs the needs_user tool, which the request does not offer")
+        plan.append({"tool": "needs_user", "text": "请先登录"})
+        if anthropic and done > 1:
+            texts = [c.get("text", "") for c in results[1].get("content", []) if c.get("type") == "text"]
+            if not any("用户已操作" in t for t in texts):
+                raise BadRequest(f"the needs_user tool result does not say the person acted: {texts}")
     w, h = display
     sw, sh = (int(v) for v in ARGS.screen.split("x"))
     for k in keys:
@@ -274,6 +288,13 @@ def computer_answer(body, anthropic, display):
     if done >= len(plan):
         return None, "结果已显示", done
     return plan[done], "", done
+
+
+def tool_call(call):
+    """(tool name, input) of a planned call: the computer tool's action, or another tool."""
+    if "tool" in call:
+        return call["tool"], {k: v for k, v in call.items() if k != "tool"}
+    return "computer", call
 
 
 def click_check_answer(texts):
@@ -364,16 +385,17 @@ class Handler(BaseHTTPRequestHandler):
         self.log(entry)
         if call is not None:
             cid = "toolu_%d" % done
+            name, call = tool_call(call)
             if anthropic:
                 self.reply(200, {"id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
-                                 "content": [{"type": "tool_use", "id": cid, "name": "computer", "input": call}],
+                                 "content": [{"type": "tool_use", "id": cid, "name": name, "input": call}],
                                  "stop_reason": "tool_use", "usage": {"input_tokens": 1000, "output_tokens": 20}})
             else:
                 self.reply(200, {"id": "chatcmpl-fake", "object": "chat.completion", "model": body["model"],
                                  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
                                      "role": "assistant", "content": None, "tool_calls": [{
                                          "id": cid, "type": "function",
-                                         "function": {"name": "computer", "arguments": json.dumps(call)}}]}}],
+                                         "function": {"name": name, "arguments": json.dumps(call)}}]}}],
                                  "usage": {"prompt_tokens": 1000, "completion_tokens": 20}})
             return
         if anthropic:

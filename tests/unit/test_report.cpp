@@ -87,6 +87,7 @@ int64_t syntheticRun(RunLog& log, int n, int w = 640, int h = 400) {
         s.started_at = s.ended_at = wallSeconds();
         s.frame_before = prev_after;
         s.frame_after = prev_after = log.addFrame(run, syntheticFrame(w, h, i));
+        if (i == 3) s.actor = "user";  // the person's own click (eacu serve's page)
         log.addStep(s);
     }
     log.endRun(run, "passed", "");
@@ -116,6 +117,9 @@ TEST_CASE("a report holds every step, its frames once, and the page script", "[r
     CHECK(html.find("id=\"scrubber\"") != std::string::npos);
     CHECK(html.find("id=\"f13\"") != std::string::npos);   // a full frame, embedded
     CHECK(html.find("id=\"t13\"") != std::string::npos);   // and its thumbnail
+    CHECK(html.find("\"actor\":\"user\"") != std::string::npos);  // the person's step, shown apart
+    CHECK(html.find("\"actor\":\"script\"") != std::string::npos);
+    CHECK(log.steps(run).at(2).actor == "user");
     CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));  // no network
     CHECK(html.find("https://") == std::string::npos);
     CHECK_THROWS_WITH(renderHtmlReport(log, 999), "report: no run 999 in " + log.path());

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -271,4 +272,103 @@ TEST_CASE("Session with a serve channel: committed steps and the person's steps 
     CHECK(last["step"]["status"] == "ok");
     CHECK(last["step"]["params"]["answer"] == "已登录");
     CHECK(last["step"]["params"]["agent_step"] == 1);
+}
+
+TEST_CASE("ServeChannel: take_over pauses at the next checkpoint; input is performed there; hand_back resumes",
+          "[serve]") {
+    Pair p;
+    CancelToken cancel;
+    std::vector<json> events;  // what the input handler was given (on the run's thread)
+    p.worker->setInputHandler([&](const json& e) {
+        if (e.value("kind", "") == "bad") throw std::invalid_argument("input bad: expected a kind, got \"bad\"");
+        events.push_back(e);
+        return json{{"id", 41}, {"actor", "user"}};
+    });
+    CHECK_FALSE(p.worker->checkpoint(cancel));  // nobody took over: no pause
+    std::vector<json> seen;
+    std::thread server([&] {
+        p.server.write("{\"type\":\"take_over\"}\n");
+        seen.push_back(p.server.next());  // paused
+        p.server.write("{\"type\":\"input\",\"seq\":1,\"event\":{\"kind\":\"click\",\"x\":5,\"y\":6}}\n");
+        seen.push_back(p.server.next());  // input_done 1
+        p.server.write("{\"type\":\"input\",\"seq\":2,\"event\":{\"kind\":\"bad\"}}\n");
+        seen.push_back(p.server.next());  // input_refused 2
+        p.server.write("{\"type\":\"hand_back\"}\n");
+        seen.push_back(p.server.next());  // resumed
+    });
+    // The run passes step boundaries until the take_over has come in.
+    bool paused = false;
+    const double end = monotonicSeconds() + 5;
+    while (!paused && monotonicSeconds() < end) {
+        paused = p.worker->checkpoint(cancel);
+        if (!paused) cancel.sleep(0.01);
+    }
+    server.join();
+    CHECK(paused);
+    REQUIRE(seen.size() == 4);
+    CHECK(seen[0] == json{{"type", "paused"}});
+    CHECK(seen[1]["type"] == "input_done");
+    CHECK(seen[1]["seq"] == 1);
+    CHECK(seen[1]["step"]["actor"] == "user");
+    CHECK(seen[2]["type"] == "input_refused");
+    CHECK(seen[2]["seq"] == 2);
+    CHECK_THAT(seen[2]["reason"].get<std::string>(), Catch::Contains("expected a kind"));
+    CHECK(seen[3] == json{{"type", "resumed"}});
+    REQUIRE(events.size() == 1);
+    CHECK(events[0]["x"] == 5);
+    CHECK_FALSE(p.worker->checkpoint(cancel));  // handed back: no second pause
+}
+
+TEST_CASE("ServeChannel: input while the run neither waits nor is paused is refused at once; an ack "
+          "ends a pause; a stop line reaches the stop handler", "[serve]") {
+    Pair p;
+    CancelToken cancel;
+    std::string stopped;
+    std::atomic<bool> stop_came{false};
+    p.worker->setStopHandler([&](const std::string& why) {
+        stopped = why;
+        stop_came = true;
+    });
+    p.server.write("{\"type\":\"input\",\"seq\":7,\"event\":{\"kind\":\"click\",\"x\":1,\"y\":1}}\n");
+    json r = p.server.next();
+    CHECK(r["type"] == "input_refused");
+    CHECK(r["seq"] == 7);
+    CHECK_THAT(r["reason"].get<std::string>(), Catch::Contains("neither awaits the person nor is taken over"));
+
+    // While it awaits the person (ask), input is performed too.
+    int performed = 0;
+    p.worker->setInputHandler([&](const json&) {
+        ++performed;
+        return json{{"id", 1}};
+    });
+    std::vector<json> seen;
+    std::thread server([&] {
+        seen.push_back(p.server.next());  // awaiting_user
+        p.server.write("{\"type\":\"input\",\"seq\":8,\"event\":{\"kind\":\"text\",\"text\":\"张三\"}}\n");
+        seen.push_back(p.server.next());  // input_done
+        p.server.write("{\"type\":\"ack\",\"text\":\"好了\"}\n");
+        p.server.write("{\"type\":\"take_over\"}\n");
+        seen.push_back(p.server.next());  // paused (at the checkpoint below)
+        p.server.write("{\"type\":\"ack\"}\n");
+        seen.push_back(p.server.next());  // resumed
+        p.server.write("{\"type\":\"stop\",\"reason\":\"the server is stopping\"}\n");
+    });
+    CHECK(p.worker->ask("谁收消息？", cancel) == "好了");
+    bool paused = false;
+    const double end = monotonicSeconds() + 5;
+    while (!paused && monotonicSeconds() < end) {
+        paused = p.worker->checkpoint(cancel);
+        if (!paused) cancel.sleep(0.01);
+    }
+    CHECK(paused);
+    server.join();
+    const double end2 = monotonicSeconds() + 5;
+    while (!stop_came && monotonicSeconds() < end2) cancel.sleep(0.01);
+    REQUIRE(stop_came);
+    CHECK(stopped == "the server is stopping");
+    CHECK(performed == 1);
+    REQUIRE(seen.size() == 4);
+    CHECK(seen[1]["type"] == "input_done");
+    CHECK(seen[2]["type"] == "paused");
+    CHECK(seen[3]["type"] == "resumed");
 }

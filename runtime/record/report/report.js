@@ -38,7 +38,7 @@ function row(s) {
   const model = ['thought','reasoning','answer','response','plan'].filter(k => m[k] != null)
     .map(k => '<div class="model"><b>' + k + '</b>: ' + esc(typeof m[k] == 'string' ? m[k] : JSON.stringify(m[k], null, 1)) + '</div>').join('');
   const rows = [
-    ['method', esc(s.method || '-')], ['score', fmt(s.score, 3) + ' (threshold ' + fmt(s.threshold, 2) + ')'],
+    ['actor', esc(s.actor || 'script')], ['method', esc(s.method || '-')], ['score', fmt(s.score, 3) + ' (threshold ' + fmt(s.threshold, 2) + ')'],
     ['box', box(s.box)], ['input', pt(s.input)], ['change', fmt(s.change, 4)],
     ['times', 'locate ' + fmt(s.locate_ms, 1) + ' ms · action ' + fmt(s.action_ms, 1) + ' ms · settle ' + fmt(s.settle_ms, 0) + ' ms'],
     ['frames', (s.before || '-') + ' / ' + (s.after || '-')],
@@ -47,8 +47,10 @@ function row(s) {
   if (s.params && Object.keys(s.params).length) rows.push(['params', '<code>' + esc(JSON.stringify(s.params)) + '</code>']);
   if (s.ref != null) rows.push(['sought', '<img class="ref" data-ref="' + s.ref + '" alt="reference image">']);
   if (s.diff) rows.push(['replay', '<span style="color:var(--warn)">' + esc(s.diff.join('; ')) + '</span>']);
-  return '<div class="step ' + esc(s.status) + (s.diff ? ' differs' : '') + '" id="s' + s.idx + '" data-pos="' + s.pos + '">' +
+  return '<div class="step ' + esc(s.status) + (s.diff ? ' differs' : '') + '" id="s' + s.idx + '" data-pos="' + s.pos +
+    '" data-actor="' + esc(s.actor || 'script') + '">' +
     '<details><summary><span class="idx">' + s.idx + '</span><span class="act">' + esc(s.action) + '</span>' +
+    (s.actor == 'user' ? '<span class="actor user">person</span>' : s.actor == 'model' ? '<span class="actor model">model</span>' : '') +
     '<span class="tgt" title="' + esc(s.target) + '">' + esc(s.target) + '</span>' +
     '<span class="sc' + (low ? ' low' : '') + '">' + (s.score != null ? fmt(s.score, 3) : '') + '</span>' +
     '<span class="badge ' + esc(s.status) + '">' + esc(s.status) + '</span>' +
@@ -63,7 +65,8 @@ if (D.calls) $('#run-calls').innerHTML = callBlocks(D.calls);
 const list = $('#list');
 list.innerHTML = steps.filter(s => s.parent == null || !byId[s.parent]).map(row).join('');
 const nodes = $('#nodes');
-nodes.innerHTML = steps.map(s => '<i class="' + esc(s.status) + (s.diff ? ' differs' : '') + '" title="' + s.idx + ' ' + esc(s.action) + '"></i>').join('');
+nodes.innerHTML = steps.map(s => '<i class="' + esc(s.status) + (s.diff ? ' differs' : '') + '" data-actor="' + esc(s.actor || 'script') +
+  '" title="' + s.idx + ' ' + esc(s.action) + (s.actor == 'user' ? ' (person)' : '') + '"></i>').join('');
 const scrub = $('#scrubber');
 scrub.max = Math.max(0, steps.length - 1);
 

@@ -11,13 +11,17 @@
 //   answer:  the answer text (completed / awaiting_user with the 我已经操作 button / failed /
 //            stopped). When an awaiting task resumes, the prompt stays in the chat as a note,
 //            the person's reply follows it and the card goes back to running at the bottom.
+// Take over (issue 29, docs/serve-protocol.md §4): while the task awaits the person, or after
+// 接管 (take-over) paused it, the live screen is the task's screen for them: pointer and keys
+// (and text composed by an input method) go to the task's device as input events, mapped from
+// the shown image to the frame's physical pixels. 交还 (hand-back) or 我已经操作 resumes it.
+// The server's token travels in its HttpOnly cookie: the page never sees it.
 'use strict';
 (() => {
   const params = new URLSearchParams(location.search);
-  const TOKEN = params.get('access_token') || '';
   const SESSION_KEY = 'eacu.session';
   const STREAM_EVENTS = ['task.started', 'screen.live', 'progress.append', 'progress.update',
-    'task.awaiting_user', 'task.completed', 'task.failed', 'task.stopped'];
+    'task.awaiting_user', 'task.completed', 'task.failed', 'task.stopped', 'task.paused', 'task.resumed'];
 
   const $ = (sel, root = document) => root.querySelector(sel);
 
@@ -37,18 +41,16 @@
 
   // ---- server access ---------------------------------------------------------------------
   // URLs are resolved against the page's own folder ("/api/frames/3" -> "<base>api/frames/3"),
-  // so the page works at `/` and behind a prefix; the page's access_token goes on every URL
-  // (EventSource and <img> cannot send an Authorization header).
+  // so the page works at `/` and behind a prefix; the server's cookie authorises them all
+  // (fetch, EventSource and <img> send it to the page's own origin).
   function apiUrl(path, query) {
     const u = new URL(String(path).replace(/^\/+/, ''), document.baseURI);
     for (const [k, v] of Object.entries(query || {})) if (v != null) u.searchParams.set(k, v);
-    if (TOKEN) u.searchParams.set('access_token', TOKEN);
     return u.href;
   }
   async function request(method, path, body) {
     const headers = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (TOKEN) headers.Authorization = 'Bearer ' + TOKEN;
     const r = await fetch(apiUrl(path), {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -133,6 +135,7 @@
       this.startedAt = null;    // Unix seconds of task.started
       this.endedAt = null;
       this.ackText = null;      // what the person answered while the task waited
+      this.takenOver = false;   // 接管: the run is paused (task.paused) or about to be
       this.build();
     }
 
@@ -149,6 +152,9 @@
       this.timeline = h('ol', { class: 'timeline', hidden: true, dataset: { testid: 'progress-list' } });
 
       this.img = h('img', { alt: '屏幕画面', dataset: { testid: 'screen' }, draggable: 'false' });
+      // Receives the keyboard and the input method's composed text while the person acts.
+      this.keys = h('textarea', { class: 'keys', 'aria-label': 'Keyboard for the task\'s screen', autocomplete: 'off',
+        autocapitalize: 'off', spellcheck: 'false', tabindex: '-1' });
       this.img.addEventListener('load', () => {
         this.view.classList.add('has-frame');
         this.view.classList.remove('broken');
@@ -157,7 +163,7 @@
       });
       this.img.addEventListener('error', () => { if (this.img.getAttribute('src')) this.view.classList.add('broken'); });
       this.cursor = h('span', { class: 'cursor-mark', hidden: true });
-      this.view = h('div', { class: 'view' }, this.img, this.cursor,
+      this.view = h('div', { class: 'view' }, this.img, this.cursor, this.keys,
         h('div', { class: 'placeholder' }, h('span', { class: 'spinner' }), h('span', { class: 'ph-text', text: '正在连接屏幕…' })),
         h('div', { class: 'broken-note', text: '截图加载失败' }));
       this.title = h('span', { class: 'title', text: '屏幕 · 实时' });
@@ -166,6 +172,14 @@
         type: 'button', class: 'stop', dataset: { testid: 'stop' }, title: 'Stop the task', disabled: true,
         onclick: () => this.stop(),
       }, h('i', { 'aria-hidden': 'true' }), '停止');
+      this.takeBtn = h('button', {
+        type: 'button', class: 'take', dataset: { testid: 'take-over' }, title: 'Take over the screen', hidden: true,
+        onclick: () => this.takeOver(),
+      }, '接管');
+      this.backBtn = h('button', {
+        type: 'button', class: 'take back', dataset: { testid: 'hand-back' }, title: 'Hand the screen back', hidden: true,
+        onclick: () => this.handBack(),
+      }, '交还');
       this.nodes = h('div', { class: 'nodes' },
         this.liveNode = this.makeNode('live', '实时画面'));
       this.fill = h('div', { class: 'fill' });
@@ -175,13 +189,14 @@
       }, h('div', { class: 'rail' }, h('div', { class: 'track' }, this.fill), this.nodes),
       h('span', { class: 'live-label', text: '实时' }));
       this.wireScrubber();
+      this.wireInput();
 
       this.run = h('section', { class: 'run' },
         this.toggle, this.timeline,
         h('div', { class: 'window' },
           h('div', { class: 'bar' },
             h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i')),
-            this.title, this.elapsed, this.stopBtn),
+            this.title, this.elapsed, this.takeBtn, this.backBtn, this.stopBtn),
           this.view, this.scrubber));
       this.answerBox = h('section', { class: 'answer-box', hidden: true });
       this.card = h('div', { class: 'card' }, this.answerBox, this.run);
@@ -198,12 +213,179 @@
     }
     isRunning() { return ['pending', 'queued', 'running'].includes(this.status); }
 
+    // The person's input goes to the task now (it awaits them, or they took it over).
+    acting() { return this.id != null && (this.status === 'awaiting_user' || this.takenOver); }
     setStatus(status) {
       this.status = status;
       this.el.dataset.status = status;
+      if (!['running', 'awaiting_user'].includes(status)) this.takenOver = false;
       this.stopBtn.disabled = this.id == null || !this.isRunning() || this.stopping;
+      this.renderControl();
       this.renderHeader();
       this.tick(Date.now() / 1000);
+    }
+
+    renderControl() {
+      this.takeBtn.hidden = !(this.id != null && this.status === 'running' && !this.takenOver);
+      this.backBtn.hidden = !this.takenOver;
+      this.el.dataset.control = this.takenOver ? (this.isPaused ? 'person' : 'taking') : this.status === 'awaiting_user' ? 'person' : 'run';
+      this.view.classList.toggle('acting', this.acting());
+      this.keys.tabIndex = this.acting() ? 0 : -1;
+    }
+    async takeOver() {
+      if (this.id == null) return;
+      this.takeBtn.disabled = true;
+      this.isPaused = false; // task.paused may come on the stream before the answer below
+      try {
+        await post(`api/tasks/${this.id}/take-over`, {});
+        this.takenOver = true;
+        this.select('live');
+        if (!this.isPaused) setStatus('正在接管：任务会在当前步骤结束后暂停…', 'info');
+      } catch (e) {
+        setStatus(`接管失败：${e.message}`, 'error');
+      }
+      this.takeBtn.disabled = false;
+      this.renderControl();
+    }
+    async handBack() {
+      if (this.id == null) return;
+      this.backBtn.disabled = true;
+      try {
+        await post(`api/tasks/${this.id}/hand-back`, {});
+        this.takenOver = false;
+        this.isPaused = false;
+      } catch (e) {
+        setStatus(`交还失败：${e.message}`, 'error');
+      }
+      this.backBtn.disabled = false;
+      this.renderControl();
+    }
+    paused(d) {
+      this.takenOver = true;
+      this.isPaused = true;
+      setStatus('你正在操作任务的屏幕：点击、拖动、滚动和键盘都会发送到任务的屏幕。完成后点「交还」。', 'info');
+      this.renderControl();
+    }
+    resumedByHandBack() {
+      this.takenOver = false;
+      this.isPaused = false;
+      setStatus('');
+      this.renderControl();
+    }
+
+    // ---- the person's input on the live screen ----
+    // A point of the page as physical pixels of the task's frame: the image is shown with
+    // object-fit: contain, so the frame's box inside the element is found first. Null when
+    // outside the frame or no live frame is known.
+    framePoint(clientX, clientY) {
+      const f = this.live;
+      if (!f || !f.width || !f.height) return null;
+      const r = this.img.getBoundingClientRect();
+      const k = Math.min(r.width / f.width, r.height / f.height);
+      if (!(k > 0)) return null;
+      const ox = r.left + (r.width - f.width * k) / 2, oy = r.top + (r.height - f.height * k) / 2;
+      const x = Math.floor((clientX - ox) / k), y = Math.floor((clientY - oy) / k);
+      if (x < 0 || y < 0 || x >= f.width || y >= f.height) return null;
+      return { x, y };
+    }
+    // Input events go out one after another, in order (the run performs them in order too).
+    sendInput(event) {
+      if (!this.acting()) return Promise.resolve();
+      const id = this.id;
+      this.inputChain = (this.inputChain || Promise.resolve()).then(() =>
+        post(`api/tasks/${id}/input`, { event }).catch((e) => setStatus(`操作没有送达：${e.message}`, 'error')));
+      return this.inputChain;
+    }
+    wireInput() {
+      const v = this.view;
+      let down = null, moveTimer = null;
+      v.addEventListener('contextmenu', (e) => { if (this.acting()) e.preventDefault(); });
+      v.addEventListener('pointerdown', (e) => {
+        if (!this.acting() || this.sel !== 'live') return;
+        e.preventDefault();
+        this.keys.focus({ preventScroll: true });
+        const p = this.framePoint(e.clientX, e.clientY);
+        if (!p) return;
+        down = { p, button: e.button, id: e.pointerId, moved: false, x: e.clientX, y: e.clientY };
+        v.setPointerCapture(e.pointerId);
+      });
+      v.addEventListener('pointermove', (e) => {
+        if (!this.acting() || this.sel !== 'live') return;
+        if (down) {
+          if (Math.hypot(e.clientX - down.x, e.clientY - down.y) > 5) down.moved = true;
+          return;
+        }
+        // Hover: the pointer goes there once it rests (menus that open on hover).
+        clearTimeout(moveTimer);
+        moveTimer = setTimeout(() => {
+          const p = this.framePoint(e.clientX, e.clientY);
+          if (p && this.acting()) this.sendInput({ kind: 'move', x: p.x, y: p.y });
+        }, 400);
+      });
+      const up = (e) => {
+        if (!down || e.pointerId !== down.id) return;
+        const d = down;
+        down = null;
+        if (v.hasPointerCapture(e.pointerId)) v.releasePointerCapture(e.pointerId);
+        clearTimeout(moveTimer);
+        if (e.type === 'pointercancel') return;
+        const q = this.framePoint(e.clientX, e.clientY);
+        if (d.moved && q && d.button === 0) {
+          this.sendInput({ kind: 'drag', x: d.p.x, y: d.p.y, to_x: q.x, to_y: q.y });
+        } else if (d.button === 2) {
+          this.sendInput({ kind: 'right_click', x: d.p.x, y: d.p.y });
+        } else if (d.button === 0) {
+          this.sendInput({ kind: 'click', x: d.p.x, y: d.p.y });
+        }
+      };
+      v.addEventListener('pointerup', up);
+      v.addEventListener('pointercancel', up);
+      v.addEventListener('dblclick', (e) => {
+        // The two clicks went out already; a double click on a still step is not sent again.
+        if (this.acting()) e.preventDefault();
+      });
+      let wheelAcc = 0, wheelTimer = null, wheelAt = null;
+      v.addEventListener('wheel', (e) => {
+        if (!this.acting() || this.sel !== 'live') return;
+        e.preventDefault();
+        wheelAt = this.framePoint(e.clientX, e.clientY) || wheelAt;
+        wheelAcc += e.deltaMode === 0 ? e.deltaY / 100 : e.deltaY;
+        clearTimeout(wheelTimer);
+        wheelTimer = setTimeout(() => {
+          const n = Math.round(wheelAcc) || Math.sign(wheelAcc);
+          wheelAcc = 0;
+          if (n && wheelAt) this.sendInput({ kind: 'wheel', x: wheelAt.x, y: wheelAt.y, dy: n });
+        }, 120);
+      }, { passive: false });
+      // Keys: names and combinations here; text (typed or composed by an input method) below.
+      const names = { Enter: 'Return', Backspace: 'BackSpace', Tab: 'Tab', Escape: 'Escape', Delete: 'Delete',
+        Insert: 'Insert', Home: 'Home', End: 'End', PageUp: 'PageUp', PageDown: 'PageDown', ArrowUp: 'Up',
+        ArrowDown: 'Down', ArrowLeft: 'Left', ArrowRight: 'Right', ' ': 'space' };
+      this.keys.addEventListener('keydown', (e) => {
+        if (!this.acting() || e.isComposing || e.key === 'Process' || e.key === 'Dead') return;
+        if (['Control', 'Shift', 'Alt', 'Meta', 'CapsLock'].includes(e.key)) return;
+        const mods = [];
+        if (e.ctrlKey) mods.push('ctrl');
+        if (e.altKey) mods.push('alt');
+        if (e.metaKey) mods.push('super');
+        let name = names[e.key] || (/^F\d{1,2}$/.test(e.key) ? e.key : null);
+        if (!name && mods.length && e.key.length === 1) name = e.key.toLowerCase();
+        if (!name) return; // a printable character: it arrives as text (the input event)
+        if (name === 'space' && !mods.length) return;
+        if (e.shiftKey && (mods.length || e.key.length > 1)) mods.push('shift');
+        e.preventDefault();
+        this.sendInput({ kind: 'key', keys: [...mods, name].join('+') });
+      });
+      const sendText = (text) => {
+        if (text) this.sendInput({ kind: 'text', text });
+        this.keys.value = '';
+      };
+      this.keys.addEventListener('compositionend', (e) => sendText(e.data));
+      this.keys.addEventListener('input', (e) => {
+        if (!this.acting()) { this.keys.value = ''; return; }
+        if (e.isComposing || e.inputType === 'insertCompositionText') return; // compositionend sends it
+        sendText(e.inputType === 'insertLineBreak' ? '' : (e.data != null ? e.data : this.keys.value));
+      });
     }
 
     // ---- events ----
@@ -226,7 +408,8 @@
     progress(d, isUpdate) {
       // A new progress line means the task went on after awaiting_user (an update of an old
       // line does not: the step that asked may be completed while it still waits).
-      if (!isUpdate && this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
+      // The person's own steps (actor user) come while it waits: they do not resume it.
+      if (!isUpdate && d.actor !== 'user' && this.mode === 'answer' && this.status === 'awaiting_user') this.resume();
       if (this.mode === 'running' && (this.status === 'queued' || this.status === 'pending')) this.setStatus('running');
       const i = Number(d.index);
       if (!(i >= 1)) return;
@@ -241,7 +424,7 @@
         }
         it = this.items[i - 1];
       }
-      for (const k of ['text', 'screenshot', 'frame_id', 'cursor_x', 'cursor_y', 'status', 'time']) {
+      for (const k of ['text', 'screenshot', 'frame_id', 'cursor_x', 'cursor_y', 'status', 'time', 'actor']) {
         if (d[k] !== undefined && !(isUpdate && d[k] === null && k === 'screenshot' && it.screenshot)) it[k] = d[k];
       }
       this.renderItem(it);
@@ -254,6 +437,8 @@
       if (status === 'awaiting_user') {
         this.prompt = { text: d.text || '', kind: d.kind || 'needs_user', ack: d.show_ack_button !== false };
         this.ackText = null;
+        this.takenOver = false;
+        this.isPaused = false;
       }
       this.setStatus(status);
       let text;
@@ -302,7 +487,13 @@
         }, `查看执行过程（${this.items.length} 步）`);
         box.append(more);
       }
-      this.el.classList.remove('run-open');
+      // Awaiting the person: the live screen stays open, for them to act on.
+      this.el.classList.toggle('run-open', status === 'awaiting_user');
+      if (status === 'awaiting_user') {
+        this.select('live');
+        const more = box.querySelector('[data-testid="show-run"]');
+        if (more) { more.setAttribute('aria-expanded', 'true'); more.textContent = '收起执行过程'; }
+      }
       box.hidden = false;
       this.show();
     }
@@ -382,7 +573,9 @@
       this.markSelection();
     }
     renderItem(it) {
-      it.textEl.textContent = it.text || `第 ${it.index} 步`;
+      it.textEl.textContent = (it.actor === 'user' ? '你：' : '') + (it.text || `第 ${it.index} 步`);
+      it.li.dataset.actor = it.actor || 'script';
+      it.node.dataset.actor = it.actor || 'script';
       it.timeEl.textContent = clock(it.time);
       it.li.dataset.status = it.status || 'running';
       it.node.dataset.status = it.status || 'running';
@@ -548,6 +741,8 @@
         case 'task.completed': t.finish('completed', d); break;
         case 'task.failed': t.finish('failed', d); break;
         case 'task.stopped': t.finish('stopped', d); break;
+        case 'task.paused': t.paused(d); break;
+        case 'task.resumed': t.resumedByHandBack(); break;
       }
     });
   }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Taking over from the page (issue 29): a real eacu serve (--token, --allow-scripts, xcalc from
+# --launch on each task's private Xvfb), its page in headless Chromium driven through CDP
+# (serve_takeover.py), a real zenity dialog filled through the page's live screen (Chinese
+# text included), the take-over / hand-back buttons, refusals (409 for a task that does not
+# wait, 403 without the token), the token out of the page's address and requests, a
+# computer-tool agent (the local Messages API stand-in) handing over to the person, and the
+# run log's steps with actor = "user". Prints the click-latency benchmark.
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.bash"
+start_test
+command -v zenity >/dev/null || fail "zenity is not installed (make deps installs it)"
+command -v xdotool >/dev/null || fail "xdotool is not installed (make deps installs it)"
+key="sk-test-takeover-$$"
+start_model_server --key "$key"
+export EACU_MODEL_PROVIDER=anthropic EACU_MODEL=fake-claude EACU_MODEL_BASE_URL=http://127.0.0.1:$port
+export EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
+db=$OUT/serve.db
+token="tk-$$-$RANDOM"
+start_serve --workers 1 --token "$token" --allow-scripts --launch xcalc --db "$db"
+
+python3 "$here/serve_takeover.py" "$url" --token "$token" --form "$OUT/form.txt" --db "$db" --out "$OUT/page" \
+  --bench "${BENCH_CLICKS:-12}" | tee "$OUT/page.out"
+grep -q '^serve_takeover: passed' "$OUT/page.out" || fail "serve_takeover.py did not pass"
+
+# The run log: the person's steps (click, text, key) with actor "user" and frames before and
+# after; the script's own steps stay "script", the agent's clicks "model".
+form=$(sed -n 's/^form_task //p' "$OUT/page.out")
+run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$form")
+users=$(sqlite3 "$db" "SELECT group_concat(action, ' ') FROM (SELECT action FROM steps WHERE run_id=$run AND actor='user' ORDER BY id)")
+expect_contains "$users" "tap input key" "the person's steps in the form task's run"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='user' AND (frame_before IS NULL OR frame_after IS NULL)")" "0" \
+  "the person's steps without a frame before or after"
+expect_eq "$(sqlite3 "$db" "SELECT json_extract(params, '\$.event') FROM steps WHERE run_id=$run AND actor='user' AND action='input'")" "text" \
+  "the typed text's step"
+expect_eq "$(sqlite3 "$db" "SELECT actor FROM steps WHERE run_id=$run AND action='ask_user'")" "script" "the script's own step"
+agent=$(sed -n 's/^agent_task //p' "$OUT/page.out")
+run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$agent")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='model' AND action='tap'")" "7" "the agent's clicks (actor model)"
+[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='user'")" -ge 1 ] || fail "no step of the person in the agent task's run"
+expect_eq "$(sqlite3 "$db" "SELECT status FROM tasks WHERE id=$agent")" "completed" "the agent task"
+
+kill -TERM "$serve_pid"
+wait "$serve_pid" || fail "eacu serve exited $? on SIGTERM"
+echo "serve_takeover: passed"
