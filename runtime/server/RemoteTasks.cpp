@@ -123,8 +123,6 @@ InputOutcome RemoteTasks::input(int64_t task_id, const json& event, double timeo
     return events->input(event, timeout, controlOf(task_id));
 }
 
-bool RemoteTasks::relays(int64_t task_id) { return activeEvents(task_id) != nullptr; }
-
 size_t RemoteTasks::queued() {
     std::lock_guard<std::mutex> lock(mu_);
     RedisReply groups = client_.command({"XINFO", "GROUPS", redis::kTasks});

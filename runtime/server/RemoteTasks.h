@@ -52,8 +52,6 @@ public:
     /// Sends one input event of the person to the task's run and waits up to `timeout` s for
     /// its input_done / input_refused, relayed from its events stream (TaskEvents::input).
     InputOutcome input(int64_t task_id, const nlohmann::json& event, double timeout = 15.0);
-    /// True when this server relays the task (queued on Redis or committed to a worker).
-    bool relays(int64_t task_id);
     /// GET /api/tasks/{id}/frames/{frame}: a step's PNG of a remote task, which its worker put
     /// on Redis (nullopt when it is not, or no longer, there).
     std::optional<std::string> framePng(int64_t task_id, int64_t frame_id);

@@ -126,7 +126,7 @@ def control(api, server, runs):
     js = api.ok("POST", f"/api/tasks/{r['task_id']}/input",
                 {"event": {"kind": "click", "x": live["width"] - 6, "y": live["height"] - 6}})
     print(f"redis_input_to_done_ms {(time.monotonic() - t0) * 1000:.0f}")
-    check(js["seq"] >= 1 and js["step_id"] and js["step"].get("actor") == "user" and js["step"].get("action") == "click",
+    check(js["seq"] >= 1 and js["step_id"] and js["step"].get("actor") == "user" and js["step"].get("action") == "tap",
           f"a click through POST /api/tasks/ID/input reached the remote run awaiting the person: {js}")
     user_items = wait_until(lambda: [e for e in s.of("progress.append", r["task_id"]) if e[2].get("actor") == "user"],
                             30, "the person's step as a progress item (actor user)")
