@@ -215,14 +215,15 @@ void TaskEvents::line(const std::string& line) {
             progress(m["step"]);
         } else if (type == "awaiting_user") {
             const std::string text = m.value("text", "");
+            {
+                // Before the status: whoever sees awaiting_user in the run log can ack at once.
+                std::lock_guard<std::mutex> lock(ctl_mu_);
+                awaiting_ = true;
+            }
             store_.with([&](ServiceLog& log) {
                 log.setTaskStatus(task_.id, "awaiting_user");
                 return log.addMessage(taskMessage(task_, "assistant", "assistant_answer", text));
             });
-            {
-                std::lock_guard<std::mutex> lock(ctl_mu_);
-                awaiting_ = true;
-            }
             store_.publish(task_, "task.awaiting_user",
                            {{"text", text}, {"kind", m.value("kind", "ask")}, {"show_ack_button", true}});
         } else if (type == "paused") {
