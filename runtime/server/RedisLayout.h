@@ -44,11 +44,13 @@ inline constexpr int kLiveTtlMs = 10000;
 /// Commits a read task to a worker: the commit point before any input. KEYS: task hash, worker
 /// key, task stream. ARGV: worker name, group, entry id, now, the worker's instance (host:pid).
 /// Returns "ok", "nolease" (the worker's lease is gone: not committed, not acknowledged) or the
-/// task's other state (stopped, committed, ...; acknowledged, not run).
+/// task's other state (stopped, committed, ...; acknowledged, not run). An acknowledged entry is
+/// deleted from the stream (its task is in the task hash and the server's run log).
 inline const char* kCommitScript = R"(
 if redis.call('EXISTS', KEYS[2]) == 0 then return 'nolease' end
 local state = redis.call('HGET', KEYS[1], 'state')
 redis.call('XACK', KEYS[3], ARGV[2], ARGV[3])
+redis.call('XDEL', KEYS[3], ARGV[3])
 if state ~= 'queued' then return state or 'missing' end
 redis.call('HSET', KEYS[1], 'state', 'committed', 'worker', ARGV[1], 'committed_at', ARGV[4], 'instance', ARGV[5])
 return 'ok'

@@ -124,15 +124,7 @@ InputOutcome RemoteTasks::input(int64_t task_id, const json& event, double timeo
 }
 
 size_t RemoteTasks::queued() {
-    std::lock_guard<std::mutex> lock(mu_);
-    RedisReply groups = client_.command({"XINFO", "GROUPS", redis::kTasks});
-    for (const auto& g : groups.elements) {
-        auto f = fieldMap(g);
-        if (f["name"] != redis::kGroup) continue;
-        long long lag = f["lag"].empty() ? 0 : std::atoll(f["lag"].c_str());
-        return size_t(lag + std::atoll(f["pending"].c_str()));
-    }
-    return 0;
+    return store_.with([](ServiceLog& log) { return log.tasksWithStatus({"queued"}).size(); });
 }
 
 json RemoteTasks::workers() {

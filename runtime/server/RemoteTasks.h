@@ -55,7 +55,7 @@ public:
     /// GET /api/tasks/{id}/frames/{frame}: a step's PNG of a remote task, which its worker put
     /// on Redis (nullopt when it is not, or no longer, there).
     std::optional<std::string> framePng(int64_t task_id, int64_t frame_id);
-    /// Tasks read from the task stream by no worker yet, and read but not committed.
+    /// Tasks no worker has started yet (queued in the run log).
     size_t queued();
     /// GET /api/workers: {"workers":[{name, host, slots, busy, device, version, protocol,
     /// last_heartbeat (Unix s), age (s)}]}, workers whose lease is held.
