@@ -26,6 +26,9 @@ tap { right_of = { text = "城市" }, kind = "field", timeout = 10 }
 input "北京"
 -- An image target: the check box with its label. Its tick changes fewer pixels than the
 -- effect check counts as a change: no second tap, which would clear it again.
+-- First in the window's own pixels (PrintWindow, black under Wine: the window's DC then).
+local inside = locate({ image = agree_png, window = w, threshold = 0.9 }, 5)
+assert(inside and inside.x >= w.x and inside.y >= w.y, "the check box found in the form's own pixels")
 settings { tap_retries = 0 }
 tap { image = agree_png, threshold = 0.9, timeout = 10 }
 settings { tap_retries = 2 }

@@ -79,30 +79,6 @@ expect_eq "$(sqlite3 "$db" "SELECT group_concat(m, ' ') FROM (SELECT CASE WHEN t
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='window' AND status='ok'")" "10" "window steps (8 on the form, 2 on notepad)"
 grep -q "$token" "$OUT/agent.out" "$OUT/agent.err" "$OUT/run.err" && fail "the token appears in a log"
 
-# Replay on the agent: a run that fills the name and confirms, replayed (actions) on a new form.
-form_cmd="\"$(winepath_w "$form_exe")\""
-cat >"$OUT/fill.lua" <<'LUA'
-local f = remote_launch(arg[1])
-assert(window({ title = "eacu 测试表单" }, 30))
-tap { role = "text", name = "姓名", timeout = 20 }
-input "李四"
-tap { role = "push button", name = "确定" }
-assert(f:wait(10) == 10, "the form exits with 10 (OK, not agreed)")
-LUA
-cat >"$OUT/open.lua" <<'LUA'
-remote_launch(arg[1])
-assert(window({ title = "eacu 测试表单" }, 30))
-LUA
-EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/fill.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill1.txt\"" \
-  >"$OUT/fill.out" 2>&1 || fail "fill.lua: $(cat "$OUT/fill.out")"
-fill=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
-EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/open.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill2.txt\"" \
-  >"$OUT/open.out" 2>&1 || fail "open.lua: $(cat "$OUT/open.out")"
-EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --device "agent:$addr" --db "$db" \
-  >"$OUT/replay.out" 2>&1 || fail "the replay on the agent: $(cat "$OUT/replay.out")"
-for i in $(seq 100); do [ "$(tail -1 "$OUT/fill2.txt")" = "form: 李四||0" ] && break; sleep 0.1; done
-expect_eq "$(tail -1 "$OUT/fill2.txt")" "form: 李四||0" "the replayed form's output"
-
 # A wrong token: a clear error, no run of the script.
 rc=0
 err=$(EACU_AGENT_TOKEN=wrong-$token timeout 60 "$EACU" run "$here/windows_agent.lua" --device "agent:$addr" --db "$db" 2>&1) || rc=$?
