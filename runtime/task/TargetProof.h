@@ -21,7 +21,8 @@ namespace eacu {
 ///   `"rec_assets/tap_3.png"`, `{ x = 70, y = 347 }`).
 /// - `why`: the reason, for the line's comment (for Point: what was tried and why it failed).
 /// - `box`: where the target lies on the frame (physical pixels).
-/// - `crop`: for Image, the pixels to save as `image_file` (relative to ProofOptions::assets_dir);
+/// - `crop`: for Image, the pixels to save as `image_file` (in the folder the script names
+///   ProofOptions::image_ref);
 ///   `scale` the frame's device scale factor they were cut at.
 /// - `ms`: the time the proof took, milliseconds.
 struct ProvenTarget {
