@@ -56,7 +56,7 @@ int a_wait(lua_State* L) {
     });
 }
 
-const luaL_Reg functions[] = {{"clipboard_get", a_clipboard_get},
+const luaL_Reg agent_functions[] = {{"clipboard_get", a_clipboard_get},
                               {"clipboard_set", a_clipboard_set},
                               {"launch", a_launch},
                               {"wait", a_wait},
@@ -66,7 +66,7 @@ const luaL_Reg functions[] = {{"clipboard_get", a_clipboard_get},
 
 int luaopen_eacu_agent(lua_State* L) {
     lua_newtable(L);
-    luaL_register(L, nullptr, functions);
+    luaL_register(L, nullptr, agent_functions);
     return 1;
 }
 
