@@ -9,6 +9,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -134,7 +135,16 @@ struct X11InputRecorder::Impl {
         in.super = holding("super");
         if (type == KeyPress || type == KeyRelease) {
             in.keysym = keysymOf(detail, in.shift);
-            if (const char* name = XKeysymToString(in.keysym)) in.key_name = name;
+            // libX11 mallocs (and never frees) the name of a Unicode keysym (0x01000000 + code
+            // point) that has no name of its own: such names are written here as libX11 writes them
+            // ("U4F60"), without calling it.
+            if (in.keysym >= 0x01000000 && in.keysym <= 0x0110ffff) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "U%04lX", static_cast<unsigned long>(in.keysym - 0x01000000));
+                in.key_name = buf;
+            } else if (const char* name = XKeysymToString(in.keysym)) {
+                in.key_name = name;
+            }
             if (uint32_t cp = codepointOf(in.keysym)) in.text = encodeUtf8(std::u32string(1, char32_t(cp)));
             uint32_t plain = keysymOf(detail, false);
             if (isModifier(plain, "shift") || isModifier(plain, "ctrl") || isModifier(plain, "alt") ||
