@@ -348,7 +348,13 @@ def faults():
                                    not in "ZX" for k in kids), 20, "the killed worker's run and programs to end")
         late = [r for r in runs_of(holder.db) if r[5] and r[5] > killed_at]
         check(not late, f"no step started after the kill: {late}")
-        time.sleep(lease + 1)  # would another worker take it up? (a deadline, not a wait for a condition)
+        # Nothing can take it up again: the task is lost in Redis, its entry is gone from the task
+        # stream (deleted at the commit) and the group has nothing pending.
+        state = redis.cli("HGET", f"eacu:task:{t['task_id']}", "state").strip()
+        pending = redis.cli("XPENDING", "eacu:tasks", "eacu-workers").split()
+        entries = redis.cli("XRANGE", "eacu:tasks", "-", "+")
+        check(state == "lost" and pending[:1] == ["0"] and f'"task_id":{t["task_id"]}' not in entries.replace(" ", ""),
+              f"the lost task cannot be read again: state {state!r}, pending {pending[:1]}, stream {entries[:200]!r}")
         check(runs_of(other.db) == [], f"no other worker started the lost task: {runs_of(other.db)}")
         other.stop()
 
