@@ -1,6 +1,9 @@
 #include "Cli.h"
 
+#include <climits>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -156,6 +159,13 @@ std::string eacuHome() {
 #else
     return fs::current_path().string();
 #endif
+}
+
+std::string selfPath() {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
+    return std::string(buf, size_t(n));
 }
 
 }  // namespace eacu

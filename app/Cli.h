@@ -44,6 +44,10 @@ struct CliOptions {
 /// ~/.local/share/eacu/runs.db).
 std::string runLogPath(const CliOptions& o);
 
+/// The path of this eacu executable (/proc/self/exe), which serve and worker run for each
+/// task. Throws std::runtime_error naming errno when it cannot be read.
+std::string selfPath();
+
 /// Parses argv[first..] of the command argv[first - 1]; `value_flags` lists the --options that
 /// take a value (besides --db and --display), `bool_flags` those that take none. Throws
 /// UsageError for an unknown option, naming the options the command takes

@@ -21,17 +21,6 @@
 #include "server/TaskQueue.h"
 
 namespace eacu {
-namespace {
-
-// This executable's path: workers run it.
-std::string selfPath() {
-    char buf[PATH_MAX];
-    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
-    return std::string(buf, size_t(n));
-}
-
-}  // namespace
 
 /// `eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]
 /// [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N] [--max-time S]

@@ -18,16 +18,6 @@
 #include "server/RemoteWorker.h"
 
 namespace eacu {
-namespace {
-
-std::string selfExe() {
-    char buf[PATH_MAX];
-    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
-    return std::string(buf, size_t(n));
-}
-
-}  // namespace
 
 /// `eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]
 /// [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S] [--events-ttl S]
@@ -79,7 +69,7 @@ int cmdWorker(int argc, char** argv) {
             throw UsageError("--display " + display + ": expected virtual, virtual:WxH or :N (tasks need a screen to act on)");
         }
         w.config.db = runLogPath(o);
-        w.config.eacu = selfExe();
+        w.config.eacu = selfPath();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu worker: %s\n", e.what());
         return 2;
