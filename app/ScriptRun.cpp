@@ -10,6 +10,7 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
+#include "server/LiveLine.h"
 #include "task/ModelContext.h"
 #include "task/UserInput.h"
 #include "wrap_Model.h"
@@ -78,6 +79,11 @@ std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char*
             serve->setInputHandler([&s](const nlohmann::json& e) { return stepJson(performUserInput(s, e)); });
             s.setCheckpoint([&s, raw = serve.get()] { return raw->checkpoint(s.cancel()); });
             serve->setStopHandler([](const std::string&) { cancelAllFromSignal(SIGTERM); });
+            // An X display's live screen is captured by the worker (X11 devices say false here);
+            // any other device's by the run, which alone holds it (docs/serve-protocol.md §5.1).
+            if (r->run->device().concurrentCapture())
+                r->live = std::make_unique<server::LiveScreen>(
+                    r->run->id(), r->run->device(), [raw = serve.get()](server::LiveFrame f) { raw->send(server::liveLine(f)); });
             r->serve = std::move(serve);
         }
         return r;

@@ -11,6 +11,7 @@
 #include "Cli.h"
 #include "model/ModelClient.h"
 #include "model/ResponseCache.h"
+#include "server/LiveScreen.h"
 #include "task/Run.h"
 #include "task/ServeChannel.h"
 #include "vision/Locator.h"
@@ -26,6 +27,9 @@ struct OpenRun {
     Locator locator;
     std::unique_ptr<Run> run;
     std::shared_ptr<ServeChannel> serve;
+    /// Under --serve-fd, on a device that is not an X display and allows it
+    /// (Device::concurrentCapture): the live screen sent as live lines. Destroyed first.
+    std::unique_ptr<server::LiveScreen> live;
 };
 
 /// Opens the asset library (EACU_HOME), the device (--display) and the run log (--db), and

@@ -19,10 +19,12 @@
 #include "server/RedisTaskQueue.h"
 #include "server/RemoteTasks.h"
 #include "server/TaskQueue.h"
+#include "server/WorkerDevice.h"
 
 namespace eacu {
 
-/// `eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--db PATH]
+/// `eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N]
+/// [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT] [--db PATH]
 /// [--token T] [--launch CMD]... [--allow-scripts] [--click-check] [--max-actions N] [--max-time S]
 /// [--heartbeat S] [--queue redis://[USER:PASSWORD@]HOST:PORT[/DB]] [--reaper S] [--events-ttl S]`.
 int cmdServe(int argc, char** argv) {
@@ -30,6 +32,7 @@ int cmdServe(int argc, char** argv) {
     server::ServeConfig config;
     server::HttpOptions http;
     server::RedisUrl queue_url;
+    std::string device_spec;  // --device that is not an X display
     try {
         o = parseCli(argc, argv, 2,
                      {"--host", "--port", "--workers", "--token", "--launch", "--max-actions", "--max-time", "--heartbeat",
@@ -79,8 +82,19 @@ int cmdServe(int argc, char** argv) {
                 std::fprintf(stderr, "eacu serve: every task runs on %s, so one worker (not %d)\n", spec.display.c_str(),
                              config.workers);
             config.workers = std::min(config.workers, 1);
+        } else if (spec.kind == DeviceSpec::Kind::Image) {
+            throw UsageError("--device " + display + ": expected virtual[:WxH], :N, chromium[:WxH[@S]], cdp:URL, "
+                             "adb[:SERIAL] or agent:HOST:PORT (tasks need a screen to act on)");
         } else {
-            throw UsageError("--display " + display + ": expected virtual, virtual:WxH or :N (tasks need a screen to act on)");
+            // A device that is not an X display: no Xvfb, no window manager, no programs.
+            if (!config.launch.empty())
+                throw UsageError("--launch needs an X display (--display virtual or :N), got --device " + display);
+            if (!o.wm.empty() && o.wm != "none")
+                throw UsageError("--wm " + o.wm + ": expected --display virtual, got --device " + display);
+            if (!config.queue.empty())
+                throw UsageError("--device " + display + " with --queue: every task runs on an `eacu worker`; give "
+                                 "it the device (eacu worker --device " + display + ")");
+            device_spec = display;
         }
         config.db = runLogPath(o);
         config.eacu = selfPath();
@@ -100,6 +114,14 @@ int cmdServe(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
     try {
+        // One device for all local workers (for chromium ONE browser, a page per task), kept
+        // until the workers are gone.
+        std::unique_ptr<server::WorkerDevice> device;
+        if (!device_spec.empty()) {
+            device = std::make_unique<server::WorkerDevice>(device_spec);
+            config.device = device->runSpec();
+            if (!device->shared()) config.workers = std::min(config.workers, 1);  // one screen
+        }
         server::ServiceStore store(config.db);
         std::unique_ptr<server::RemoteTasks> remote;
         std::unique_ptr<server::TaskQueue> queue;
@@ -113,9 +135,10 @@ int cmdServe(int argc, char** argv) {
         server::HttpServer httpServer(chat, http);
         int port = httpServer.bind();
         const std::string where = remote ? ", queue " + remote->where() : "";
-        std::printf("eacu serve: listening on http://%s:%d/ (%d worker%s, display %s, run log %s%s)\n",
+        const std::string screen = device ? "device " + device->kind() + " " + device->runSpec() : "display " + config.display;
+        std::printf("eacu serve: listening on http://%s:%d/ (%d worker%s, %s, run log %s%s)\n",
                     http.host.find(':') != std::string::npos ? ("[" + http.host + "]").c_str() : http.host.c_str(), port,
-                    config.workers, config.workers == 1 ? "" : "s", config.display.c_str(), config.db.c_str(),
+                    config.workers, config.workers == 1 ? "" : "s", screen.c_str(), config.db.c_str(),
                     where.c_str());
         std::fflush(stdout);
         std::atomic<bool> done{false};

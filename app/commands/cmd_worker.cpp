@@ -16,14 +16,17 @@
 #include "device/DeviceFactory.h"
 #include "process/ProcessIdentity.h"
 #include "server/RemoteWorker.h"
+#include "server/WorkerDevice.h"
 
 namespace eacu {
 
-/// `eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]
+/// `eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N]
+/// [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT] [--wm WM]
 /// [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S] [--events-ttl S]
 /// [--click-check] [--allow-scripts]`.
 int cmdWorker(int argc, char** argv) {
     server::WorkerOptions w;
+    std::string device_spec;  // --device that is not an X display
     try {
         CliOptions o = parseCli(argc, argv, 2,
                                 {"--queue", "--slots", "--launch", "--name", "--lease", "--heartbeat", "--events-ttl",
@@ -33,8 +36,6 @@ int cmdWorker(int argc, char** argv) {
         auto q = o.flag("--queue");
         if (!q) throw UsageError("expected --queue redis://[USER:PASSWORD@]HOST:PORT[/DB] (the server's queue)");
         w.url = server::RedisUrl::parse(*q);
-        if (auto v = o.flag("--device"))
-            throw UsageError("--device " + *v + ": not supported yet (tasks run on --display virtual or :N)");
         for (int i = 2; i + 1 < argc; ++i)
             if (std::strcmp(argv[i], "--launch") == 0) w.config.launch.push_back(argv[++i]);
         if (auto v = o.flag("--slots")) w.slots = integerFlag("--slots", *v, 1, 64);
@@ -65,8 +66,15 @@ int cmdWorker(int argc, char** argv) {
             w.config.display = spec.display;
             w.device = "x11";
             w.slots = 1;  // every task on the one display
+        } else if (spec.kind == DeviceSpec::Kind::Image) {
+            throw UsageError("--device " + display + ": expected virtual[:WxH], :N, chromium[:WxH[@S]], cdp:URL, "
+                             "adb[:SERIAL] or agent:HOST:PORT (tasks need a screen to act on)");
         } else {
-            throw UsageError("--display " + display + ": expected virtual, virtual:WxH or :N (tasks need a screen to act on)");
+            if (!w.config.launch.empty())
+                throw UsageError("--launch needs an X display (--display virtual or :N), got --device " + display);
+            if (!o.wm.empty() && o.wm != "none")
+                throw UsageError("--wm " + o.wm + ": expected --display virtual, got --device " + display);
+            device_spec = display;
         }
         w.config.db = runLogPath(o);
         w.config.eacu = selfPath();
@@ -82,6 +90,15 @@ int cmdWorker(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
     ::signal(SIGPIPE, SIG_IGN);
     try {
+        // ONE device for all slots (for chromium one browser, a page per task), kept until the
+        // worker is gone.
+        std::unique_ptr<server::WorkerDevice> device;
+        if (!device_spec.empty()) {
+            device = std::make_unique<server::WorkerDevice>(device_spec);
+            w.config.device = device->runSpec();
+            w.device = device->kind();
+            if (!device->shared()) w.slots = 1;  // one screen
+        }
         const std::string name = w.name, where = w.url.redacted();
         const int slots = w.slots;
         const double lease = w.config.lease_seconds, hb = w.config.heartbeat_seconds;

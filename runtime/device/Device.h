@@ -78,6 +78,9 @@ public:
     /// The web page this device shows (device/Navigator.h); nullptr on a device that is not a
     /// browser page (a screen, an image).
     virtual Navigator* navigator() { return nullptr; }
+    /// True when capture() and cursor() may be called from a second thread while another uses
+    /// the device (a run's live screen, server/LiveScreen, beside its steps). False by default.
+    virtual bool concurrentCapture() const { return false; }
 };
 
 }  // namespace eacu

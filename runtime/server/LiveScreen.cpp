@@ -27,6 +27,11 @@ LiveScreen::LiveScreen(int64_t task_id, std::string display, std::function<void(
     thread_ = std::thread([this] { loop(); });
 }
 
+LiveScreen::LiveScreen(int64_t task_id, Device& device, std::function<void(LiveFrame)> publish, double interval)
+    : task_id_(task_id), publish_(std::move(publish)), interval_(interval), device_(&device) {
+    thread_ = std::thread([this] { loop(); });
+}
+
 LiveScreen::~LiveScreen() { stop(); }
 
 void LiveScreen::stop() {
@@ -40,38 +45,46 @@ void LiveScreen::stop() {
 
 void LiveScreen::loop() {
     try {
-        DeviceHandle h = openDevice(display_);
-        cv::Mat last;
-        Point last_cursor{-1, -1};
-        const std::vector<int> params{cv::IMWRITE_JPEG_QUALITY, 75};
-        while (!stop_) {
-            const double t0 = monotonicSeconds();
-            Frame f = h.device->capture();
-            Point cursor = h.device->cursor();
-            ++captured_;
-            if (!samePixels(f.bgr, last) || cursor.x != last_cursor.x || cursor.y != last_cursor.y) {
-                last = f.bgr.clone();
-                last_cursor = cursor;
-                drawCursorMark(f.bgr, cursor);
-                LiveFrame lf;
-                lf.task_id = task_id_;
-                lf.width = f.width();
-                lf.height = f.height();
-                lf.cursor_x = cursor.x;
-                lf.cursor_y = cursor.y;
-                lf.time = wallSeconds();
-                cv::imencode(".jpg", f.bgr, lf.jpeg, params);
-                lf.jpeg_base64 =
-                    base64Encode(std::string_view(reinterpret_cast<const char*>(lf.jpeg.data()), lf.jpeg.size()));
-                publish_(std::move(lf));
-                ++published_;
-            }
-            const double rest = interval_ - (monotonicSeconds() - t0);
-            std::unique_lock<std::mutex> lock(mu_);
-            if (rest > 0) cv_.wait_for(lock, std::chrono::duration<double>(rest), [&] { return stop_.load(); });
+        if (device_) {
+            loopOn(*device_);
+        } else {
+            DeviceHandle h = openDevice(display_);
+            loopOn(*h.device);
         }
     } catch (const std::exception&) {
-        // The display went away (the task ended or Xvfb died): the task reports its own end.
+        // The display or device went away (the task ended, Xvfb died): the task reports its own end.
+    }
+}
+
+void LiveScreen::loopOn(Device& device) {
+    cv::Mat last;
+    Point last_cursor{-1, -1};
+    const std::vector<int> params{cv::IMWRITE_JPEG_QUALITY, 75};
+    while (!stop_) {
+        const double t0 = monotonicSeconds();
+        Frame f = device.capture();
+        Point cursor = device.cursor();
+        ++captured_;
+        if (!samePixels(f.bgr, last) || cursor.x != last_cursor.x || cursor.y != last_cursor.y) {
+            last = f.bgr.clone();
+            last_cursor = cursor;
+            drawCursorMark(f.bgr, cursor);
+            LiveFrame lf;
+            lf.task_id = task_id_;
+            lf.width = f.width();
+            lf.height = f.height();
+            lf.cursor_x = cursor.x;
+            lf.cursor_y = cursor.y;
+            lf.time = wallSeconds();
+            cv::imencode(".jpg", f.bgr, lf.jpeg, params);
+            lf.jpeg_base64 =
+                base64Encode(std::string_view(reinterpret_cast<const char*>(lf.jpeg.data()), lf.jpeg.size()));
+            publish_(std::move(lf));
+            ++published_;
+        }
+        const double rest = interval_ - (monotonicSeconds() - t0);
+        std::unique_lock<std::mutex> lock(mu_);
+        if (rest > 0) cv_.wait_for(lock, std::chrono::duration<double>(rest), [&] { return stop_.load(); });
     }
 }
 

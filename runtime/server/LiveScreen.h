@@ -1,5 +1,6 @@
 // The live screen of a running task (seed 001 §1.1.1, issue 12 §4): a thread that captures the
-// task's display several times a second and, when the screen or the pointer changed, publishes
+// task's display (in the server or worker, for an X display) or its device (in the run itself,
+// for any other device: docs/serve-protocol.md §5.1 live lines) several times a second and, when the screen or the pointer changed, publishes
 // a JPEG with the pointer marked as the task's screen.live frame.
 #pragma once
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "device/Device.h"
 #include "server/ServiceStore.h"
 
 namespace eacu::server {
@@ -22,6 +24,9 @@ namespace eacu::server {
 class LiveScreen {
 public:
     LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval = 0.1);
+    /// The same on an open `device`, which must outlive it and allow capture() and cursor()
+    /// from this thread while the run's own thread uses it (Device::concurrentCapture()).
+    LiveScreen(int64_t task_id, Device& device, std::function<void(LiveFrame)> publish, double interval = 0.1);
     ~LiveScreen();
     LiveScreen(const LiveScreen&) = delete;
     LiveScreen& operator=(const LiveScreen&) = delete;
@@ -34,10 +39,12 @@ public:
 
 private:
     void loop();
+    void loopOn(Device& device);
 
     int64_t task_id_;
     std::function<void(LiveFrame)> publish_;
     std::string display_;
+    Device* device_ = nullptr;
     double interval_;
     std::mutex mu_;
     std::condition_variable cv_;

@@ -125,7 +125,18 @@ void RemoteWorker::heartbeatLoop() {
         }
         if (monotonicSeconds() < next) continue;
         try {
-            if (!heartbeat()) abortAll("lost the lease (it had expired on Redis, or was renewed too late)");
+            if (!heartbeat()) {
+                abortAll("lost the lease (it had expired on Redis, or was renewed too late)");
+            } else {
+                // Each run is told how long the lease holds from now (seconds, not a time: no
+                // clock is shared), so a run goes on sending input no longer than this worker
+                // holds the task, even when this process alone is paused (ServeChannel::checkLease).
+                const double left = o_.config.lease_seconds - (monotonicSeconds() - last_lease_ok_.load());
+                const std::string line = json{{"type", "lease"}, {"seconds", left}}.dump();
+                std::lock_guard<std::mutex> lock(mu_);
+                for (auto& sl : slots_)
+                    if (!sl->done) sl->runner->sendNow(line);
+            }
             was_leased = true;
             next = monotonicSeconds() + o_.config.heartbeat_seconds;
         } catch (const std::exception&) {

@@ -21,7 +21,8 @@ namespace eacu::server {
 
 /// The worker's settings: `config` as for `eacu serve` (display, wm, launch, db, eacu, lease,
 /// heartbeat, events_ttl), its `name` (unique among the queue's workers), `slots` (tasks at once)
-/// and `device` (the kind of device it runs tasks on, for the registry: "virtual", "x11").
+/// and `device` (the kind of device it runs tasks on, for the registry: "virtual", "x11", or
+/// WorkerDevice::kind(): "chromium", "cdp", "adb", "agent").
 /// Lua source tasks run only with `config.allow_scripts` (anyone who may write to the Redis
 /// could otherwise run any program on the worker); without it they end failed, saying so.
 struct WorkerOptions {

@@ -21,12 +21,17 @@ namespace eacu::server {
 ///   go to workers on any machine (`eacu worker`); then `workers` is 0.
 /// - `reaper_seconds`: how often the server looks for committed tasks whose worker's lease is
 ///   gone (they end `lost`). `events_ttl`: how long a task's Redis keys stay after it ended.
+/// - `device`: "" (tasks run on `display`) or the device spec every task's run is given
+///   (`eacu run --device SPEC`: "cdp:http://127.0.0.1:PORT#WxH@S" for the worker's own
+///   Chromium, "adb:SERIAL", "agent:HOST:PORT"; see WorkerDevice); then no Xvfb, no window
+///   manager and no `launch` programs are started, and the run sends its own live frames.
 /// - `lease_seconds`, `heartbeat_seconds`: a worker's lease on its tasks and how often it
 ///   renews it (`eacu worker`).
 struct ServeConfig {
     std::string eacu;
     std::string db;
     std::string display = "virtual";
+    std::string device;
     int screen_w = 1280, screen_h = 800;
     std::string wm;
     std::vector<std::string> launch;

@@ -17,6 +17,7 @@
 #include "device/DeviceFactory.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "process/Process.h"
+#include "server/LiveLine.h"
 #include "server/LiveScreen.h"
 #include "vision/ScreenDiff.h"
 
@@ -100,6 +101,12 @@ void TaskRunner::sendLine(const std::string& msg) {
     writeLocked(line);
 }
 
+void TaskRunner::sendNow(const std::string& msg) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_ || fd_ < 0) return;
+    writeLocked(msg + "\n");
+}
+
 void TaskRunner::writeLocked(const std::string& line) {
     const char* p = line.data();
     size_t left = line.size();
@@ -119,13 +126,21 @@ void TaskRunner::onWorkerLine(Exec& x, const std::string& line) {
         const std::string type = m["type"];
         if (type == "answer" && m.contains("text") && m["text"].is_string()) x.answer = m["text"];
         if (type == "end" && m.contains("error") && m["error"].is_string()) x.end_error = m["error"];
+        if (type == "live") {
+            // The run's own live screen (a device that is not an X display): a frame, not an event.
+            if (auto f = liveFrameOfLine(task_.id, m)) sink_.live(std::move(*f));
+            return;
+        }
     }
     sink_.line(line);
 }
 
 void TaskRunner::execute(Exec& x) {
-    std::string disp = config_.display;
-    if (config_.display == "virtual") {
+    // A device that is not an X display (config_.device): no display, no programs; the run opens
+    // the device itself and sends its live frames as live lines (§5.1).
+    const bool x11 = config_.device.empty();
+    std::string disp = x11 ? config_.display : "";
+    if (x11 && config_.display == "virtual") {
         x.xvfb = VirtualDisplay::start(config_.screen_w, config_.screen_h);
         x.xvfb->startWindowManager(config_.wm);
         x.xvfb->startSessionBus();  // the accessibility tree of the task's programs
@@ -139,8 +154,8 @@ void TaskRunner::execute(Exec& x) {
         display_ = disp;
     }
     if (stopped_) return;
-    x.live = std::make_unique<LiveScreen>(task_.id, disp, [this](LiveFrame f) { sink_.live(std::move(f)); });
-    if (!config_.launch.empty()) {
+    if (x11) x.live = std::make_unique<LiveScreen>(task_.id, disp, [this](LiveFrame f) { sink_.live(std::move(f)); });
+    if (x11 && !config_.launch.empty()) {
         DeviceHandle h = openDevice(disp);
         cv::Mat before = h.device->capture().bgr;
         for (const auto& cmd : config_.launch) {
@@ -164,7 +179,7 @@ void TaskRunner::execute(Exec& x) {
     } else {
         argv.insert(argv.end(), {"--task", task_.text});
     }
-    argv.insert(argv.end(), {"--display", disp, "--db", config_.db, "--serve-fd", "3", "--max-actions",
+    argv.insert(argv.end(), {"--device", x11 ? disp : config_.device, "--db", config_.db, "--serve-fd", "3", "--max-actions",
                              std::to_string(config_.max_actions), "--max-time", std::to_string(config_.max_seconds)});
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)

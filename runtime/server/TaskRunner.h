@@ -46,6 +46,9 @@ public:
     /// runs (its display and programs may still be starting) is kept and written, in order, as
     /// soon as it does; one sent after the run ended is dropped.
     void sendLine(const std::string& line);
+    /// Sends `line` only when the run process runs now; dropped otherwise (a lease line must
+    /// not be kept for later: the seconds it names would be stale).
+    void sendNow(const std::string& line);
     /// The X display the task runs on ("" before it started).
     std::string display() const;
 

@@ -203,6 +203,10 @@ void ServeChannel::onLine(const std::string& line) {
                   {"reason", "the run neither awaits the person nor is taken over"}});
             return;
         }
+    } else if (type == "lease") {
+        // Seconds left, not a time: the two machines' clocks need not agree.
+        if (j.contains("seconds") && j["seconds"].is_number()) lease_until_ = monotonicSeconds() + j["seconds"].get<double>();
+        return;
     } else if (type == "stop") {
         auto h = stop_handler_;
         lock.unlock();
@@ -223,6 +227,7 @@ void ServeChannel::performInput(const json& line) {
         h = input_handler_;
     }
     try {
+        checkLease();
         if (!h) throw std::runtime_error("this run takes no input from the page");
         const json& event = line.contains("event") ? line["event"] : json();
         if (!event.is_object())
@@ -310,7 +315,25 @@ std::string ServeChannel::serveWait(Wait kind, const std::string& what, const js
     }
 }
 
+void ServeChannel::checkLease() {
+    const double until = lease_until_.load();
+    if (until <= 0 || monotonicSeconds() < until) return;
+    const std::string why = "lost the lease: the worker did not renew it in time (it ran out " +
+                            std::to_string(int((monotonicSeconds() - until) * 1000)) + " ms ago): no further input";
+    if (!lease_lost_.exchange(true)) {
+        std::fprintf(stderr, "eacu: %s\n", why.c_str());
+        std::function<void(const std::string&)> h;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            h = stop_handler_;
+        }
+        if (h) h(why);
+    }
+    throw Cancelled(why, false);
+}
+
 bool ServeChannel::checkpoint(const CancelToken& cancel) {
+    checkLease();
     {
         std::lock_guard<std::mutex> lock(mu_);
         if (!take_over_ || waiting_ != Wait::None) return false;

@@ -73,6 +73,14 @@ public:
     /// the server closed the channel while it was paused.
     bool checkpoint(const CancelToken& cancel);
 
+    /// The lease check of a remote run (docs/serve-protocol.md §1 lease line): once the
+    /// supervisor told the run a lease ({"type":"lease","seconds":S}: it holds the task for S
+    /// more seconds) and that ran out without a newer one, ends the run as a stop line does and
+    /// throws Cancelled; else returns at once. Called by checkpoint() (before every input of the
+    /// script or the model, and before each target lookup and sleep) and before each input of
+    /// the person: every input of the run passes it. Without a lease line it never refuses
+    /// (a local serve gives none).
+    void checkLease();
     /// Writes `line` (one JSON object) and '\n'. Returns false when it could not be written
     /// (disconnected, or after end()).
     bool send(const nlohmann::json& line);
@@ -113,6 +121,8 @@ private:
     std::string bad_line_;
     InputHandler input_handler_;
     std::function<void(const std::string&)> stop_handler_;
+    std::atomic<double> lease_until_{0};  // monotonic seconds; 0: never told a lease
+    std::atomic<bool> lease_lost_{false};
     std::atomic<bool> busy_{false};  // the reader has bytes not yet handed over
     std::atomic<bool> quit_{false};
     std::thread reader_;

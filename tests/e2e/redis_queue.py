@@ -12,9 +12,16 @@ test's own and real xcalc under Xvfb: Usage: redis_queue.py EACU OUT SCENARIO, S
           every run log passes PRAGMA integrity_check.
   bench   short tasks (the calculator template) per minute with 1, 2 and 4 workers on this
           machine, and Redis memory per finished task (timing: not under a sanitizer).
+  chromium  --device chromium with no X display: a Lua task on a local page (tap, type, verify)
+          through a local `eacu serve --device chromium`, then through `eacu serve --queue` and an
+          `eacu worker --device chromium` (one Chromium, no Xvfb): it completes, its steps and
+          the page's own live frames reach the SSE stream, its run is in the server's run log;
+          the registry says device chromium; prints the live frames/s while the page changes
+          and the person's click to input_done through Redis.
   faults  a worker killed between read and commit (EACU_FAULT): another completes the task once;
           a worker killed with -9 after its task's first step: the task ends lost, never re-run,
-          no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run.
+          no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run;
+          only the worker process paused (not its runs): the run stops itself on its lease.
 Prints measurements as "name value" lines."""
 import json
 import os
@@ -277,6 +284,144 @@ def tasks():
     check(integrity(DB) == "ok", "the server's run log passes PRAGMA integrity_check")
 
 
+PAGE = """<!doctype html><html><body style="font: 28px sans-serif; margin: 30px">
+<button id="b" style="font-size: 28px" onclick="document.getElementById('s').textContent = 'Accepted'">Submit</button>
+<p id="s">Waiting</p>
+<input id="i" style="font-size: 28px" placeholder="Type here"
+       oninput="if (this.value === 'quokka') { document.getElementById('e').textContent = 'Matched'; startTicks(); }">
+<p id="e">Mirror</p>
+<p id="t">Still</p>
+<script>
+function startTicks() {
+  const t0 = performance.now(), el = document.getElementById('t');
+  const id = setInterval(() => {
+    const ms = performance.now() - t0;
+    el.textContent = ms < 6000 ? 'Tick ' + Math.floor(ms / 40) : 'Finished';
+    el.style.marginLeft = (ms < 6000 ? Math.floor(ms / 40) % 300 : 0) + 'px';
+    if (ms >= 6000) { clearInterval(id); location.hash = 'finished'; }
+  }, 40);
+}
+</script></body></html>"""
+
+WEB_TASK = """open_url('file://{page}')
+tap('text:Submit')
+verify({{ text = 'Accepted' }}, 15)
+tap('text:Type here')
+input('quokka')
+verify({{ text = 'Matched' }}, 15)
+local t0 = os.time()
+while not current_url():find('#finished', 1, true) do
+  assert(os.time() - t0 < 30, 'the animation did not finish: ' .. current_url())
+  sleep(0.2)
+end
+{tail}
+return 'web ok'"""
+
+
+def web_task(server, api, what, token):
+    """Runs WEB_TASK as a Lua task; returns (task id, its stream, the live frames/s while the page
+    animated, frames in that window)."""
+    page = os.path.join(OUT, "page.html")
+    with open(page, "w") as f:
+        f.write(PAGE)
+    r = api.ok("POST", "/task", {"script": WEB_TASK.format(page=page, tail="")})
+    tid = r["task_id"]
+    view = wait_until(lambda: (v := api.ok("GET", f"/task/{tid}")) and v.get("session_id") and v, 30, "the task's session")
+    s = Stream(server, view["session_id"], token=token)
+    end = s.wait_end(tid, 240)
+    check(end[1] == "task.completed", f"{what}: the --device chromium task completed: {end} "
+                                      f"{api.ok('GET', f'/task/{tid}')}")
+    steps = s.of("progress.append", tid)
+    check(len(steps) >= 6, f"{what}: its steps reached the SSE stream: {[e[2].get('title') for e in steps]}")
+    live = s.of("screen.live", tid)
+    check(len(live) >= 5, f"{what}: the page's own live frames reached the SSE stream: {len(live)}")
+    # Live frames while the page changes (typing the word starts 6 s of animation): from the
+    # input step's progress item on, for 3.5 s.
+    anim = [e for e in steps if "quokka" in json.dumps(e[2], ensure_ascii=False)]
+    check(anim, f"{what}: the input step is a progress item")
+    t0 = anim[0][3]
+    window = [e for e in live if t0 <= e[3] <= t0 + 3.5]
+    fps = len(window) / 3.5
+    w = live[-1][2]
+    check(w["width"] == 1280 and w["height"] == 800, f"{what}: live frames of the page's size: {w['width']}x{w['height']}")
+    s.close()
+    return tid, fps, len(window)
+
+
+def chromium():
+    # No X display anywhere: a --device chromium task must not need one.
+    env = os.environ.copy()
+    env.pop("DISPLAY", None)
+    token = "t0ken-26c"
+    # 1. A local eacu serve --device chromium: one Chromium for its workers, a page per task.
+    local_db = os.path.join(OUT, "local.db")
+    server = Server(EACU, ["--device", "chromium", "--workers", "2", "--db", local_db, "--token", token,
+                           "--allow-scripts"], os.path.join(OUT, "serve-local.log"), env=env)
+    api = Api(server, token=token)
+    try:
+        tid, fps, n = web_task(server, api, "local serve", token)
+        print(f"serve_live_fps_chromium {fps:.1f} ({n} frames in 3.5 s of a changing page)")
+        import sqlite3
+        c = sqlite3.connect(local_db)
+        dev = c.execute("SELECT device FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+        c.close()
+        check(dev.startswith("cdp http://127.0.0.1:"), f"local serve: the run was on a page of the serve's Chromium: {dev}")
+    finally:
+        server.stop()
+
+    # 2. Through Redis: eacu serve --queue and one eacu worker --device chromium.
+    redis = Redis(os.path.join(OUT, "redis"))
+    server = Server(EACU, ["--queue", redis.url(), "--db", DB, "--reaper", "0.5", "--token", token, "--allow-scripts"],
+                    os.path.join(OUT, "serve.log"), env=env)
+    api = Api(server, token=token)
+    wk = Worker(EACU, OUT, "wc", redis.url(), ["--device", "chromium", "--slots", "2", "--allow-scripts"], env=env)
+    try:
+        wk.wait_printed("eacu worker: wc on", 60)
+        ws = wait_until(lambda: [w for w in api.ok("GET", "/api/workers")["workers"] if w["name"] == "wc"], 30,
+                        "the worker in GET /api/workers")
+        check(ws[0]["device"] == "chromium", f"the registry says device chromium: {ws[0]}")
+        r = eacu("workers", "--queue", redis.url())
+        check(r.returncode == 0 and "chromium" in r.stdout, f"eacu workers lists device chromium: {r.stdout!r}")
+        kids = subprocess.run(["ps", "-o", "comm=", "-p", ",".join(map(str, wk.descendants())) or "1"],
+                              capture_output=True, text=True).stdout.split()
+        check("chromium" in " ".join(kids) and "Xvfb" not in kids,
+              f"one Chromium, no Xvfb under the worker: {sorted(set(kids))}")
+        tid, fps, n = web_task(server, api, "remote worker", token)
+        print(f"redis_live_fps_chromium {fps:.1f} ({n} frames in 3.5 s of a changing page, remote worker)")
+        check(fps >= 4, f"a remote worker's live screen reaches the page at >= 4 frames/s while it changes: {fps:.1f}")
+        import sqlite3
+        c = sqlite3.connect(DB)
+        row = c.execute("SELECT r.device, r.status, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) FROM runs r "
+                        "ORDER BY r.id DESC LIMIT 1").fetchone()
+        c.close()
+        check(row and row[0].startswith("cdp http://127.0.0.1:") and row[1] == "passed" and row[2] >= 6,
+              f"the remote run is in the server's run log: {row}")
+        # The person's click on a remote chromium task that awaits them: click -> input_done.
+        r = api.ok("POST", "/task", {"script": "ask_user('click anywhere, then OK')\nreturn 'asked'"})
+        t = r["task_id"]
+        view = wait_until(lambda: (v := api.ok("GET", f"/task/{t}")) and v.get("session_id") and v, 30, "session")
+        s = Stream(server, view["session_id"], token=token)
+        s.wait("task.awaiting_user", t, timeout=120)
+        lat = []
+        for i in range(5):
+            t0 = time.monotonic()
+            js = api.ok("POST", f"/api/tasks/{t}/input", {"event": {"kind": "click", "x": 600 + i, "y": 700}})
+            lat.append((time.monotonic() - t0) * 1000)
+            check(js["step"].get("actor") == "user", f"a click on the remote chromium task: {js}")
+        lat.sort()
+        print(f"redis_input_to_done_ms median {lat[2]:.0f} max {lat[-1]:.0f} (n 5, page click to input_done, remote "
+              f"chromium task)")
+        api.ok("POST", "/api/chat/ack-user-action", {"task_id": t})
+        end = s.wait_end(t, 60)
+        check(end[1] == "task.completed", f"the asking task completed after the ack: {end}")
+        s.close()
+    finally:
+        wk.stop()
+        server.stop()
+        redis.stop()
+    check(not [p for p in wk.descendants()], "the worker left no process")
+
+
 LOOP = "for i = 1, 400 do tap('calculator.btn_1') sleep(0.25) end\nreturn 'looped'"
 
 
@@ -382,6 +527,30 @@ def faults():
         late = [r for r in runs_of(e.db) if r[5] and r[5] > stopped_at]
         check(not late, f"the paused worker sent no input after the pause: {late}")
         check(e.proc.poll() is None, "the paused worker runs on (it takes new tasks with a new lease)")
+
+        # 4. Only the worker process SIGSTOPped (not its runs): the run knows the lease from the
+        # worker's lease lines and refuses any input once it ran out, while the worker is still
+        # stopped; no input step starts after the pause plus the lease.
+        g = Worker(EACU, OUT, "fg", redis.url(), wargs)
+        workers.append(g)
+        g.wait_printed("slot")
+        t = api.ok("POST", "/task", {"script": LOOP})
+        wait_until(lambda: any(r[3] >= 2 for r in runs_of(g.db)), 60, "the worker-only paused task to send input")
+        os.kill(g.proc.pid, signal.SIGSTOP)
+        stopped_at = time.time()
+        try:
+            ended = wait_until(lambda: [r for r in runs_of(g.db) if r[1] not in ("running", None)], 30,
+                               "the run to end by itself while its worker is stopped")
+            print(f"redis_lease_run_ended_after_pause_s {time.time() - stopped_at:.1f} (lease {lease} s)")
+            check(ended[0][1] == "interrupted", f"the run ended interrupted on its own lease: {ended[0]}")
+            late = [r for r in runs_of(g.db) if r[5] and r[5] > stopped_at + lease]
+            check(not late, f"no input after the lease ran out, with only the worker paused: {late}")
+            view = wait_until(lambda: (v := api.ok("GET", f"/task/{t['task_id']}"))["status"] not in
+                              ("queued", "running") and v, 30, "the worker-only paused task to end")
+            check(view["status"] == "lost", f"the server ended it lost: {view['status']} {view['error']!r}")
+        finally:
+            os.kill(g.proc.pid, signal.SIGCONT)
+        wait_until(lambda: "task " + str(t["task_id"]) + ": ended" in g.text(), 30, "the worker to see its run end")
         for w in workers:
             if w.proc.poll() is None:
                 w.stop()
@@ -467,7 +636,7 @@ def bench():
 
 if __name__ == "__main__":
     try:
-        {"tasks": tasks, "faults": faults, "restart": restart, "bench": bench}[SCENARIO]()
+        {"tasks": tasks, "faults": faults, "restart": restart, "bench": bench, "chromium": chromium}[SCENARIO]()
         print(f"redis_queue {SCENARIO}: all passed")
     except Fail as e:
         print("FAIL:", e, file=sys.stderr)

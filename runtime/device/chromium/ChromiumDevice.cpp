@@ -16,6 +16,7 @@
 #include "base/ImageDecode.h"
 #include "base/Utf8.h"
 #include "device/chromium/CdpConnection.h"
+#include "device/chromium/ChromiumBrowser.h"
 #include "device/chromium/WebSocketTransport.h"
 #include "process/Process.h"
 
@@ -49,67 +50,17 @@ int buttonBit(MouseButton b) {
     return 1;
 }
 
-// The last lines of a launched Chromium's stderr, for an error message.
-std::string stderrTail(Process& p) {
-    std::string e = p.stderrText();
-    if (e.size() > 600) e = "..." + e.substr(e.size() - 600);
-    return e.empty() ? "" : ": " + e;
-}
-
 }  // namespace
 
 std::unique_ptr<ChromiumDevice> ChromiumDevice::launch(const PageMetrics& metrics, double timeout,
                                                        const std::string& chromium) {
-    std::string program = chromium;
-    if (program.empty()) {
-        const char* env = std::getenv("EACU_CHROMIUM");
-        program = env && *env ? env : "chromium";
-    }
+    const double deadline = monotonicSeconds() + timeout;
     std::unique_ptr<ChromiumDevice> d(new ChromiumDevice());
     d->metrics_ = metrics;
-    std::error_code ec;
-    std::string tmpl = (fs::temp_directory_path(ec) / "eacu-chromium-device.XXXXXX").string();  // $TMPDIR
-    if (!mkdtemp(tmpl.data())) throw DeviceError("chromium: cannot make a profile directory " + tmpl);
-    d->profile_ = tmpl;
-    ProcessOptions po;
-    po.capture_stdout = false;
-    po.stderr_mode = StderrMode::Capture;
-    std::vector<std::string> argv = {
-        program, "--headless=new", "--no-sandbox", "--remote-debugging-port=0", "--remote-allow-origins=*",
-        "--user-data-dir=" + d->profile_,
-        "--window-size=" + std::to_string(metrics.viewport.w) + "," + std::to_string(metrics.viewport.h),
-        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-features=Translate", "--mute-audio",
-        "--hide-scrollbars", "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
-        "--disable-backgrounding-occluded-windows", "about:blank"};
-    try {
-        d->process_ = Process::spawn(argv, po);
-    } catch (const std::exception& e) {
-        throw DeviceError(std::string("chromium: ") + e.what() + " (make deps installs Debian's chromium)");
-    }
-    d->peer_ = "chromium (pid " + std::to_string(d->process_->pid()) + ")";
-    // Chromium writes the port it chose and the browser's path into DevToolsActivePort.
-    const fs::path active = fs::path(d->profile_) / "DevToolsActivePort";
-    const double deadline = monotonicSeconds() + timeout;
-    std::string port, path;
-    while (true) {
-        if (fs::exists(active)) {
-            std::ifstream in(active);
-            std::getline(in, port);
-            std::getline(in, path);
-            if (!port.empty() && !path.empty()) break;
-        }
-        if (!d->process_->running())
-            throw DeviceError(d->peer_ + " exited (status " +
-                              std::to_string(d->process_->exitStatus().value_or(-1)) + ") before its DevTools "
-                              "endpoint was up" + stderrTail(*d->process_));
-        if (monotonicSeconds() > deadline)
-            throw DeviceError(d->peer_ + ": no DevTools endpoint within " + fmt(timeout) + " s" +
-                              stderrTail(*d->process_));
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    d->endpoint_ = "http://127.0.0.1:" + port;
-    d->cdp_ = std::make_unique<CdpConnection>(openWebSocket("ws://127.0.0.1:" + port + path, timeout), d->peer_);
+    d->browser_ = ChromiumBrowser::start(metrics.viewport, timeout, chromium);
+    d->peer_ = d->browser_->peer();
+    d->endpoint_ = d->browser_->endpoint();
+    d->cdp_ = std::make_unique<CdpConnection>(openWebSocket(d->browser_->webSocketUrl(), timeout), d->peer_);
     d->openPage(std::max(1.0, deadline - monotonicSeconds()));
     return d;
 }
@@ -189,20 +140,15 @@ ChromiumDevice::~ChromiumDevice() {
             cdp_->call("Target.closeTarget", {{"targetId", target_}}, "", 5);
     } catch (const std::exception&) {
     }
-    if (process_) {
+    if (browser_) {
         try {
             if (cdp_ && cdp_->alive()) cdp_->post("Browser.close", nlohmann::json::object(), "");
         } catch (const std::exception&) {
         }
-        process_->wait(5);
+        browser_->process().wait(5);
     }
     cdp_.reset();
-    if (process_) process_->stop(1.0);  // its helpers (zygote, renderers) are in its process group
-    process_.reset();
-    if (!profile_.empty()) {
-        std::error_code ec;
-        fs::remove_all(profile_, ec);
-    }
+    browser_.reset();  // stops what is left of its process group, removes its profile
 }
 
 void ChromiumDevice::checkPage() const {
@@ -213,10 +159,10 @@ void ChromiumDevice::checkPage() const {
 nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::json& params, double timeout) {
     checkPage();
     auto gone = [&] {
-        return DeviceError(peer_ + " is gone (exit status " + std::to_string(process_->exitStatus().value_or(-1)) +
+        return DeviceError(peer_ + " is gone (exit status " + std::to_string(browser_->process().exitStatus().value_or(-1)) +
                            "): " + cdp_->lostReason() + " (" + method + ")");
     };
-    if (!cdp_->alive() && process_ && !process_->running()) throw gone();
+    if (!cdp_->alive() && browser_ && !browser_->process().running()) throw gone();
     // While the page commits a navigation in another renderer (a cross-site page, or the error
     // page of a refused request), the target answers "Not attached to an active page" and has not
     // run the command: it is sent again until the page is back, within the same timeout.
@@ -226,8 +172,8 @@ nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::j
             double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
             return cdp_->call(method, params, session_, std::max(left, 0.001));
         } catch (const DeviceError& e) {
-            if (!cdp_->alive() && process_ && !process_->wait(0.5).has_value()) throw;
-            if (!cdp_->alive() && process_) throw gone();
+            if (!cdp_->alive() && browser_ && !browser_->process().wait(0.5).has_value()) throw;
+            if (!cdp_->alive() && browser_) throw gone();
             if (!std::strstr(e.what(), "Not attached to an active page") ||
                 std::chrono::steady_clock::now() + std::chrono::milliseconds(50) >= deadline)
                 throw;
@@ -241,7 +187,7 @@ nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::j
 std::string ChromiumDevice::describe() const {
     std::string size = std::to_string(metrics_.viewport.w) + "x" + std::to_string(metrics_.viewport.h) + "@" +
                        fmt(metrics_.scale);
-    return process_ ? "chromium headless " + size + " (pid " + std::to_string(process_->pid()) + ")"
+    return browser_ ? "chromium headless " + size + " (pid " + std::to_string(browser_->process().pid()) + ")"
                     : "cdp " + endpoint_ + " page " + size;
 }
 
@@ -265,10 +211,16 @@ Frame ChromiumDevice::capture() {
     return f;
 }
 
+Point ChromiumDevice::cursor() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return cursor_;
+}
+
 void ChromiumDevice::mouse(const char* type, MouseButton button, int click_count, double dx, double dy) {
+    const Point at = cursor();
     nlohmann::json p{{"type", type},
-                     {"x", cursor_.x / metrics_.scale},
-                     {"y", cursor_.y / metrics_.scale},
+                     {"x", at.x / metrics_.scale},
+                     {"y", at.y / metrics_.scale},
                      {"modifiers", modifiers_},
                      {"buttons", buttons_}};
     if (std::string(type) == "mouseWheel") {
@@ -282,7 +234,10 @@ void ChromiumDevice::mouse(const char* type, MouseButton button, int click_count
 }
 
 void ChromiumDevice::move(Point p) {
-    cursor_ = p;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        cursor_ = p;
+    }
     MouseButton held = (buttons_ & 1) ? MouseButton::Left : (buttons_ & 2) ? MouseButton::Right : MouseButton::Middle;
     mouse("mouseMoved", held, 0);
 }

@@ -17,7 +17,7 @@
 namespace eacu {
 
 class CdpConnection;
-class Process;
+class ChromiumBrowser;
 
 /// How the page looks: its viewport in CSS (logical) pixels and its device scale factor, so
 /// frames are viewport × scale physical pixels.
@@ -27,7 +27,7 @@ struct PageMetrics {
 };
 
 /// A Device on one page target of a Chromium. launch() starts Debian's `chromium --headless=new`
-/// with a private profile directory (removed at the end) and --remote-debugging-port=0;
+/// (ChromiumBrowser: a private profile directory, removed at the end, --remote-debugging-port=0);
 /// attach() joins a Chromium already running with --remote-debugging-port. Either way the
 /// device creates its own page (Target.createTarget) and closes it at the end, so several
 /// devices (several runs, in several processes) share one Chromium side by side.
@@ -61,7 +61,7 @@ public:
     double scaleFactor() const override { return metrics_.scale; }
     Frame capture() override;
     void move(Point p) override;
-    Point cursor() const override { return cursor_; }
+    Point cursor() const override;
     void click(MouseButton button, int count = 1) override;
     void press(MouseButton button) override;
     void release(MouseButton button) override;
@@ -78,6 +78,8 @@ public:
     /// has been handled.
     void sync() override;
     Navigator* navigator() override { return this; }
+    /// True: every command goes through the thread-safe CdpConnection, the pointer is under a lock.
+    bool concurrentCapture() const override { return true; }
 
     // Navigator
     void navigate(const std::string& url, double timeout) override;
@@ -97,15 +99,14 @@ private:
     void key(const char* type, const DomKey& k);
     void checkPage() const;
 
-    std::unique_ptr<Process> process_;
-    std::string profile_;
+    std::unique_ptr<ChromiumBrowser> browser_;  // launch(): the Chromium it started
     std::string endpoint_;
     std::string peer_;
     std::unique_ptr<CdpConnection> cdp_;
     std::string target_;
     std::string session_;
     PageMetrics metrics_;
-    Point cursor_{0, 0};
+    Point cursor_{0, 0};  // guarded by mu_
     int buttons_ = 0;    // the protocol's pressed-buttons mask (left 1, right 2, middle 4)
     int modifiers_ = 0;  // Alt 1, Control 2, Meta 4, Shift 8 while held
     mutable std::mutex mu_;

@@ -1,0 +1,52 @@
+#include "server/WorkerDevice.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "device/DeviceFactory.h"
+#include "device/chromium/ChromiumBrowser.h"
+
+namespace eacu::server {
+
+namespace {
+
+std::string metrics(const DeviceSpec& d) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%dx%d@%g", d.size.w, d.size.h, d.scale);
+    return buf;
+}
+
+}  // namespace
+
+WorkerDevice::WorkerDevice(const std::string& spec) {
+    DeviceSpec d = parseDeviceSpec(spec);
+    switch (d.kind) {
+    case DeviceSpec::Kind::Chromium:
+        browser_ = ChromiumBrowser::start(d.size);
+        run_spec_ = "cdp:" + browser_->endpoint() + "#" + metrics(d);
+        kind_ = "chromium";
+        shared_ = true;
+        return;
+    case DeviceSpec::Kind::Cdp:
+        run_spec_ = spec;
+        kind_ = "cdp";
+        shared_ = true;
+        return;
+    case DeviceSpec::Kind::Adb:
+        run_spec_ = spec;
+        kind_ = "adb";
+        return;
+    case DeviceSpec::Kind::Agent:
+        run_spec_ = spec;
+        kind_ = "agent";
+        return;
+    default:
+        throw std::invalid_argument("--device " + spec +
+                                    ": expected chromium[:WxH[@S]], cdp:http://HOST:PORT, adb[:SERIAL] or "
+                                    "agent:HOST:PORT (an X display is --display virtual[:WxH] or :N)");
+    }
+}
+
+WorkerDevice::~WorkerDevice() = default;
+
+}  // namespace eacu::server
