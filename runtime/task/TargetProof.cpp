@@ -13,6 +13,7 @@
 #include "task/RelativeTarget.h"
 #include "vision/PreparedFrame.h"
 #include "vision/Template.h"
+#include "vision/TemplateMatcher.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -23,6 +24,7 @@ namespace {
 
 constexpr double kTextSimilarity = 0.8;  // TargetSpec's default text threshold
 constexpr double kAlikeScore = 0.9;      // another place scoring this is a copy of the crop
+constexpr int kBand[2] = {640, 64};      // logical pixels read around a point for its phrase
 
 std::string fmt2(double v) {
     char b[32];
@@ -178,7 +180,13 @@ std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string
 }
 
 std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& tried) {
-    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, std::nullopt, "eng+chi_sim");
+    // What is written at the point is read from a band around it (kBand logical pixels), not
+    // from the whole frame: that is most of the time a proof took. Only a phrase worth
+    // proving costs the whole frame, read as a replay reads it (provePhrase).
+    const double k = frame.scale > 0 ? frame.scale : 1.0;
+    const int bw = int(kBand[0] * k), bh = int(kBand[1] * k);
+    Rect band = Rect{p.x - bw / 2, p.y - bh / 2, bw, bh}.intersect({0, 0, frame.width(), frame.height()});
+    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, band, "eng+chi_sim");
     std::vector<std::pair<std::string, Rect>> phrases = phrasesAt(*seen, p);
     if (phrases.empty()) {
         tried += "OCR reads no word at the point; ";
@@ -205,20 +213,13 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
         tpl.name = o.image_stem;
         tpl.bgr = frame.bgr(cv::Rect(box.x, box.y, box.w, box.h)).clone();
         tpl.scale = frame.scale;
-        LocateHints hints;
-        hints.expected_scale = 1.0;
-        LocateReport r = locator.locate(prepared, {tpl}, hints);
-        if (!r.match.found || r.match.box.iou(box) < 0.8) {
-            if (last.empty())
-                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
-                       " instead of its place";
-            continue;
-        }
-        // Unique: nothing else on the frame looks nearly the same (a look-alike that scores
-        // clearly less, e.g. a key with another digit, is not taken by a replay's locate).
+        // The cheap pass first: one correlation of the crop over the frame at its own size
+        // says whether anything else looks nearly the same (a look-alike scoring clearly less,
+        // e.g. a key with another digit, is not taken by a replay's locate). Only a crop with
+        // no look-alike costs the full locate a replay makes, which must find it at its place.
         double next = 0;
         int alike = 0;
-        for (const Match& m : locator.findAll(frame.bgr, tpl)) {
+        for (const Match& m : TemplateMatcher().findAll(frame.bgr, tpl)) {
             if (m.box.iou(box) >= 0.5) continue;
             next = std::max(next, m.score);
             if (m.score >= kAlikeScore) ++alike;
@@ -227,6 +228,15 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
             if (last.empty())
                 last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(alike + 1) +
                        " times (score " + fmt3(next) + " elsewhere)";
+            continue;
+        }
+        LocateHints hints;
+        hints.expected_scale = 1.0;
+        LocateReport r = locator.locate(prepared, {tpl}, hints);
+        if (!r.match.found || r.match.box.iou(box) < 0.8) {
+            if (last.empty())
+                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
+                       " instead of its place";
             continue;
         }
         ProvenTarget t;

@@ -52,7 +52,8 @@ struct ProofOptions {
 ///    kept when findElement finds that very element by its role and name; an unnamed entry is
 ///    taken by the label beside it ({ right_of = { role = "label", name = ... }, kind = "field" })
 ///    when that label is found and the entry is the field pickRelative chooses right of it;
-/// 2. else a phrase OCR reads at `p` (a short line of up to 4 words, else the word): kept when
+/// 2. else a phrase OCR reads at `p` in a 640x64 band around it (logical pixels, times the
+///    frame's scale; a short line of up to 4 words, else the word): kept when
 ///    findText, on the frame read with the languages a replay uses, finds it first at `p`
 ///    with similarity >= 0.8 (its centre, where a replay taps, near `p`) and nowhere else at
 ///    that similarity;

@@ -36,27 +36,17 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+from checks import CheckFailed, check, logger  # noqa: E402
+
+log = logger("serve_takeover")
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise CheckFailed(msg)
-
-
-def log(msg):
-    print(f"serve_takeover: {msg}", file=sys.stderr, flush=True)
-
-
-# In the page: a card's state, the live screen's frame box, and a watch of the live frames that
-# records when xcalc's display (a region of the frame) changes.
 # Pixels from the left of zenity's entry dialog to inside the first word of its entry (the
 # dialog's margin and the entry's padding are about 20 px; "Wang" is about 35 px wide).
 DOUBLE_CLICK_DX = 34
 
+# In the page: a card's state, the live screen's frame box, and a watch of the live frames that
+# records when xcalc's display (a region of the frame) changes.
 HELPERS = r"""
 window.__k = window.__k || {
   card(id) { return document.querySelector(`[data-testid="task"][data-task-id="${id}"]`); },
