@@ -95,6 +95,10 @@ int cmdRecord(int argc, char** argv) {
             if (!w.proof_ms.empty())
                 std::printf("eacu record: analysis per pointer action: median %.1f ms, max %.1f ms (%zu actions)\n",
                             median(w.proof_ms), *std::max_element(w.proof_ms.begin(), w.proof_ms.end()), w.proof_ms.size());
+            const std::vector<double>& ahead = recorder.readAheadMs();
+            if (!ahead.empty())
+                std::printf("eacu record: OCR band read while recording, per press: median %.1f ms, max %.1f ms (%zu presses)\n",
+                            median(ahead), *std::max_element(ahead.begin(), ahead.end()), ahead.size());
         }
         return 0;
     } catch (const std::invalid_argument& e) {

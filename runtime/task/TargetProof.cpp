@@ -179,14 +179,13 @@ std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string
     return t;
 }
 
-std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& tried) {
+std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::shared_ptr<const OcrResult> band,
+                                      std::string& tried) {
     // What is written at the point is read from a band around it (kBand logical pixels), not
-    // from the whole frame: that is most of the time a proof took. Only a phrase worth
-    // proving costs the whole frame, read as a replay reads it (provePhrase).
-    const double k = frame.scale > 0 ? frame.scale : 1.0;
-    const int bw = int(kBand[0] * k), bh = int(kBand[1] * k);
-    Rect band = Rect{p.x - bw / 2, p.y - bh / 2, bw, bh}.intersect({0, 0, frame.width(), frame.height()});
-    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, band, "eng+chi_sim");
+    // from the whole frame: that was most of the time a proof took; the recorder reads it
+    // ahead while the person acts (`band`). Only a phrase worth proving costs the whole
+    // frame, read as a replay reads it (provePhrase).
+    std::shared_ptr<const OcrResult> seen = band ? band : OcrCache::shared().get(frame.bgr, phraseBand(frame, p), kPhraseBandLangs);
     std::vector<std::pair<std::string, Rect>> phrases = phrasesAt(*seen, p);
     if (phrases.empty()) {
         tried += "OCR reads no word at the point; ";
@@ -288,6 +287,12 @@ std::vector<unsigned char> pngWithDpi(const cv::Mat& bgr, double dpi) {
 
 }  // namespace
 
+Rect phraseBand(const Frame& frame, Point p) {
+    const double k = frame.scale > 0 ? frame.scale : 1.0;
+    const int bw = int(kBand[0] * k), bh = int(kBand[1] * k);
+    return Rect{p.x - bw / 2, p.y - bh / 2, bw, bh}.intersect({0, 0, frame.width(), frame.height()});
+}
+
 std::string luaQuote(const std::string& s) {
     std::string out = "\"";
     for (unsigned char c : s) {
@@ -331,7 +336,7 @@ ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, c
     std::optional<ProvenTarget> t;
     if (tree) t = proveA11y(*tree, p, tried);
     else tried += "no accessibility tree; ";
-    if (!t && o.text) t = proveText(frame, p, tried);
+    if (!t && o.text) t = proveText(frame, p, o.band, tried);
     if (!t && o.image) t = proveImage(frame, p, locator, o, tried);
     if (!t) {
         t = ProvenTarget{};
