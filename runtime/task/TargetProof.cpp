@@ -185,7 +185,8 @@ std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::shared_p
     // from the whole frame: that was most of the time a proof took; the recorder reads it
     // ahead while the person acts (`band`). Only a phrase worth proving costs the whole
     // frame, read as a replay reads it (provePhrase).
-    std::shared_ptr<const OcrResult> seen = band ? band : OcrCache::shared().get(frame.bgr, phraseBand(frame, p), kPhraseBandLangs);
+    std::shared_ptr<const OcrResult> seen =
+        band ? band : OcrCache::shared().get(frame.bgr, phraseBand(frame, p), kPhraseBandLangs);
     std::vector<std::pair<std::string, Rect>> phrases = phrasesAt(*seen, p);
     if (phrases.empty()) {
         tried += "OCR reads no word at the point; ";

@@ -98,8 +98,8 @@ StepRecord performUserInput(Session& session, const json& event) {
         std::abs(last.input->x - a.at->x) <= kDoubleClickSlop && std::abs(last.input->y - a.at->y) <= kDoubleClickSlop) {
         json p = json::parse(last.params_json, nullptr, false);
         double sent = p.is_object() ? p.value("sent_at", 0.0) : 0.0;
-        double wait = sent + kDoubleClickGap - wallSeconds();
-        if (sent > 0 && wait < kDoubleClickGap) {
+        const double now = wallSeconds(), wait = sent + kDoubleClickGap - now;
+        if (sent > 0 && now - sent < kDoubleClickAfter) {
             a.params["after_click"] = last.idx;
             if (wait > 0) session.cancel().sleep(wait);
         }
