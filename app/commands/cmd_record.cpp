@@ -3,12 +3,11 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <thread>
 
 #include "Cli.h"
+#include "ScriptFile.h"
 #include "assets/AssetLibrary.h"
 #include "base/Clock.h"
 #include "commands/Commands.h"
@@ -17,8 +16,6 @@
 #include "task/RecordedScript.h"
 #include "task/Session.h"
 #include "vision/Locator.h"
-
-namespace fs = std::filesystem;
 
 namespace eacu {
 
@@ -43,19 +40,12 @@ int cmdRecord(int argc, char** argv) {
         std::fprintf(stderr, "eacu record: %s\n", e.what());
         return 2;
     }
-    auto file = o.flag("-o") ? o.flag("-o") : o.flag("--output");
-    if (!file || !o.positional.empty()) {
+    if (!(o.flag("-o") || o.flag("--output")) || !o.positional.empty()) {
         std::fprintf(stderr, "eacu record: expected -o FILE.lua (see eacu record --help)\n");
         return 2;
     }
     bool quiet = std::any_of(o.flags.begin(), o.flags.end(), [](const auto& f) { return f.first == "--quiet"; });
-    fs::path script = fs::absolute(*file);
-    std::string assets_ref = script.stem().string() + "_assets";
-    fs::path assets_dir = script.parent_path() / assets_ref;
-    if (auto a = o.flag("--assets")) {
-        assets_dir = fs::absolute(*a);
-        assets_ref = fs::relative(assets_dir, script.parent_path()).string();
-    }
+    const ScriptFile file = scriptFileOf(o);
     std::vector<std::string> launches;
     for (const auto& [name, value] : o.flags)
         if (name == "--launch") launches.push_back(value);
@@ -92,25 +82,23 @@ int cmdRecord(int argc, char** argv) {
         std::signal(SIGINT, SIG_DFL);
         std::signal(SIGTERM, SIG_DFL);
         for (ScriptItem& it : recorder.finish()) items.push_back(std::move(it));
-        ScriptOptions opts;
-        opts.assets_dir = assets_dir.string();
-        opts.assets_ref = assets_ref;
-        opts.header = {"Recorded by eacu record on " + described + " (device scale " + std::to_string(scale).substr(0, 4) + ").",
-                       "Each line says why its target was chosen; run it with: eacu run " + script.filename().string()};
-        WrittenScript w = writeScript(items, locator, opts);
-        std::ofstream out(script, std::ios::trunc);
-        out << w.lua;
-        if (!out) throw std::runtime_error("cannot write \"" + script.string() + "\"");
-        out.close();
+        WrittenScript w = writeScriptFile(
+            file, items, locator,
+            {"Recorded by eacu record on " + described + " (device scale " + std::to_string(scale).substr(0, 4) + ").",
+             "Each line says why its target was chosen; run it with: eacu run " + file.script.filename().string()});
         session.stopProcesses();
         if (!quiet) {
             std::printf("eacu record: wrote %s: %zu lines of actions (%d a11y, %d relative, %d text, %d image, %d coordinates)",
-                        script.string().c_str(), items.size(), w.a11y, w.relative, w.text, w.image, w.points);
-            if (!w.images.empty()) std::printf(", %zu images in %s", w.images.size(), assets_dir.string().c_str());
+                        file.script.string().c_str(), items.size(), w.a11y, w.relative, w.text, w.image, w.points);
+            if (!w.images.empty()) std::printf(", %zu images in %s", w.images.size(), file.assets_dir.string().c_str());
             std::printf("\n");
             if (!w.proof_ms.empty())
                 std::printf("eacu record: analysis per pointer action: median %.1f ms, max %.1f ms (%zu actions)\n",
                             median(w.proof_ms), *std::max_element(w.proof_ms.begin(), w.proof_ms.end()), w.proof_ms.size());
+            const std::vector<double>& ahead = recorder.readAheadMs();
+            if (!ahead.empty())
+                std::printf("eacu record: OCR band read while recording, per press: median %.1f ms, max %.1f ms (%zu presses)\n",
+                            median(ahead), *std::max_element(ahead.begin(), ahead.end()), ahead.size());
         }
         return 0;
     } catch (const std::invalid_argument& e) {

@@ -79,8 +79,19 @@ std::string TaskRunner::display() const {
 void TaskRunner::stop(const std::string& reason) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopped_ && !reason.empty()) interrupt_reason_ = reason;
+    if (stopped_) return;
     stopped_ = true;
-    if (worker_pid_ > 0) ::kill(-worker_pid_, SIGTERM);  // its process group, as Process::stop does
+    // The stop line first (docs/serve-protocol.md §5.2: the run ends as on SIGTERM, at once
+    // for a wait, at the step's end otherwise); execute() sends SIGTERM to a worker that has
+    // not ended kStopGrace seconds later. A worker not yet started gets the line when it does.
+    std::string line = json{{"type", "stop"}, {"reason", reason.empty() ? std::string("stopped") : reason}}.dump() + "\n";
+    if (closed_) return;
+    if (fd_ < 0) {
+        pending_.push_back(std::move(line));
+        return;
+    }
+    stop_sent_at_ = monotonicSeconds();
+    writeLocked(line);
 }
 
 void TaskRunner::abort(const std::string& reason) {
@@ -205,12 +216,20 @@ void TaskRunner::execute(Exec& x) {
         // Lines sent while the display and the programs started (a take-over, an early input).
         for (const auto& line : pending_) writeLocked(line);
         pending_.clear();
+        if (stopped_) stop_sent_at_ = monotonicSeconds();  // a stop that came while it started
     }
-    if (stopped_) ::kill(-x.worker->pid(), SIGTERM);  // a stop that came while it started
+    bool termed = false;
 
     // The worker's protocol lines until it closes its end (it exited).
     char buf[65536];
     for (;;) {
+        if (stopped_ && !termed) {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (stop_sent_at_ > 0 && monotonicSeconds() - stop_sent_at_ > kStopGrace) {
+                ::kill(-x.worker->pid(), SIGTERM);  // its process group, as Process::stop does
+                termed = true;
+            }
+        }
         pollfd p{sv[0], POLLIN, 0};
         int r = ::poll(&p, 1, 200);
         if (r < 0 && errno == EINTR) continue;

@@ -34,8 +34,12 @@ public:
     /// answer and error. Never throws: a display that cannot start or a worker that cannot run
     /// fails the task with that reason.
     void run();
-    /// Stops the task: the worker gets SIGTERM (its run ends "interrupted"), then run() stops
-    /// the rest and records the task as stopped (task.stopped), or, with a `reason` (the server
+    /// Seconds a worker has to end after the stop line before it gets SIGTERM.
+    static constexpr double kStopGrace = 5.0;
+
+    /// Stops the task: the worker gets the stop line {"type":"stop","reason"} and, if it has
+    /// not ended kStopGrace seconds later, SIGTERM (either way its run ends "interrupted");
+    /// then run() stops the rest and records the task as stopped (task.stopped), or, with a `reason` (the server
     /// is shutting down), as interrupted (task.failed "interrupted: <reason>"). Idempotent.
     void stop(const std::string& reason = "");
     /// Ends the run at once (SIGKILL to the worker's process group: no further input), e.g.
@@ -64,11 +68,12 @@ private:
     TaskSink& sink_;
     std::atomic<bool> stopped_{false};
     std::string interrupt_reason_;  // guarded by mu_
-    mutable std::mutex mu_;  // guards fd_, worker_pid_, display_, pending_, closed_
+    mutable std::mutex mu_;  // guards fd_, worker_pid_, display_, pending_, closed_, stop_sent_at_
     int fd_ = -1;            // our end of the worker's socketpair
     std::vector<std::string> pending_;  // lines sent before the worker ran
     bool closed_ = false;    // the run has ended: lines are dropped
     int worker_pid_ = 0;
+    double stop_sent_at_ = 0;  // monotonic seconds the stop line went to the worker; 0: not yet
     std::string display_;
 };
 

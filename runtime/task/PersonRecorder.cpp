@@ -14,7 +14,10 @@ bool PersonRecorder::poll() {
             if (e.kind == RecordedInput::Kind::KeyDown) stopped_ = true;
             continue;
         }
-        if (e.kind == RecordedInput::Kind::ButtonDown) screens_[e.time] = history_.before(e.time);
+        if (e.kind == RecordedInput::Kind::ButtonDown) {
+            screens_[e.time] = history_.before(e.time);
+            reader_.add(e.time, screens_[e.time], e.at);
+        }
         events_.push_back(std::move(e));
     }
     if (!history_.error().empty()) throw std::runtime_error("the screen capture stopped: " + history_.error());
@@ -25,11 +28,14 @@ std::vector<ScriptItem> PersonRecorder::finish() {
     if (!stopped_) poll();
     input_.stop();
     history_.stop();
+    PhraseReader::Read read = reader_.finish();
+    read_ms_ = read.ms;
     std::vector<ScriptItem> items;
     for (const UserAction& a : groupInputs(events_)) {
         ScriptItem it;
         it.action = a;
         if (auto s = screens_.find(a.time); s != screens_.end()) it.before = s->second;
+        if (auto b = read.bands.find(a.time); b != read.bands.end()) it.band = b->second;
         items.push_back(it);
     }
     return items;

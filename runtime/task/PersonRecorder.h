@@ -8,6 +8,7 @@
 
 #include "device/Device.h"
 #include "device/x11/X11InputRecorder.h"
+#include "task/PhraseReader.h"
 #include "task/RecordedScript.h"
 #include "task/ScreenHistory.h"
 
@@ -28,15 +29,20 @@ public:
     /// Throws std::runtime_error when the screen capture failed.
     bool poll();
     /// Stops both recordings and returns the person's actions, each pointer action with the
-    /// screen before it (task/RecordedActions.h groupInputs).
+    /// screen before it (task/RecordedActions.h groupInputs) and the OCR band around its point
+    /// read during the recording (PhraseReader).
     std::vector<ScriptItem> finish();
+    /// The milliseconds each press's band took to read during the recording (after finish()).
+    const std::vector<double>& readAheadMs() const { return read_ms_; }
 
 private:
     X11InputRecorder input_;
     ScreenHistory history_;
+    PhraseReader reader_;  // each press's OCR band, read while the person goes on
     std::vector<RecordedInput> events_;
     std::map<double, std::shared_ptr<const ScreenState>> screens_;  // press time -> screen before
     bool stopped_ = false;
+    std::vector<double> read_ms_;
 };
 
 }  // namespace eacu

@@ -30,6 +30,7 @@ struct Writer {
     // The target for `p` on the item's screen, its image saved when it is one.
     ProvenTarget prove(const ScriptItem& it, Point p, const std::string& stem) {
         ProofOptions po;
+        if (p == it.action.at) po.band = it.band;
         po.image_ref = o.assets_ref;
         po.image_stem = stem;
         const A11yElement* tree = it.before && it.before->tree ? &*it.before->tree : nullptr;

@@ -21,6 +21,7 @@ namespace eacu {
 struct ScriptItem {
     UserAction action;
     std::shared_ptr<const ScreenState> before;
+    std::shared_ptr<const OcrResult> band;  // the OCR band around action.at read ahead, or null
     std::string target;
     std::string comment;
     std::string launch;

@@ -52,6 +52,7 @@ std::vector<ScriptItem> itemsFromRun(const RunReader& log, int64_t run_id) {
         return screens[*id] = s;
     };
     std::vector<ScriptItem> out;
+    int last_idx = 0;  // the step the last item came from
     for (const StepRecord& s : log.steps(run_id)) {
         if (s.status != "ok") continue;
         nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json, nullptr, false);
@@ -60,7 +61,12 @@ std::vector<ScriptItem> itemsFromRun(const RunReader& log, int64_t run_id) {
         UserAction& a = it.action;
         a.time = s.started_at;
         a.end = s.ended_at;
-        std::string whose = s.method.rfind("model", 0) == 0 ? "the model's" : s.method == "person" ? "the person's" : "the script's";
+        // Who acted: the steps.actor column (schema 6). A log from before it is migrated with
+        // actor 'script' on every step, so there a "model..." method still names the model's.
+        const bool model_method = s.method.rfind("model", 0) == 0;
+        std::string actor = s.actor.empty() || (s.actor == "script" && model_method) ? (model_method ? "model" : "script")
+                                                                                      : s.actor;
+        std::string whose = actor == "model" ? "the model's" : actor == "user" ? "the person's" : "the script's";
         it.comment = whose + " step " + std::to_string(s.idx);
         if (s.action == "launch") {
             it.launch = commandOf(s.target);
@@ -74,7 +80,14 @@ std::vector<ScriptItem> itemsFromRun(const RunReader& log, int64_t run_id) {
             int button = params.value("button", 1);
             a.button = button == 3 ? "right" : button == 2 ? "middle" : "left";
             if (s.action == "tap") a.kind = params.value("count", 1) == 2 ? UserAction::Kind::DoubleTap : UserAction::Kind::Tap;
-            if (s.action == "double_tap") a.kind = UserAction::Kind::DoubleTap;
+            if (s.action == "double_tap") {
+                a.kind = UserAction::Kind::DoubleTap;
+                // The person's double click on the page came as a click, then the double click
+                // (task/UserInput.h): the two are one double click in the script.
+                if (params.value("after_click", 0) == last_idx && last_idx > 0 && !out.empty() &&
+                    out.back().action.kind == UserAction::Kind::Tap)
+                    out.pop_back();
+            }
             if (s.action == "long_press") {
                 a.kind = UserAction::Kind::LongPress;
                 a.hold = params.value("hold", 1.0);
@@ -100,6 +113,7 @@ std::vector<ScriptItem> itemsFromRun(const RunReader& log, int64_t run_id) {
             continue;
         }
         out.push_back(std::move(it));
+        last_idx = s.idx;
     }
     return out;
 }

@@ -13,6 +13,7 @@
 #include "task/RelativeTarget.h"
 #include "vision/PreparedFrame.h"
 #include "vision/Template.h"
+#include "vision/TemplateMatcher.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
@@ -23,6 +24,7 @@ namespace {
 
 constexpr double kTextSimilarity = 0.8;  // TargetSpec's default text threshold
 constexpr double kAlikeScore = 0.9;      // another place scoring this is a copy of the crop
+constexpr int kBand[2] = {640, 64};      // logical pixels read around a point for its phrase
 
 std::string fmt2(double v) {
     char b[32];
@@ -177,8 +179,14 @@ std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string
     return t;
 }
 
-std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::string& tried) {
-    std::shared_ptr<const OcrResult> seen = OcrCache::shared().get(frame.bgr, std::nullopt, "eng+chi_sim");
+std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::shared_ptr<const OcrResult> band,
+                                      std::string& tried) {
+    // What is written at the point is read from a band around it (kBand logical pixels), not
+    // from the whole frame: that was most of the time a proof took; the recorder reads it
+    // ahead while the person acts (`band`). Only a phrase worth proving costs the whole
+    // frame, read as a replay reads it (provePhrase).
+    std::shared_ptr<const OcrResult> seen =
+        band ? band : OcrCache::shared().get(frame.bgr, phraseBand(frame, p), kPhraseBandLangs);
     std::vector<std::pair<std::string, Rect>> phrases = phrasesAt(*seen, p);
     if (phrases.empty()) {
         tried += "OCR reads no word at the point; ";
@@ -205,20 +213,13 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
         tpl.name = o.image_stem;
         tpl.bgr = frame.bgr(cv::Rect(box.x, box.y, box.w, box.h)).clone();
         tpl.scale = frame.scale;
-        LocateHints hints;
-        hints.expected_scale = 1.0;
-        LocateReport r = locator.locate(prepared, {tpl}, hints);
-        if (!r.match.found || r.match.box.iou(box) < 0.8) {
-            if (last.empty())
-                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
-                       " instead of its place";
-            continue;
-        }
-        // Unique: nothing else on the frame looks nearly the same (a look-alike that scores
-        // clearly less, e.g. a key with another digit, is not taken by a replay's locate).
+        // The cheap pass first: one correlation of the crop over the frame at its own size
+        // says whether anything else looks nearly the same (a look-alike scoring clearly less,
+        // e.g. a key with another digit, is not taken by a replay's locate). Only a crop with
+        // no look-alike costs the full locate a replay makes, which must find it at its place.
         double next = 0;
         int alike = 0;
-        for (const Match& m : locator.findAll(frame.bgr, tpl)) {
+        for (const Match& m : TemplateMatcher().findAll(frame.bgr, tpl)) {
             if (m.box.iou(box) >= 0.5) continue;
             next = std::max(next, m.score);
             if (m.score >= kAlikeScore) ++alike;
@@ -227,6 +228,15 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
             if (last.empty())
                 last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(alike + 1) +
                        " times (score " + fmt3(next) + " elsewhere)";
+            continue;
+        }
+        LocateHints hints;
+        hints.expected_scale = 1.0;
+        LocateReport r = locator.locate(prepared, {tpl}, hints);
+        if (!r.match.found || r.match.box.iou(box) < 0.8) {
+            if (last.empty())
+                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
+                       " instead of its place";
             continue;
         }
         ProvenTarget t;
@@ -278,6 +288,12 @@ std::vector<unsigned char> pngWithDpi(const cv::Mat& bgr, double dpi) {
 
 }  // namespace
 
+Rect phraseBand(const Frame& frame, Point p) {
+    const double k = frame.scale > 0 ? frame.scale : 1.0;
+    const int bw = int(kBand[0] * k), bh = int(kBand[1] * k);
+    return Rect{p.x - bw / 2, p.y - bh / 2, bw, bh}.intersect({0, 0, frame.width(), frame.height()});
+}
+
 std::string luaQuote(const std::string& s) {
     std::string out = "\"";
     for (unsigned char c : s) {
@@ -321,7 +337,7 @@ ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, c
     std::optional<ProvenTarget> t;
     if (tree) t = proveA11y(*tree, p, tried);
     else tried += "no accessibility tree; ";
-    if (!t && o.text) t = proveText(frame, p, tried);
+    if (!t && o.text) t = proveText(frame, p, o.band, tried);
     if (!t && o.image) t = proveImage(frame, p, locator, o, tried);
     if (!t) {
         t = ProvenTarget{};

@@ -1,6 +1,7 @@
 // The most robust target that can be proven for a point on a frame: what `eacu record` and
 // `eacu script` write for a pointer action (issue 29).
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "device/Accessibility.h"
 #include "geometry/Rect.h"
 #include "vision/Locator.h"
+#include "vision/ocr/OcrResult.h"
 
 namespace eacu {
 
@@ -45,6 +47,8 @@ struct ProofOptions {
     std::string image_stem = "target";
     bool text = true;
     bool image = true;
+    /// The phraseBand of this frame and point read ahead (PhraseReader), or null: read now.
+    std::shared_ptr<const OcrResult> band;
 };
 
 /// The most robust target for point `p` (physical pixels) on `frame`, proven on that frame:
@@ -52,7 +56,8 @@ struct ProofOptions {
 ///    kept when findElement finds that very element by its role and name; an unnamed entry is
 ///    taken by the label beside it ({ right_of = { role = "label", name = ... }, kind = "field" })
 ///    when that label is found and the entry is the field pickRelative chooses right of it;
-/// 2. else a phrase OCR reads at `p` (a short line of up to 4 words, else the word): kept when
+/// 2. else a phrase OCR reads at `p` in a 640x64 band around it (logical pixels, times the
+///    frame's scale; a short line of up to 4 words, else the word): kept when
 ///    findText, on the frame read with the languages a replay uses, finds it first at `p`
 ///    with similarity >= 0.8 (its centre, where a replay taps, near `p`) and nowhere else at
 ///    that similarity;
@@ -63,6 +68,13 @@ struct ProofOptions {
 /// 4. else the point, saying why.
 ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
                          const ProofOptions& o = {});
+
+/// The region OCR reads around `p` for the phrase there (proveTarget step 2): 640x64 logical
+/// pixels centred on it, times the frame's scale, clipped to the frame. Reading it ahead (the
+/// recorder does while the person acts) puts it in OcrCache::shared() for the proof.
+Rect phraseBand(const Frame& frame, Point p);
+/// The languages that band is read with.
+inline constexpr const char* kPhraseBandLangs = "eng+chi_sim";
 
 /// `s` as a Lua string literal: double quotes, with \\, \", \n, \r, \t and other control
 /// characters escaped; UTF-8 kept as it is.

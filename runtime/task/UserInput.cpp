@@ -1,8 +1,10 @@
 #include "task/UserInput.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
+#include "base/Clock.h"
 #include "task/Session.h"
 
 namespace eacu {
@@ -48,6 +50,9 @@ InputAction userInputAction(const json& event, Size screen) {
     InputAction a;
     a.actor = "user";
     a.method = "person";
+    // The person sees the screen and acts again if a click did nothing: it is not repeated
+    // a few pixels off as a script's unseen tap is (which could turn one click into two).
+    a.retry_without_effect = false;
     a.params = {{"event", kind}};
     if (kind == "move" || kind == "click" || kind == "double_click" || kind == "right_click") {
         a.at = pointField(event, "x", "y", kind, screen);
@@ -76,12 +81,29 @@ InputAction userInputAction(const json& event, Size screen) {
         throw std::invalid_argument("input: expected \"kind\" move, click, double_click, right_click, drag, wheel, "
                                     "key or text, got \"" + kind + "\"");
     }
-    a.target = a.at ? "(" + std::to_string(a.at->x) + "," + std::to_string(a.at->y) + ")" : std::string();
+    // The step's target as a script's input and key steps name theirs (the text, the combo),
+    // which `eacu script` writes back.
+    a.target = a.at ? "(" + std::to_string(a.at->x) + "," + std::to_string(a.at->y) + ")"
+                    : kind == "text" ? a.text : kind == "key" ? a.combo : std::string();
     return a;
 }
 
 StepRecord performUserInput(Session& session, const json& event) {
     InputAction a = userInputAction(event, session.device().screenSize());
+    // The page sends a click at once and, when a second press follows at the same place, the
+    // double click: the device gets a click, then one double click started kDoubleClickGap
+    // after that click, so the application sees a click and a double click, never a triple.
+    const StepRecord& last = session.executor().lastStep();
+    if (a.action == "double_tap" && last.actor == "user" && last.action == "tap" && last.input && a.at &&
+        std::abs(last.input->x - a.at->x) <= kDoubleClickSlop && std::abs(last.input->y - a.at->y) <= kDoubleClickSlop) {
+        json p = json::parse(last.params_json, nullptr, false);
+        double sent = p.is_object() ? p.value("sent_at", 0.0) : 0.0;
+        const double now = wallSeconds(), wait = sent + kDoubleClickGap - now;
+        if (sent > 0 && now - sent < kDoubleClickAfter) {
+            a.params["after_click"] = last.idx;
+            if (wait > 0) session.cancel().sleep(wait);
+        }
+    }
     session.executor().perform(std::move(a));
     return session.executor().lastStep();
 }

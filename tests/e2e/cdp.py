@@ -328,6 +328,13 @@ class Page:
         self.mouse("mousePressed", x, y, buttons=1, button="left", clicks=1)
         self.mouse("mouseReleased", x, y, buttons=0, button="left", clicks=1)
 
+    def double_click_at(self, x, y):
+        """Two presses at (x, y) as a double click dispatches them (clickCount 1, then 2)."""
+        self.mouse("mouseMoved", x, y)
+        for n in (1, 2):
+            self.mouse("mousePressed", x, y, buttons=1, button="left", clicks=n)
+            self.mouse("mouseReleased", x, y, buttons=0, button="left", clicks=n)
+
     def click(self, selector, index=0):
         """A real mouse click at the element's centre."""
         x, y = self.center(selector, index)

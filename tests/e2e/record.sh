@@ -5,6 +5,8 @@
 #    computes 408 on a fresh xcalc; no sleep, no coordinates; the analysis time per action.
 # 2. zenity (GTK3, with its tree): a form's entry clicked and Chinese typed, OK; then a
 #    checklist's check box and OK; stopped by the Pause key. The script fills both again.
+# 3. Chromium (kiosk, device scale 1) on a local canvas page: three shapes clicked, written as
+#    image targets cut at scale 1; the script runs on the chromium device at scale 2.
 # The person's eyes are eacu runs on the same display that only look (they send no input).
 set -euo pipefail
 EACU=$1; OUT=$2
@@ -119,4 +121,70 @@ out=$("$EACU" run "$OUT/zen.lua" --display virtual --db "$db" 2>&1) || fail "the
 for i in $(seq 100); do [ -s "$OUT/list.txt" ] && break; sleep 0.1; done
 expect_eq "$(cat "$OUT/form.txt")" "张三|" "the recorded script fills the form"
 expect_eq "$(cat "$OUT/list.txt")" "Banana" "the recorded script checks the box"
+
+# ---- 3. Chromium: image targets recorded at device scale 1, replayed at scale 2 ----
+# A canvas of three shapes with no text and no accessible names (so the targets are images);
+# a click on a shape adds its letter to the title (the window's name) and to the URL's hash,
+# and a mark at the bottom left.
+command -v chromium >/dev/null || fail "chromium is not installed (make deps installs it)"
+cat >"$OUT/shapes.html" <<'HTML'
+<!doctype html><html><head><meta charset="utf-8"><title>shapes</title>
+<style>html, body { margin: 0; overflow: hidden; background: #f4f1ea }</style></head>
+<body><canvas id="c"></canvas><script>
+const c = document.getElementById('c'), g = c.getContext('2d'), k = devicePixelRatio;
+c.width = innerWidth * k; c.height = innerHeight * k;
+c.style.width = innerWidth + 'px'; c.style.height = innerHeight + 'px';
+g.scale(k, k);
+// Each shape: a letter, a centre (CSS pixels) and how it is drawn.
+const shapes = [
+  { n: 'A', x: 300, y: 250, draw() { g.fillStyle = '#c0392b'; g.beginPath(); g.arc(this.x, this.y, 22, 0, 7); g.fill();
+                                      g.fillStyle = '#fff'; g.fillRect(this.x - 10, this.y - 4, 20, 8); } },
+  { n: 'B', x: 700, y: 420, draw() { g.fillStyle = '#2471a3'; g.beginPath(); g.moveTo(this.x, this.y - 24);
+                                      g.lineTo(this.x + 24, this.y + 18); g.lineTo(this.x - 24, this.y + 18); g.fill();
+                                      g.fillStyle = '#f7dc6f'; g.fillRect(this.x - 5, this.y, 10, 10); } },
+  { n: 'C', x: 1000, y: 200, draw() { g.fillStyle = '#1e8449'; g.fillRect(this.x - 22, this.y - 16, 44, 32);
+                                       g.strokeStyle = '#fff'; g.lineWidth = 4; g.beginPath(); g.moveTo(this.x - 12, this.y);
+                                       g.lineTo(this.x - 2, this.y + 9); g.lineTo(this.x + 14, this.y - 9); g.stroke(); } },
+];
+for (const s of shapes) s.draw();
+let said = '';
+c.addEventListener('click', (e) => {
+  for (const s of shapes) if (Math.abs(e.clientX - s.x) <= 24 && Math.abs(e.clientY - s.y) <= 24) said += s.n;
+  g.fillStyle = '#333'; g.fillRect(20 + 14 * said.length, 770, 10, 10);  // a visible effect: a tap is not repeated
+  document.title = 'shapes ' + said;
+  history.replaceState(null, '', '#' + said);
+});
+</script></body></html>
+HTML
+# Full screen at device scale 1: the page's CSS pixels are the screen's pixels.
+start_record page --wm openbox -o "$OUT/page.lua" --launch "chromium --no-sandbox --test-type --disable-gpu --no-first-run \
+--disable-background-networking --disable-component-update --disable-sync --user-data-dir=$OUT/chromium-profile \
+--kiosk --force-device-scale-factor=1 file://$OUT/shapes.html"
+# The window maps, takes the page's title, and the window manager makes it full screen (a
+# search while Chromium's short-lived windows come and go may fail: it is asked again).
+for i in $(seq 300); do
+  DISPLAY=$disp xdotool search --name '^shapes' getwindowgeometry --shell >"$OUT/page_window" 2>&1 || true
+  grep -q '^X=0$' "$OUT/page_window" && grep -q '^Y=0$' "$OUT/page_window" && grep -q '^WIDTH=1280$' "$OUT/page_window" && break
+  sleep 0.1
+done
+grep -q '^WIDTH=1280$' "$OUT/page_window" || fail "the page's kiosk window is not full screen after 30 s: $(cat "$OUT/page_window")"
+eyes '(function() wait_stable(20); return { cx = 0, cy = 0 } end)()' >/dev/null  # the page has drawn
+for xy in "300 250" "700 420" "1000 200"; do click_at $xy; done
+for i in $(seq 100); do DISPLAY=$disp xdotool search --name '^shapes ABC' >/dev/null 2>&1 && break; sleep 0.1; done
+DISPLAY=$disp xdotool search --name '^shapes ABC' >/dev/null || fail "the page did not take the three clicks (its title)"
+kill -INT "$rec_pid"
+await_record_end page
+cat "$OUT/page.out"; cat "$OUT/page.lua"
+expect_eq "$(grep -c '^tap(.*-- a .* image around the point (scale 1.00)' "$OUT/page.lua")" "3" "image targets cut at scale 1"
+expect_no_sleep_or_blind_points "$OUT/page.lua"
+# The same page on the chromium device at scale 2 (2560x1600 frames): the launch becomes
+# open_url; each image is looked for at twice its recorded size.
+{ echo "open_url \"file://$OUT/shapes.html\""
+  grep -v '^launch ' "$OUT/page.lua"
+  echo 'print("replayed url: " .. current_url())'; } >"$OUT/page_check.lua"
+out=$("$EACU" run "$OUT/page_check.lua" --device chromium:1280x800@2 --db "$db" 2>&1) || fail "the recorded page script at scale 2 failed: $out"
+expect_eq "$(echo "$out" | sed -n 's/^replayed url: .*#//p')" "ABC" "the shapes clicked at scale 2, once each"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+sqlite3 "$db" "SELECT idx, action, method, score, transform FROM steps WHERE run_id=$run AND action='tap'"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND status='ok' AND input_x IS NOT NULL")" "3" "the taps at scale 2"
 echo "PASS record"

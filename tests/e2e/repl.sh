@@ -8,25 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-command -v tmux >/dev/null || fail "tmux is not installed (make deps installs it)"
-sock="eacu-repl-test-$$"
-export TMUX_TMPDIR=$TMPDIR  # the tmux server's socket in this test's own temp dir
-tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null || true' EXIT
-pane() { tm capture-pane -p -J -S -300 -t repl; }
-# Waits up to $2 seconds (default 10) for the pane to contain $1.
-wait_for() {
-  local deadline=$(( $(date +%s) + ${2:-10} ))
-  while [ "$(date +%s)" -le $deadline ]; do
-    pane | grep -qF -- "$1" && return 0
-    sleep 0.05
-  done
-  pane >&2
-  fail "the REPL did not show '$1' within ${2:-10} s"
-}
-count() { pane | grep -cF -- "$1" || true; }
-# Types text literally (tmux would read "end" as the End key), then Enter.
-send() { tm send-keys -t repl -l -- "$1"; tm send-keys -t repl Enter; }
+. "$here/repl_tmux.bash"
 # Sends $1 and interrupts it with Ctrl-C until the REPL reports one more "cancelled (Ctrl-C)"
 # than before. It first waits until the REPL took the line (its echo is the last line and the
 # cursor left it): a Ctrl-C that came earlier would clear the prompt and flush the unread Enter.
@@ -50,11 +32,7 @@ send_and_interrupt() {
   [ $elapsed -lt 15 ] || fail "Ctrl-C took $elapsed s to cancel '$1'"
 }
 
-tm new-session -d -s repl -x 200 -y 60 \
-  "env NO_COLOR=1 EACU_REPL_HISTORY='$OUT/history' EACU_HOME='${EACU_HOME:-}' '$EACU' repl --display virtual --db '$db'; echo REPL-EXITED \$?; sleep 600"
-wait_for "eacu> " 15
-disp=$(pane | sed -n 's/.* repl on x11 :\([0-9]*\) .*/\1/p' | head -1)
-[ -n "$disp" ] || fail "the banner does not name the display"
+start_repl_tmux eacu-repl-test
 
 # Results print readably: a Match with its box, score, method and scale; tables nested.
 send 'launch "xcalc"'

@@ -8,29 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-command -v tmux >/dev/null || fail "tmux is not installed (make deps installs it)"
 command -v xdotool >/dev/null || fail "xdotool is not installed (make deps installs it)"
-sock="eacu-repl-record-$$"
-export TMUX_TMPDIR=$TMPDIR
-tm() { tmux -L "$sock" "$@"; }
-trap 'tm kill-server 2>/dev/null || true' EXIT
-pane() { tm capture-pane -p -J -S -300 -t repl; }
-wait_for() {
-  local deadline=$(( $(date +%s) + ${2:-10} ))
-  while [ "$(date +%s)" -le $deadline ]; do
-    pane | grep -qF -- "$1" && return 0
-    sleep 0.05
-  done
-  pane >&2
-  fail "the REPL did not show '$1' within ${2:-10} s"
-}
-send() { tm send-keys -t repl -l -- "$1"; tm send-keys -t repl Enter; }
-
-tm new-session -d -s repl -x 200 -y 60 \
-  "cd '$OUT' && env NO_COLOR=1 EACU_REPL_HISTORY='$OUT/history' EACU_HOME='${EACU_HOME:-}' '$EACU' repl --display virtual --db '$db'; echo REPL-EXITED \$?; sleep 600"
-wait_for "eacu> " 15
-disp=$(pane | sed -n 's/.* repl on x11 :\([0-9]*\) .*/\1/p' | head -1)
-[ -n "$disp" ] || fail "the banner does not name the display"
+. "$here/repl_tmux.bash"
+start_repl_tmux eacu-repl-record "$OUT"
 send 'launch "xcalc"; for _, k in ipairs { "1", "2" } do local m = wait(k, 20); print("A" .. "T", m.cx, m.cy) end'
 for i in $(seq 300); do [ "$(pane | grep -c '^AT\s\+[0-9]')" = 2 ] && break; sleep 0.1; done
 mapfile -t at < <(pane | sed -n 's/^AT\s\+\([0-9]*\)\s\+\([0-9]*\).*/\1 \2/p')

@@ -27,6 +27,13 @@ out=$("$EACU" script "$run" -o "$OUT/agent.lua" --db "$db" 2>&1) || fail "eacu s
 echo "$out"; cat "$OUT/agent.lua"
 expect_contains "$(cat "$OUT/agent.lua")" 'launch "xcalc"' "the launch of calc.open()"
 expect_eq "$(grep -c "^tap(.*the model's step" "$OUT/agent.lua")" "$taps" "one tap per model tap"
+# Who acted comes from the steps.actor column (schema 6), not from the method: a copy of the
+# log with the first model tap's actor set to 'user' names it the person's step.
+cp "$db" "$OUT/actor.db"
+sqlite3 "$OUT/actor.db" "UPDATE steps SET actor='user' WHERE id=(SELECT MIN(id) FROM steps WHERE run_id=$run AND action='tap' AND method='model')"
+"$EACU" script "$run" -o "$OUT/actor.lua" --db "$OUT/actor.db" >/dev/null 2>&1 || fail "eacu script on the copy failed"
+expect_eq "$(grep -c "^tap(.*the person's step" "$OUT/actor.lua")" "1" "the step whose actor is user"
+expect_eq "$(grep -c "^tap(.*the model's step" "$OUT/actor.lua")" "$((taps - 1))" "the other model taps"
 if grep -n 'agent\s*(\|dynamic\|sleep' "$OUT/agent.lua"; then fail "the script still asks a model or sleeps"; fi
 if grep -n '{ x = ' "$OUT/agent.lua" | grep -v 'no target could be proven'; then fail "coordinates without saying why"; fi
 

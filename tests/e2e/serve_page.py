@@ -38,19 +38,9 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+from checks import CheckFailed, check, logger  # noqa: E402
 
-
-class CheckFailed(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise CheckFailed(msg)
-
-
-def log(msg):
-    print(f"serve_page: {msg}", file=sys.stderr, flush=True)
+log = logger("serve_page")
 
 
 def with_token(url, token):

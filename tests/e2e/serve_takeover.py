@@ -36,20 +36,14 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+from checks import CheckFailed, check, logger  # noqa: E402
+
+log = logger("serve_takeover")
 
 
-class CheckFailed(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise CheckFailed(msg)
-
-
-def log(msg):
-    print(f"serve_takeover: {msg}", file=sys.stderr, flush=True)
-
+# Pixels from the left of zenity's entry dialog to inside the first word of its entry (the
+# dialog's margin and the entry's padding are about 20 px; "Wang" is about 35 px wide).
+DOUBLE_CLICK_DX = 34
 
 # In the page: a card's state, the live screen's frame box, and a watch of the live frames that
 # records when xcalc's display (a region of the frame) changes.
@@ -226,7 +220,14 @@ return "表单已填写（" .. said .. "）"
         log(f"zenity's dialog at {x},{y} {w}x{h} on {disp}")
         # Its entry runs across the dialog below the label: click it (left part, mid height).
         self.click_frame(tid, x + w // 3, y + h // 2)
-        self.page.call("Input.insertText", text="张三 Zhang")
+        self.page.call("Input.insertText", text="Wang 张三")
+        # A double click on the first word selects it (GTK): the name typed next replaces it.
+        # Two single clicks would only move the caret into it ("WZhangang 张三").
+        self.wait_state(tid, "s.userItems >= 2", 20, "the person's click and text in the timeline")
+        p = self.js(f"__k.pagePoint({tid}, {x + DOUBLE_CLICK_DX}, {y + h // 2})")
+        self.page.double_click_at(p["x"], p["y"])
+        self.wait_state(tid, "s.userItems >= 4", 20, "the person's double click in the timeline")
+        self.page.call("Input.insertText", text="Zhang")
         self.page.press_key("Enter", vk=13, text="\r")
         end = time.monotonic() + 30
         got = ""
@@ -236,9 +237,9 @@ return "表单已填写（" .. said .. "）"
                 if got.strip():
                     break
             time.sleep(0.1)
-        check(got.strip() == "张三 Zhang", f"zenity wrote {got!r}, expected '张三 Zhang'")
-        log("the form received 张三 Zhang")
-        self.wait_state(tid, "s.userItems >= 3", 20, "the person's steps in the timeline (click, text, key)")
+        check(got.strip() == "Zhang 张三", f"zenity wrote {got!r}, expected 'Zhang 张三' (the double click selects 'Wang')")
+        log("the form received Zhang 张三")
+        self.wait_state(tid, "s.userItems >= 6", 20, "the person's steps in the timeline (click, text, double click, text, key)")
         self.page.click(f'[data-testid="task"][data-task-id="{tid}"] [data-testid="ack"]')
         s = self.wait_state(tid, "s.status === 'completed' && s.answer", 60, "the form task's answer")
         check("我已经操作" in s["answer"], f"the answer: {s['answer']!r}")
@@ -263,9 +264,15 @@ return "表单已填写（" .. said .. "）"
         self.page.click(f'[data-testid="task"][data-task-id="{tid}"] [data-testid="hand-back"]')
         self.wait_state(tid, "s.take && s.control === 'run'", 20, "the task resumed (take-over shown again)")
         check(self.task_status(tid) == "running", "the loop task after hand-back")
+        t0 = time.monotonic()
         st, r = self.api("POST", "/api/chat/stop", {"task_id": tid})
         check(st == 200, f"stop: {st} {r}")
         self.wait_task(tid, {"stopped"}, 30)
+        # The stop line ends the run at its sleep; SIGTERM would come only after the 5 s grace
+        # (TaskRunner::kStopGrace).
+        took = time.monotonic() - t0
+        check(took < 4.5, f"the stop took {took:.1f} s: the worker did not end on the stop line")
+        log(f"stopped by the stop line in {took:.2f} s")
 
     def bench(self, tid):
         """Clicks xcalc's 1 and AC keys in turn through the page; each click's time to the device

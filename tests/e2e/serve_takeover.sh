@@ -30,12 +30,25 @@ grep -q '^serve_takeover: passed' "$OUT/page.out" || fail "serve_takeover.py did
 form=$(sed -n 's/^form_task //p' "$OUT/page.out")
 run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$form")
 users=$(sqlite3 "$db" "SELECT group_concat(action, ' ') FROM (SELECT action FROM steps WHERE run_id=$run AND actor='user' ORDER BY id)")
-expect_contains "$users" "tap input key" "the person's steps in the form task's run"
+expect_contains "$users" "tap input tap double_tap input key" "the person's steps in the form task's run"
+# The page's double click: the click of its first press, then one double click that names it.
+expect_eq "$(sqlite3 "$db" "SELECT json_extract(d.params, '\$.after_click') = c.idx AND json_extract(d.params, '\$.count') = 2
+  FROM steps d JOIN steps c ON c.run_id = d.run_id AND c.idx = d.idx - 1
+  WHERE d.run_id=$run AND d.actor='user' AND d.action='double_tap' AND c.action='tap'")" "1" \
+  "the double click's step (count 2, after_click = the click before it)"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='user' AND (frame_before IS NULL OR frame_after IS NULL)")" "0" \
   "the person's steps without a frame before or after"
-expect_eq "$(sqlite3 "$db" "SELECT json_extract(params, '\$.event') FROM steps WHERE run_id=$run AND actor='user' AND action='input'")" "text" \
-  "the typed text's step"
+expect_eq "$(sqlite3 "$db" "SELECT group_concat(json_extract(params, '\$.event'), ' ') FROM steps WHERE run_id=$run AND actor='user' AND action='input'")" "text text" \
+  "the typed texts' steps"
 expect_eq "$(sqlite3 "$db" "SELECT actor FROM steps WHERE run_id=$run AND action='ask_user'")" "script" "the script's own step"
+# eacu script on that run: the person's steps (named so from the steps.actor column), the
+# page's click + double click written as one double_tap.
+"$EACU" script "$run" -o "$OUT/form.lua" --db "$db" >"$OUT/script.out" 2>&1 || fail "eacu script: $(cat "$OUT/script.out")"
+cat "$OUT/form.lua"
+expect_eq "$(grep -c "^double_tap(.*the person's step" "$OUT/form.lua")" "1" "the double click in the written script"
+expect_eq "$(grep -c "^tap(.*the person's step" "$OUT/form.lua")" "1" "single clicks in the written script (only the first)"
+expect_eq "$(grep -c '^input "Wang 张三"' "$OUT/form.lua") $(grep -c '^input "Zhang"' "$OUT/form.lua") $(grep -c '^key "Return"' "$OUT/form.lua")" \
+  "1 1 1" "the person's texts and key in the written script"
 agent=$(sed -n 's/^agent_task //p' "$OUT/page.out")
 run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$agent")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='model' AND action='tap'")" "7" "the agent's clicks (actor model)"

@@ -298,7 +298,7 @@
     }
     wireInput() {
       const v = this.view;
-      let down = null, moveTimer = null;
+      let down = null, moveTimer = null, lastClick = null;
       v.addEventListener('contextmenu', (e) => { if (this.acting()) e.preventDefault(); });
       v.addEventListener('pointerdown', (e) => {
         if (!this.acting() || this.sel !== 'live') return;
@@ -335,13 +335,23 @@
         } else if (d.button === 2) {
           this.sendInput({ kind: 'right_click', x: d.p.x, y: d.p.y });
         } else if (d.button === 0) {
-          this.sendInput({ kind: 'click', x: d.p.x, y: d.p.y });
+          // A click goes out at once; a second press soon after at the same place goes out as
+          // the double click (the run starts it 0.5 s after the click: a click, then a double
+          // click, which is what an application does with a double click's first press).
+          const now = performance.now(), c = lastClick;
+          if (c && now - c.t < 500 && Math.abs(c.p.x - d.p.x) <= 4 && Math.abs(c.p.y - d.p.y) <= 4) {
+            lastClick = null;
+            this.sendInput({ kind: 'double_click', x: c.p.x, y: c.p.y });
+          } else {
+            lastClick = { t: now, p: d.p };
+            this.sendInput({ kind: 'click', x: d.p.x, y: d.p.y });
+          }
         }
       };
       v.addEventListener('pointerup', up);
       v.addEventListener('pointercancel', up);
       v.addEventListener('dblclick', (e) => {
-        // The two clicks went out already; a double click on a still step is not sent again.
+        // The click and the double click went out from pointerup already.
         if (this.acting()) e.preventDefault();
       });
       let wheelAcc = 0, wheelTimer = null, wheelAt = null;
