@@ -55,8 +55,13 @@ start_agent() {
 start_agent
 addr=127.0.0.1:$port
 
-# The protocol spoken directly: refusals, malformed messages, launch/wait, capture sizes.
-timeout 120 python3 "$here/agent_proto.py" "$addr" "$token" || fail "agent_proto.py failed"
+# Wine 8 has no usable UI Automation: the agent says it takes the MSAA path, and its answers do.
+expect_contains "$(cat "$OUT/agent.out")" "eacu-agent: element tree through MSAA (UI Automation not available: " \
+  "the agent's element tree source"
+
+# The protocol spoken directly: refusals, malformed messages, launch/wait, capture sizes, the
+# tree's source (msaa, as the hello's "uia": false says).
+EXPECT_TREE_SOURCE=msaa timeout 120 python3 "$here/agent_proto.py" "$addr" "$token" || fail "agent_proto.py failed"
 
 # The Lua script through eacu.
 W=$(winepath_w "$OUT")
