@@ -84,6 +84,56 @@ expect_eq "$(sqlite3 "$db" "SELECT group_concat(m, ' ') FROM (SELECT CASE WHEN t
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='window' AND status='ok'")" "10" "window steps (8 on the form, 2 on notepad)"
 grep -q "$token" "$OUT/agent.out" "$OUT/agent.err" "$OUT/run.err" && fail "the token appears in a log"
 
+# Replay on the agent: a run that fills the name and confirms, replayed (actions) on a new form.
+form_cmd="\"$(winepath_w "$form_exe")\""
+cat >"$OUT/fill.lua" <<'LUA'
+local f = remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+tap { role = "text", name = "姓名", timeout = 20 }
+input "李四"
+tap { role = "push button", name = "确定" }
+assert(f:wait(10) == 10, "the form exits with 10 (OK, not agreed)")
+LUA
+cat >"$OUT/open.lua" <<'LUA'
+remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+LUA
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/fill.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill1.txt\"" \
+  >"$OUT/fill.out" 2>&1 || fail "fill.lua: $(cat "$OUT/fill.out")"
+fill=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/open.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill2.txt\"" \
+  >"$OUT/open.out" 2>&1 || fail "open.lua: $(cat "$OUT/open.out")"
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --device "agent:$addr" --db "$db" \
+  >"$OUT/replay.out" 2>&1 || fail "the replay on the agent: $(cat "$OUT/replay.out"); $("$EACU" show "$(sqlite3 "$db" "SELECT MAX(id) FROM runs")" --db "$db" 2>&1)"
+for i in $(seq 100); do [ "$(tail -1 "$OUT/fill2.txt")" = "form: 李四||0" ] && break; sleep 0.1; done
+expect_eq "$(tail -1 "$OUT/fill2.txt")" "form: 李四||0" "the replayed form's output"
+
+# The REPL on the agent (lines on stdin): the form filled and confirmed, recorded as one run.
+printf '%s\n' "p = remote_launch([[$form_cmd \"$W\\repl.txt\"]])" 'w = window({ title = "eacu 测试表单" }, 30)' \
+  'print("repl: window " .. w.title)' 'tap { role = "text", name = "姓名", timeout = 20 }' 'input "赵六"' \
+  'tap { role = "push button", name = "确定" }' 'print("repl: exit " .. p:wait(10))' |
+  EACU_AGENT_TOKEN=$token timeout 120 "$EACU" repl --device "agent:$addr" --db "$db" >"$OUT/repl.out" 2>&1 ||
+  fail "eacu repl on the agent: $(cat "$OUT/repl.out")"
+expect_contains "$(cat "$OUT/repl.out")" "repl: window eacu 测试表单" "the REPL's window line"
+expect_contains "$(cat "$OUT/repl.out")" "repl: exit 10" "the REPL's form exit code"
+expect_eq "$(tail -1 "$OUT/repl.txt")" "form: 赵六||0" "the form the REPL filled"
+
+# eacu run --task on the agent: the sentence routed to the test's app module (win32/winform,
+# found beside the working directory), which fills and confirms the form.
+out=$(cd "$here/win32" && EACU_TEST_FORM_CMD="$form_cmd \"$W\\task.txt\"" EACU_AGENT_TOKEN=$token timeout 120 \
+  "$EACU" run --task "fill the form as 王五" --device "agent:$addr" --db "$db" 2>&1) || fail "eacu run --task on the agent: $out"
+expect_contains "$out" "module winform" "the task's module"
+expect_contains "$out" "passed (task" "the task run's end"
+expect_eq "$(tail -1 "$OUT/task.txt")" "form: 王五||0" "the form the task filled"
+
+# A tap (capture, locate, input) through the agent against the X11 device on the same display
+# (Wine's virtual desktop on this Xvfb), on a form's label: both printed, and their ratio.
+"$WINE" "$form_exe" >/dev/null 2>&1 &
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" bench agent --device "agent:$addr" --x11 "$DISPLAY" --n 5 >"$OUT/bench.out" 2>&1 ||
+  fail "eacu bench agent: $(cat "$OUT/bench.out")"
+grep -E "tap = |^BENCH" "$OUT/bench.out"
+grep -q "^BENCH agent_tap_ms=.* x11_tap_ms=.* ratio=" "$OUT/bench.out" || fail "eacu bench agent printed no BENCH line: $(cat "$OUT/bench.out")"
+
 # A wrong token: a clear error, no run of the script.
 rc=0
 err=$(EACU_AGENT_TOKEN=wrong-$token timeout 60 "$EACU" run "$here/windows_agent.lua" --device "agent:$addr" --db "$db" 2>&1) || rc=$?
