@@ -19,13 +19,14 @@ const std::string kShot = std::string(EACU_FIXTURES) + "/xcalc.png";
 // The "AC" key of xcalc.png (the calculator's own asset box, with the gate's 4 px margin).
 const Rect kCrop{182, 64, 40, 26};
 
-// The gate (0.3 s) for kCrop of `recorded` on a live screen showing `live_img`.
-ReplayGate gateOnImage(const cv::Mat& live_img, const cv::Mat& recorded, const std::string& name) {
+// The gate (`timeout` seconds) for kCrop of `recorded` on a live screen showing `live_img`.
+ReplayGate gateOnImage(const cv::Mat& live_img, const cv::Mat& recorded, const std::string& name,
+                       double timeout = 0.3) {
     std::string path = "/tmp/eacu-test-replay-gate-" + name + ".png";
     REQUIRE(cv::imwrite(path, live_img));
     ImageDevice live(path);
     ReplayOptions o;
-    o.timeout = 0.3;
+    o.timeout = timeout;
     TemplateMatcher m;
     ReplayGate g = findRecordedCrop(live, m, recorded, kCrop, o, processToken());
     std::remove(path.c_str());
@@ -53,18 +54,11 @@ TEST_CASE("replay gate: a target that moved is found elsewhere and the shift say
     // The live screen: the same window 300 px to the right and 150 px down.
     cv::Mat moved(shot.rows + 150, shot.cols + 300, CV_8UC3, cv::Scalar(40, 40, 40));
     shot.copyTo(moved(cv::Rect(300, 150, shot.cols, shot.rows)));
-    std::string path = "/tmp/eacu-test-replay-gate-moved.png";
-    REQUIRE(cv::imwrite(path, moved));
-    ImageDevice live(path);
-    ReplayOptions o;
-    o.timeout = 0.5;
-    TemplateMatcher m;
-    ReplayGate g = findRecordedCrop(live, m, shot, kCrop, o, processToken());
+    ReplayGate g = gateOnImage(moved, shot, "moved", 0.5);
     CHECK(g.found);
     CHECK(g.relocated);
     CHECK(g.shift.x == 300);
     CHECK(g.shift.y == 150);
-    std::remove(path.c_str());
 }
 
 TEST_CASE("replay gate: a changed screen fails after the timeout with the best candidate", "[replay]") {
