@@ -246,7 +246,7 @@ static void element(Uia *u, Buf *b, UiaElement *e, DWORD pid, HWND top, const in
     if (focusable) buf_printf(b, "%s\"focus\"", first ? "" : ",");
     buf_lit(b, "],\"children\":[");
     int sub[AGENT_MAX_ARRAY];
-    if (path_n < AGENT_MAX_ARRAY - 2) memcpy(sub, path, (size_t)path_n * sizeof(int));
+    if (path_n > 0 && path_n < AGENT_MAX_ARRAY - 2) memcpy(sub, path, (size_t)path_n * sizeof(int));
     UiaElement *c = NULL;
     u->walker->v->GetFirstChildElement(u->walker, e, &c);
     if (c && (depth >= wk->max_depth || path_n >= AGENT_MAX_ARRAY - 2)) {
@@ -299,7 +299,7 @@ static UiaElement *find(Uia *u, const JField *p, Reply *out) {
     for (int k = 2; e && k < p->arr_n; ++k) {
         int want = (int)p->arr[k];
         UiaElement *c = NULL;
-        u->walker->v->GetFirstChildElement(u->walker, e, &c);
+        if (want >= 0) u->walker->v->GetFirstChildElement(u->walker, e, &c);
         e->v->Release(e);
         for (int i = 0; c && i < want; ++i) {
             UiaElement *next = NULL;
