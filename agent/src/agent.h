@@ -80,6 +80,11 @@ typedef struct {
     int last_w, last_h;
     uint64_t last_target; // 0 the screen, else the window
     uint32_t last_seq;
+    // The last point this connection moved the pointer to (SendInput's absolute 0..65535
+    // units): button and wheel events carry it, so they happen there even when the system's
+    // cursor position lags behind or is set back by a late event (seen under Wine).
+    int has_point;
+    LONG point_dx, point_dy;
 } Conn;
 
 /// The virtual screen's origin and size (physical pixels). Protocol coordinates are relative
