@@ -56,6 +56,13 @@ ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Ma
         if (near.w >= crop.w && near.h >= crop.h) m = matcher.locate(f.bgr, tpl, near);
         bool relocated = false;
         int elsewhere = 0;
+        // Away from the recorded place (even a few pixels) only with the recorded surroundings
+        // moved along: the next text field of a form lies within `near` and looks the same.
+        auto agrees = [&](const Match& c) {
+            Point s{c.box.x - crop.x, c.box.y - crop.y};
+            return (s.x == 0 && s.y == 0) || replayContextAgrees(recorded, f.bgr, crop, s, o.near, o.threshold);
+        };
+        if (m && m->found && !agrees(*m)) m->found = false;
         if (!m || !m->found) {
             // Elsewhere only on a settled screen (the same pixels as the frame before: a window
             // still drawing its controls may show a look-alike first), at one place only (two
@@ -64,9 +71,7 @@ ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Ma
             elsewhere = int(all.size());
             bool settled = !previous.empty() && previous.size() == f.bgr.size() &&
                            cv::norm(previous, f.bgr, cv::NORM_INF) == 0;
-            if (all.size() == 1 && settled &&
-                replayContextAgrees(recorded, f.bgr, crop, {all[0].box.x - crop.x, all[0].box.y - crop.y}, o.near,
-                                    o.threshold)) {
+            if (all.size() == 1 && settled && agrees(all[0])) {
                 relocated = true;
                 m = all[0];
             } else {

@@ -59,7 +59,8 @@ struct ReplayGate {
 
 /// The replay gate: waits up to `o.timeout` seconds for the rectangle `crop` of the recorded
 /// frame `recorded` to show on `device` with a raw score of at least `o.threshold`, first within
-/// `o.near` pixels of its recorded place, then anywhere on the screen: there only on a settled
+/// `o.near` pixels of its recorded place (away from the exact place only with the recorded
+/// surroundings, below), then anywhere on the screen: there only on a settled
 /// screen (a frame equal to the one looked at before it, ~50 ms earlier), at exactly one place,
 /// and with the recorded surroundings (the crop grown by `o.near`; at least `o.threshold` of
 /// their pixels the same) at the same shift. So a

@@ -108,6 +108,29 @@ EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --devi
 for i in $(seq 100); do [ "$(tail -1 "$OUT/fill2.txt")" = "form: 李四||0" ] && break; sleep 0.1; done
 expect_eq "$(tail -1 "$OUT/fill2.txt")" "form: 李四||0" "the replayed form's output"
 
+# A look-alike is not taken for the target: on a new form whose name field already holds text,
+# only the empty city field 44 px below looks like the recorded name field; the replay stops at
+# that tap (the field's label differs) instead of typing into the city field.
+cat >"$OUT/look.lua" <<'LUA'
+remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+set_text { role = "text", name = "姓名", text = "已经填了很长的一段文字" }
+LUA
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/look.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\look.txt\"" \
+  >"$OUT/look.out" 2>&1 || fail "look.lua: $(cat "$OUT/look.out")"
+rc=0
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --device "agent:$addr" --db "$db" --timeout 3 \
+  >"$OUT/look-replay.out" 2>&1 || rc=$?
+expect_eq "$rc" "1" "the replay's exit code with a look-alike only"
+expect_contains "$(cat "$OUT/look-replay.out")" "replay stopped at step 1 (tap" "the look-alike replay's stop"
+expect_contains "$(cat "$OUT/look-replay.out")" "away from its recorded one, but not at one place only with the recorded surroundings" \
+  "the look-alike replay's reason"
+printf '%s\n' 'window({ title = "eacu 测试表单" }, 10):close()' >"$OUT/close.lua"
+EACU_AGENT_TOKEN=$token timeout 60 "$EACU" run "$OUT/close.lua" --device "agent:$addr" --db "$db" >"$OUT/close.out" 2>&1 ||
+  fail "close.lua: $(cat "$OUT/close.out")"
+for i in $(seq 100); do [ "$(tail -1 "$OUT/look.txt")" = "form: closed" ] && break; sleep 0.1; done
+expect_eq "$(tail -1 "$OUT/look.txt")" "form: closed" "the look-alike form closed"
+
 # The REPL on the agent (lines on stdin): the form filled and confirmed, recorded as one run.
 printf '%s\n' "p = remote_launch([[$form_cmd \"$W\\repl.txt\"]])" 'w = window({ title = "eacu 测试表单" }, 30)' \
   'print("repl: window " .. w.title)' 'tap { role = "text", name = "姓名", timeout = 20 }' 'input "赵六"' \
