@@ -80,7 +80,7 @@ ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Ma
                 if (!m || best.score > m->score) m = best;
             }
         }
-        previous = f.bgr;
+        previous = f.bgr.clone();  // a device may reuse its frame buffer
         if (!have || m->found || m->score > g.match.score) {
             g.match = *m;
             g.live = f;
