@@ -80,6 +80,11 @@ typedef struct {
     int last_w, last_h;
     uint64_t last_target; // 0 the screen, else the window
     uint32_t last_seq;
+    // The last point this connection moved the pointer to (SendInput's absolute 0..65535
+    // units): button and wheel events carry it, so they happen there even when the system's
+    // cursor position lags behind or is set back by a late event (seen under Wine).
+    int has_point;
+    LONG point_dx, point_dy;
 } Conn;
 
 /// The virtual screen's origin and size (physical pixels). Protocol coordinates are relative
@@ -114,6 +119,38 @@ const char *op_wait(Conn *c, const Req *r, Reply *out);
 
 const char *op_tree(Conn *c, const Req *r, Reply *out);
 const char *op_element(Conn *c, const Req *r, Reply *out);
+
+/// The visible top-level windows, topmost first, without the shell's own (desktop, task bar);
+/// `programs_only` also leaves out untitled tool windows. Returns the count (-1 out of memory)
+/// and a malloc'd array in *out (free()).
+int top_windows(HWND **out, int programs_only);
+/// The file name of process `pid`'s executable (empty when it cannot be read).
+void exe_name(DWORD pid, wchar_t *out, DWORD n);
+
+/// Where the element tree comes from: UI Automation when CoCreateInstance of CUIAutomation
+/// gives a working IUIAutomation, else each control's MSAA object (tree.c). Decided once at
+/// start (agent_tree_init); `why` says why UI Automation is not used.
+int agent_tree_init(char *why, size_t why_n);
+
+/// A tree walk's budget and the virtual screen's origin (bounds are relative to it).
+typedef struct {
+    int left;      // elements still allowed
+    int max_depth;
+    int truncated;
+    int vx, vy;
+    HWND focus;
+} TreeWalk;
+
+/// An IUIAutomation and its control view walker, for one thread (uia.c).
+typedef struct Uia Uia;
+/// NULL (with `why`) when CUIAutomation cannot be created or answers nothing for the desktop.
+Uia *uia_open(char *why, size_t why_n);
+void uia_close(Uia *u);
+/// Appends top-level window `top`'s element and its control-view descendants.
+void uia_window(Uia *u, Buf *b, HWND top, DWORD pid, TreeWalk *wk);
+/// The element request on a UI Automation path [pid, top, index...]: click (Invoke, else
+/// Toggle), focus (SetFocus), set_text (Value.SetValue).
+const char *uia_element(Uia *u, const Req *r, Reply *out);
 
 /// UTF-8 → a new NUL-terminated UTF-16 string (free()); NULL on invalid UTF-8.
 wchar_t *utf8_to_wide(const char *s, size_t n);

@@ -17,6 +17,14 @@ static const char *send_events(INPUT *in, UINT n, Reply *out) {
     return NULL;
 }
 
+// Pins a button or wheel event to the connection's last moved-to point (see Conn).
+static void at_point(const Conn *c, INPUT *in) {
+    if (!c->has_point) return;
+    in->mi.dx = c->point_dx;
+    in->mi.dy = c->point_dy;
+    in->mi.dwFlags |= MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
+}
+
 static void cursor_json(Buf *b) {
     POINT p;
     int vx, vy, w, h;
@@ -26,7 +34,6 @@ static void cursor_json(Buf *b) {
 }
 
 const char *op_move(Conn *c, const Req *r, Reply *out) {
-    (void)c;
     int vx, vy, w, h;
     screen_rect(&vx, &vy, &w, &h);
     double x = req_num(r, "x", -1), y = req_num(r, "y", -1);
@@ -43,6 +50,9 @@ const char *op_move(Conn *c, const Req *r, Reply *out) {
     in.mi.dwFlags = MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
     const char *e = send_events(&in, 1, out);
     if (e) return e;
+    c->has_point = 1;
+    c->point_dx = in.mi.dx;
+    c->point_dy = in.mi.dy;
     cursor_json(&out->json);
     return NULL;
 }
@@ -64,17 +74,16 @@ static int button_flags(int button, int down, DWORD *flags) {
 }
 
 const char *op_button(Conn *c, const Req *r, Reply *out) {
-    (void)c;
     INPUT in;
     memset(&in, 0, sizeof in);
     in.type = INPUT_MOUSE;
     if (!button_flags((int)req_num(r, "button", 0), req_num(r, "down", 0) != 0, &in.mi.dwFlags))
         return "button: expected button 1 (left), 2 (middle) or 3 (right)";
+    at_point(c, &in);
     return send_events(&in, 1, out);
 }
 
 const char *op_click(Conn *c, const Req *r, Reply *out) {
-    (void)c;
     int count = (int)req_num(r, "count", 1);
     if (count < 1 || count > 3) return "click: expected count 1..3";
     INPUT in[6];
@@ -84,12 +93,12 @@ const char *op_click(Conn *c, const Req *r, Reply *out) {
         in[i].type = INPUT_MOUSE;
         if (!button_flags(button, i % 2 == 0, &in[i].mi.dwFlags))
             return "click: expected button 1 (left), 2 (middle) or 3 (right)";
+        at_point(c, &in[i]);
     }
     return send_events(in, (UINT)count * 2, out);
 }
 
 const char *op_scroll(Conn *c, const Req *r, Reply *out) {
-    (void)c;
     int dx = (int)req_num(r, "dx", 0), dy = (int)req_num(r, "dy", 0);
     if (dx < -100 || dx > 100 || dy < -100 || dy > 100) return "scroll: expected dx and dy in -100..100 wheel clicks";
     INPUT in[2];
@@ -98,11 +107,13 @@ const char *op_scroll(Conn *c, const Req *r, Reply *out) {
     if (dy) {
         in[n].type = INPUT_MOUSE;
         in[n].mi.dwFlags = MOUSEEVENTF_WHEEL;
+        at_point(c, &in[n]);
         in[n++].mi.mouseData = (DWORD)(-dy * WHEEL_DELTA);  // positive is away from the user (up)
     }
     if (dx) {
         in[n].type = INPUT_MOUSE;
         in[n].mi.dwFlags = MOUSEEVENTF_HWHEEL;
+        at_point(c, &in[n]);
         in[n++].mi.mouseData = (DWORD)(dx * WHEEL_DELTA);
     }
     return n ? send_events(in, n, out) : NULL;

@@ -8,6 +8,7 @@
 #include "agent.h"
 
 static const char *g_token = "";
+static int g_uia; // the element tree comes from UI Automation (agent_tree_init)
 static CRITICAL_SECTION g_lock;
 
 typedef const char *(*Handler)(Conn *, const Req *, Reply *);
@@ -103,8 +104,8 @@ static const char *op_hello(Conn *c, const Req *r, Reply *out) {
     buf_printf(&out->json, ",\"version\":%d,\"agent\":\"eacu-agent\",\"os\":\"windows %lu.%lu.%lu\",\"pid\":%lu",
                AGENT_PROTOCOL_VERSION, vi.dwMajorVersion, vi.dwMinorVersion, vi.dwBuildNumber,
                GetCurrentProcessId());
-    buf_printf(&out->json, ",\"max_header\":%d,\"max_payload\":%d,\"uia\":false", AGENT_MAX_HEADER,
-               AGENT_MAX_PAYLOAD);
+    buf_printf(&out->json, ",\"max_header\":%d,\"max_payload\":%d,\"uia\":%s", AGENT_MAX_HEADER,
+               AGENT_MAX_PAYLOAD, g_uia ? "true" : "false");
     return NULL;
 }
 
@@ -263,6 +264,10 @@ int main(int argc, char **argv) {
     int len = sizeof sa;
     getsockname(ls, (struct sockaddr *)&sa, &len);
     InitializeCriticalSection(&g_lock);
+    char why[200];
+    g_uia = agent_tree_init(why, sizeof why);
+    if (g_uia) printf("eacu-agent: element tree through UI Automation\n");
+    else printf("eacu-agent: element tree through MSAA (UI Automation not available: %s)\n", why);
     printf("eacu-agent: listening on %s:%d (protocol %d, dpi awareness %s, token %s)\n", host,
            ntohs(sa.sin_port), AGENT_PROTOCOL_VERSION, dpi_mode, *g_token ? "required" : "none");
     fflush(stdout);

@@ -1,7 +1,8 @@
-// The element tree without UI Automation (Wine 8 has none): every visible window and control,
-// each with its own MSAA object's name and value (AccessibleObjectFromWindow, OBJID_CLIENT)
-// and a role read from its window class and style, in AT-SPI's role names. Elements are
-// addressed by [pid, hwnd]; actions check that role and name are still the same.
+// The element tree: through UI Automation where the system has it (uia.c), otherwise (as under
+// Wine 8) every visible window and control, each with its own MSAA object's name and value
+// (AccessibleObjectFromWindow, OBJID_CLIENT) and a role read from its window class and style, in
+// AT-SPI's role names. MSAA elements are addressed by [pid, hwnd]; actions check that role and
+// name are still the same.
 #define COBJMACROS
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,15 +115,16 @@ static void msaa_name_value(HWND h, const char *role, wchar_t *name, wchar_t *va
     if (!value[0] && (!strcmp(role, "text") || !strcmp(role, "combo box"))) control_text(h, value, n);
 }
 
-typedef struct {
-    int left;      // elements still allowed
-    int max_depth;
-    int truncated;
-    int vx, vy;
-    HWND focus;
-} Walk;
+static int g_uia; // UI Automation works here (agent_tree_init)
 
-static void element(Buf *b, HWND h, DWORD pid, int depth, Walk *wk) {
+int agent_tree_init(char *why, size_t why_n) {
+    Uia *u = uia_open(why, why_n);
+    g_uia = u != NULL;
+    uia_close(u);
+    return g_uia;
+}
+
+static void element(Buf *b, HWND h, DWORD pid, int depth, TreeWalk *wk) {
     const char *role = role_of(h);
     wchar_t name[512], value[512];
     msaa_name_value(h, role, name, value, 512);
@@ -191,30 +193,6 @@ typedef struct {
     DWORD pid;
 } Top;
 
-typedef struct {
-    Top *t;
-    int n, cap;
-} TopList;
-
-static BOOL CALLBACK collect_top(HWND h, LPARAM lp) {
-    TopList *l = (TopList *)lp;
-    if (!IsWindowVisible(h)) return TRUE;
-    wchar_t cls[64];
-    GetClassNameW(h, cls, 64);
-    if (!wcscmp(cls, L"Progman") || !wcscmp(cls, L"Shell_TrayWnd") || !wcscmp(cls, L"#32769")) return TRUE;
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 64;
-        Top *p = realloc(l->t, (size_t)cap * sizeof(Top));
-        if (!p) return FALSE;
-        l->t = p;
-        l->cap = cap;
-    }
-    l->t[l->n].h = h;
-    GetWindowThreadProcessId(h, &l->t[l->n].pid);
-    l->n++;
-    return TRUE;
-}
-
 // By pid, then by handle: a stable order that focus changes do not reshuffle.
 static int by_pid_hwnd(const void *a, const void *b) {
     const Top *x = a, *y = b;
@@ -222,26 +200,13 @@ static int by_pid_hwnd(const void *a, const void *b) {
     return (uintptr_t)x->h < (uintptr_t)y->h ? -1 : (uintptr_t)x->h > (uintptr_t)y->h;
 }
 
-static void exe_of(DWORD pid, wchar_t *out, DWORD n) {
-    out[0] = 0;
-    HANDLE p = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
-    if (!p) return;
-    wchar_t path[MAX_PATH];
-    DWORD len = MAX_PATH;
-    if (QueryFullProcessImageNameW(p, 0, path, &len)) {
-        wchar_t *s = wcsrchr(path, L'\\');
-        wcsncpy(out, s ? s + 1 : path, n - 1);
-        out[n - 1] = 0;
-    }
-    CloseHandle(p);
-}
-
-// {"pid": 0 for all, "max_elements", "max_depth"} → {"tree": the desktop frame}.
+// {"pid": 0 for all, "max_elements", "max_depth"} → {"source": "uia" | "msaa", "tree": the
+// desktop frame}.
 const char *op_tree(Conn *c, const Req *r, Reply *out) {
     (void)c;
     CoInitializeEx(NULL, COINIT_APARTMENTTHREADED);
     DWORD only = (DWORD)req_num(r, "pid", 0);
-    Walk wk;
+    TreeWalk wk;
     memset(&wk, 0, sizeof wk);
     wk.left = (int)req_num(r, "max_elements", 5000);
     wk.max_depth = (int)req_num(r, "max_depth", 40);
@@ -252,18 +217,32 @@ const char *op_tree(Conn *c, const Req *r, Reply *out) {
     HWND fg = GetForegroundWindow();
     GUITHREADINFO gi = {sizeof gi};
     if (fg && GetGUIThreadInfo(GetWindowThreadProcessId(fg, NULL), &gi)) wk.focus = gi.hwndFocus;
-    TopList l = {0};
-    EnumWindows(collect_top, (LPARAM)&l);
-    qsort(l.t, (size_t)l.n, sizeof(Top), by_pid_hwnd);
+    HWND *tops = NULL;
+    int n = top_windows(&tops, 0);
+    if (n < 0) return "tree: out of memory";
+    Top *t = malloc((size_t)(n ? n : 1) * sizeof(Top));
+    if (!t) {
+        free(tops);
+        return "tree: out of memory";
+    }
+    for (int i = 0; i < n; ++i) {
+        t[i].h = tops[i];
+        GetWindowThreadProcessId(tops[i], &t[i].pid);
+    }
+    free(tops);
+    qsort(t, (size_t)n, sizeof(Top), by_pid_hwnd);
+    char why[160];
+    Uia *u = g_uia ? uia_open(why, sizeof why) : NULL;
     Buf *b = &out->json;
+    buf_printf(b, ",\"source\":\"%s\"", u ? "uia" : "msaa");
     buf_lit(b, ",\"tree\":{\"role\":\"desktop frame\",\"name\":\"\",\"path\":[],\"children\":[");
-    for (int i = 0; i < l.n;) {
-        DWORD pid = l.t[i].pid;
+    for (int i = 0; i < n;) {
+        DWORD pid = t[i].pid;
         int j = i;
-        while (j < l.n && l.t[j].pid == pid) j++;
+        while (j < n && t[j].pid == pid) j++;
         if (!only || only == pid) {
             wchar_t exe[MAX_PATH];
-            exe_of(pid, exe, MAX_PATH);
+            exe_name(pid, exe, MAX_PATH);
             if (b->p[b->n - 1] == '}') buf_putc(b, ',');
             buf_lit(b, "{\"role\":\"application\",\"name\":");
             buf_jwstr(b, exe);
@@ -271,14 +250,16 @@ const char *op_tree(Conn *c, const Req *r, Reply *out) {
             for (int k = i; k < j && wk.left > 0; ++k) {
                 wk.left--;
                 if (k > i) buf_putc(b, ',');
-                element(b, l.t[k].h, pid, 1, &wk);
+                if (u) uia_window(u, b, t[k].h, pid, &wk);
+                else element(b, t[k].h, pid, 1, &wk);
             }
             buf_lit(b, "]}");
         }
         i = j;
     }
     buf_printf(b, "],\"truncated\":%s}", wk.truncated || wk.left <= 0 ? "true" : "false");
-    free(l.t);
+    free(t);
+    uia_close(u);
     return NULL;
 }
 
@@ -287,6 +268,15 @@ const char *op_tree(Conn *c, const Req *r, Reply *out) {
 const char *op_element(Conn *c, const Req *r, Reply *out) {
     (void)c;
     CoInitializeEx(NULL, COINIT_APARTMENTTHREADED);
+    if (g_uia) {
+        char why[160];
+        Uia *u = uia_open(why, sizeof why);
+        if (u) {
+            const char *err = uia_element(u, r, out);
+            uia_close(u);
+            return err;
+        }
+    }
     const JField *p = req_get(r, "path");
     const char *action = req_str(r, "action"), *want_role = req_str(r, "role"), *want_name = req_str(r, "name");
     if (!p || p->type != J_ARR || p->arr_n != 2 || !action)

@@ -7,7 +7,7 @@
 
 #include "agent.h"
 
-static void exe_name(DWORD pid, wchar_t *out, DWORD n) {
+void exe_name(DWORD pid, wchar_t *out, DWORD n) {
     out[0] = 0;
     HANDLE p = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
     if (!p) return;
@@ -51,6 +51,8 @@ int window_json(Buf *b, HWND h) {
 typedef struct {
     HWND *h;
     int n, cap;
+    int programs_only;
+    int oom;
 } HwndList;
 
 static BOOL CALLBACK collect(HWND h, LPARAM lp) {
@@ -60,11 +62,15 @@ static BOOL CALLBACK collect(HWND h, LPARAM lp) {
     GetClassNameW(h, cls, 64);
     // The shell's own windows are the desktop, not programs' windows.
     if (!wcscmp(cls, L"Progman") || !wcscmp(cls, L"Shell_TrayWnd") || !wcscmp(cls, L"#32769")) return TRUE;
-    if (GetWindowLongW(h, GWL_EXSTYLE) & WS_EX_TOOLWINDOW && GetWindowTextLengthW(h) == 0) return TRUE;
+    if (l->programs_only && GetWindowLongW(h, GWL_EXSTYLE) & WS_EX_TOOLWINDOW && GetWindowTextLengthW(h) == 0)
+        return TRUE;
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 64;
         HWND *p = realloc(l->h, (size_t)cap * sizeof(HWND));
-        if (!p) return FALSE;
+        if (!p) {
+            l->oom = 1;
+            return FALSE;
+        }
         l->h = p;
         l->cap = cap;
     }
@@ -72,20 +78,34 @@ static BOOL CALLBACK collect(HWND h, LPARAM lp) {
     return TRUE;
 }
 
+int top_windows(HWND **out, int programs_only) {
+    HwndList l = {0};
+    l.programs_only = programs_only;
+    EnumWindows(collect, (LPARAM)&l);
+    if (l.oom) {
+        free(l.h);
+        *out = NULL;
+        return -1;
+    }
+    *out = l.h;
+    return l.n;
+}
+
 const char *op_windows(Conn *c, const Req *r, Reply *out) {
     (void)c;
     (void)r;
-    HwndList l = {0};
-    EnumWindows(collect, (LPARAM)&l);
+    HWND *h = NULL;
+    int n = top_windows(&h, 1);
+    if (n < 0) return "windows: out of memory";
     buf_lit(&out->json, ",\"windows\":[");
     // EnumWindows goes from the top; the protocol lists bottom first.
-    for (int i = l.n - 1, first = 1; i >= 0; --i) {
+    for (int i = n - 1, first = 1; i >= 0; --i) {
         if (!first) buf_putc(&out->json, ',');
-        if (window_json(&out->json, l.h[i])) first = 0;
+        if (window_json(&out->json, h[i])) first = 0;
         else if (!first) out->json.n--;
     }
     buf_putc(&out->json, ']');
-    free(l.h);
+    free(h);
     return NULL;
 }
 

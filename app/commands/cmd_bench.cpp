@@ -1,8 +1,9 @@
-// eacu bench tap|batch|page|settle|window|adb|locate|ocr: picks the benchmark (app/bench/) and reads its options.
+// eacu bench tap|batch|page|settle|window|adb|agent|locate|ocr: picks the benchmark (app/bench/) and reads its options.
 #include <cstdio>
 
 #include "Cli.h"
 #include "bench/BenchAdb.h"
+#include "bench/BenchAgentTap.h"
 #include "bench/BenchBatch.h"
 #include "bench/BenchLocate.h"
 #include "bench/BenchOcr.h"
@@ -16,7 +17,7 @@ namespace eacu {
 
 int cmdBench(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang"}, {"--no-learn"});
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang", "--x11"}, {"--no-learn"});
         std::string what = o.positional.empty() ? "" : o.positional[0];
         if (what == "locate" || what == "ocr") {
             if (o.positional.size() != 2) {
@@ -35,11 +36,14 @@ int cmdBench(int argc, char** argv) {
         }
         if (what == "settle") return benchSettle(o.display);
         if (what == "adb") return benchAdb(o.display, integerFlag("--n", o.flag("--n").value_or("10"), 1, 100000));
+        if (what == "agent")
+            return benchAgentTap(o.display, o.flag("--x11").value_or(""),
+                                 integerFlag("--n", o.flag("--n").value_or("20"), 3, 100000));
         if (what == "page") return benchPageTap(o.display, integerFlag("--n", o.flag("--n").value_or("20"), 3, 100000));
         if (what == "window") return benchWindow(o.display, integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000));
         if (what == "batch") return benchBatch(o.display, integerFlag("--n", o.flag("--n").value_or("5"), 1, 100000));
         if (what == "tap") return benchTap(o.display, integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000));
-        std::fprintf(stderr, "eacu bench: expected a benchmark: tap, batch, page, settle, window, adb, locate or ocr, got %s (see eacu bench --help)\n",
+        std::fprintf(stderr, "eacu bench: expected a benchmark: tap, batch, page, settle, window, adb, agent, locate or ocr, got %s (see eacu bench --help)\n",
                      what.empty() ? "none" : ("\"" + what + "\"").c_str());
         return 2;
     } catch (const UsageError& e) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "base/Format.h"
 #include "base/ImageDecode.h"
@@ -13,6 +14,27 @@
 #include "task/Session.h"
 
 namespace eacu {
+
+namespace {
+
+// Whether the recorded surroundings of `crop` (grown by `margin` pixels, as far as both frames
+// reach) show on `live` moved by `shift` as well: at least `agreement` of their pixels the same
+// (grey difference at most 24 of 255). A look-alike elsewhere (the next empty text field) has
+// other neighbours (its own label: a fifth of the pixels differed on the test's form).
+bool replayContextAgrees(const cv::Mat& recorded, const cv::Mat& live, const Rect& crop, Point shift, int margin,
+                         double agreement) {
+    Rect ctx = crop.grown(margin).intersect({0, 0, recorded.cols, recorded.rows});
+    Rect there = Rect{ctx.x + shift.x, ctx.y + shift.y, ctx.w, ctx.h}.intersect({0, 0, live.cols, live.rows});
+    if (there.w < crop.w || there.h < crop.h) return false;
+    cv::Mat diff, grey;
+    cv::absdiff(recorded(cv::Rect(there.x - shift.x, there.y - shift.y, there.w, there.h)),
+                live(cv::Rect(there.x, there.y, there.w, there.h)), diff);
+    cv::cvtColor(diff, grey, cv::COLOR_BGR2GRAY);
+    double differing = double(cv::countNonZero(grey > 24)) / double(grey.total());
+    return 1.0 - differing >= agreement;
+}
+
+}  // namespace
 
 ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Mat& recorded, const Rect& crop,
                             const ReplayOptions& o, const CancelToken& cancel, const std::string& name) {
@@ -24,6 +46,7 @@ ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Ma
     tpl.threshold = o.threshold;
     double deadline = monotonicSeconds() + o.timeout;
     bool have = false;
+    cv::Mat previous;  // the frame looked at before, to tell a settled screen from one still drawing
     for (;;) {
         cancel.check();
         Frame f = device.capture();
@@ -32,19 +55,39 @@ ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Ma
         std::optional<Match> m;
         if (near.w >= crop.w && near.h >= crop.h) m = matcher.locate(f.bgr, tpl, near);
         bool relocated = false;
+        int elsewhere = 0;
+        // Away from the recorded place (even a few pixels) only with the recorded surroundings
+        // moved along: the next text field of a form lies within `near` and looks the same.
+        auto agrees = [&](const Match& c) {
+            Point s{c.box.x - crop.x, c.box.y - crop.y};
+            return (s.x == 0 && s.y == 0) || replayContextAgrees(recorded, f.bgr, crop, s, o.near, o.threshold);
+        };
+        if (m && m->found && !agrees(*m)) m->found = false;
         if (!m || !m->found) {
-            Match all = matcher.locate(f.bgr, tpl, std::nullopt);
-            if (all.found || !m || all.score > m->score) {
-                relocated = all.found;
-                m = all;
+            // Elsewhere only on a settled screen (the same pixels as the frame before: a window
+            // still drawing its controls may show a look-alike first), at one place only (two
+            // empty text fields look the same), and with the recorded surroundings moved along.
+            std::vector<Match> all = matcher.findAll(f.bgr, tpl, std::nullopt, 3);
+            elsewhere = int(all.size());
+            bool settled = !previous.empty() && previous.size() == f.bgr.size() &&
+                           cv::norm(previous, f.bgr, cv::NORM_INF) == 0;
+            if (all.size() == 1 && settled && agrees(all[0])) {
+                relocated = true;
+                m = all[0];
+            } else {
+                Match best = all.empty() ? matcher.locate(f.bgr, tpl, std::nullopt) : all[0];
+                best.found = false;  // seen (or the best candidate), not accepted on this frame
+                if (!m || best.score > m->score) m = best;
             }
         }
+        previous = f.bgr.clone();  // a device may reuse its frame buffer
         if (!have || m->found || m->score > g.match.score) {
             g.match = *m;
             g.live = f;
             g.relocated = relocated;
             have = true;
         }
+        g.elsewhere = elsewhere;
         if (m->found) {
             g.found = true;
             g.shift = {m->box.x - crop.x, m->box.y - crop.y};
@@ -146,7 +189,12 @@ private:
                   "): the screen around the target does not match the recorded frame within " +
                   fixed(o_.timeout, 1) + " s: best score " + fixed(g.match.score, 3) + " (colour " +
                   fixed(g.match.color_score, 3) + ") at " + g.match.box.str() + ", recorded at " + g.crop.str() +
-                  ", threshold " + fixed(o_.threshold) + "; recorded frame " +
+                  ", threshold " + fixed(o_.threshold) +
+                  (g.elsewhere > 0 ? "; it shows at " + std::to_string(g.elsewhere) +
+                                         " place(s) away from its recorded one, but not at one place only with the "
+                                         "recorded surroundings (a look-alike is not guessed)"
+                                   : "") +
+                  "; recorded frame " +
                   std::to_string(s.frame_before.value_or(0)) + " of run " + std::to_string(original_) +
                   ", live frame " + std::to_string(live) + " of run " + std::to_string(session_.runId());
         save(r);

@@ -45,10 +45,12 @@ struct ReplayResult {
 /// Where the recorded crop was found on the live screen: `found`; `relocated` (found away from
 /// its recorded place); `match` (the best candidate, live pixels); `shift` (live - recorded
 /// position); `crop` (the crop's rectangle in the recorded frame); `live` (the frame it was
-/// found in, or the last one looked at).
+/// found in, or the last one looked at); `elsewhere` (how many places away from the recorded
+/// one matched on the last frame looked at).
 struct ReplayGate {
     bool found = false;
     bool relocated = false;
+    int elsewhere = 0;
     Match match;
     Point shift;
     Rect crop;
@@ -57,7 +59,13 @@ struct ReplayGate {
 
 /// The replay gate: waits up to `o.timeout` seconds for the rectangle `crop` of the recorded
 /// frame `recorded` to show on `device` with a raw score of at least `o.threshold`, first within
-/// `o.near` pixels of its recorded place, then anywhere on the screen. `name` labels the
+/// `o.near` pixels of its recorded place (away from the exact place only with the recorded
+/// surroundings, below), then anywhere on the screen: there only on a settled
+/// screen (a frame equal to the one looked at before it, ~50 ms earlier), at exactly one place,
+/// and with the recorded surroundings (the crop grown by `o.near`; at least `o.threshold` of
+/// their pixels the same) at the same shift. So a
+/// look-alike, such as the next empty text field of a form, is not taken for the target (a
+/// window still drawing its controls may show one before the target). `name` labels the
 /// template in messages. Throws Cancelled when `cancel` is cancelled.
 ReplayGate findRecordedCrop(Device& device, const Matcher& matcher, const cv::Mat& recorded, const Rect& crop,
                             const ReplayOptions& o, const CancelToken& cancel, const std::string& name = "crop");

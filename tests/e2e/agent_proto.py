@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The agent protocol (docs/agent-protocol.md) spoken directly to eacu-agent.exe: a wrong token,
 requests before the hello, malformed and oversized messages, bad arguments (each gets a clear
-error and the agent goes on serving), launch/wait/exit code, and capture sizes and times (a
-whole frame, then the changed region only).
+error and the agent goes on serving), launch/wait/exit code, capture sizes and times (a
+whole frame, then the changed region only), and where the element tree comes from (the hello's
+"uia" and the tree's "source" agree; EXPECT_TREE_SOURCE=msaa|uia names the one expected).
 usage: agent_proto.py HOST:PORT TOKEN"""
 import json
+import os
 import socket
 import struct
 import sys
@@ -149,6 +151,19 @@ print(f"capture full frame {h['w']}x{h['h']}: {len(p)} bytes (raw {raw}, {100.0 
       f"{ms:.1f} ms; changed region {hc['rect'][2]}x{hc['rect'][3]}: {len(pc)} bytes, {mc:.1f} ms (best of 3 and 5)")
 h, _ = call(s, {"op": "capture", "base": seq + 1000})
 check(h.get("full") is True, "a capture on a frame the agent does not have is whole")
+
+# The element tree's source: UI Automation when the hello says "uia": true, else MSAA.
+s = connect(hello=False)
+h, _ = call(s, {"op": "hello", "version": 1, "token": TOKEN})
+uia = h.get("uia")
+t, _ = call(s, {"op": "tree", "id": 30, "pid": 0, "max_elements": 200, "max_depth": 3})
+source = t.get("source")
+check(t.get("ok") is True and source in ("uia", "msaa"), f"the tree names its source (uia or msaa): {str(t)[:300]}")
+check(source == ("uia" if uia else "msaa"), f"the tree's source {source} agrees with the hello's uia {uia}")
+want = os.environ.get("EXPECT_TREE_SOURCE")
+check(not want or source == want, f"the tree's source: expected {want}, got {source}")
+print(f"element tree source: {source} (hello uia: {uia})")
+s.close()
 
 if failures:
     sys.exit(f"{len(failures)} protocol checks failed")

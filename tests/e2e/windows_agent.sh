@@ -55,8 +55,13 @@ start_agent() {
 start_agent
 addr=127.0.0.1:$port
 
-# The protocol spoken directly: refusals, malformed messages, launch/wait, capture sizes.
-timeout 120 python3 "$here/agent_proto.py" "$addr" "$token" || fail "agent_proto.py failed"
+# Wine 8 has no usable UI Automation: the agent says it takes the MSAA path, and its answers do.
+expect_contains "$(cat "$OUT/agent.out")" "eacu-agent: element tree through MSAA (UI Automation not available: " \
+  "the agent's element tree source"
+
+# The protocol spoken directly: refusals, malformed messages, launch/wait, capture sizes, the
+# tree's source (msaa, as the hello's "uia": false says).
+EXPECT_TREE_SOURCE=msaa timeout 120 python3 "$here/agent_proto.py" "$addr" "$token" || fail "agent_proto.py failed"
 
 # The Lua script through eacu.
 W=$(winepath_w "$OUT")
@@ -78,6 +83,79 @@ expect_eq "$(sqlite3 "$db" "SELECT group_concat(m, ' ') FROM (SELECT CASE WHEN t
   "a11y relative image a11y" "the form's taps by tree, text, image and tree"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='window' AND status='ok'")" "10" "window steps (8 on the form, 2 on notepad)"
 grep -q "$token" "$OUT/agent.out" "$OUT/agent.err" "$OUT/run.err" && fail "the token appears in a log"
+
+# Replay on the agent: a run that fills the name and confirms, replayed (actions) on a new form.
+form_cmd="\"$(winepath_w "$form_exe")\""
+cat >"$OUT/fill.lua" <<'LUA'
+local f = remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+tap { role = "text", name = "姓名", timeout = 20 }
+input "李四"
+tap { role = "push button", name = "确定" }
+assert(f:wait(10) == 10, "the form exits with 10 (OK, not agreed)")
+LUA
+cat >"$OUT/open.lua" <<'LUA'
+remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+LUA
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/fill.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill1.txt\"" \
+  >"$OUT/fill.out" 2>&1 || fail "fill.lua: $(cat "$OUT/fill.out")"
+fill=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/open.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\fill2.txt\"" \
+  >"$OUT/open.out" 2>&1 || fail "open.lua: $(cat "$OUT/open.out")"
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --device "agent:$addr" --db "$db" \
+  >"$OUT/replay.out" 2>&1 || fail "the replay on the agent: $(cat "$OUT/replay.out"); $("$EACU" show "$(sqlite3 "$db" "SELECT MAX(id) FROM runs")" --db "$db" 2>&1)"
+for i in $(seq 100); do [ "$(tail -1 "$OUT/fill2.txt")" = "form: 李四||0" ] && break; sleep 0.1; done
+expect_eq "$(tail -1 "$OUT/fill2.txt")" "form: 李四||0" "the replayed form's output"
+
+# A look-alike is not taken for the target: on a new form whose name field already holds text,
+# only the empty city field 44 px below looks like the recorded name field; the replay stops at
+# that tap (the field's label differs) instead of typing into the city field.
+cat >"$OUT/look.lua" <<'LUA'
+remote_launch(arg[1])
+assert(window({ title = "eacu 测试表单" }, 30))
+set_text { role = "text", name = "姓名", text = "已经填了很长的一段文字" }
+LUA
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" run "$OUT/look.lua" --device "agent:$addr" --db "$db" -- "$form_cmd \"$W\\look.txt\"" \
+  >"$OUT/look.out" 2>&1 || fail "look.lua: $(cat "$OUT/look.out")"
+rc=0
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" replay "$fill" --mode actions --device "agent:$addr" --db "$db" --timeout 3 \
+  >"$OUT/look-replay.out" 2>&1 || rc=$?
+expect_eq "$rc" "1" "the replay's exit code with a look-alike only"
+expect_contains "$(cat "$OUT/look-replay.out")" "replay stopped at step 1 (tap" "the look-alike replay's stop"
+expect_contains "$(cat "$OUT/look-replay.out")" "away from its recorded one, but not at one place only with the recorded surroundings" \
+  "the look-alike replay's reason"
+printf '%s\n' 'window({ title = "eacu 测试表单" }, 10):close()' >"$OUT/close.lua"
+EACU_AGENT_TOKEN=$token timeout 60 "$EACU" run "$OUT/close.lua" --device "agent:$addr" --db "$db" >"$OUT/close.out" 2>&1 ||
+  fail "close.lua: $(cat "$OUT/close.out")"
+for i in $(seq 100); do [ "$(tail -1 "$OUT/look.txt")" = "form: closed" ] && break; sleep 0.1; done
+expect_eq "$(tail -1 "$OUT/look.txt")" "form: closed" "the look-alike form closed"
+
+# The REPL on the agent (lines on stdin): the form filled and confirmed, recorded as one run.
+printf '%s\n' "p = remote_launch([[$form_cmd \"$W\\repl.txt\"]])" 'w = window({ title = "eacu 测试表单" }, 30)' \
+  'print("repl: window " .. w.title)' 'tap { role = "text", name = "姓名", timeout = 20 }' 'input "赵六"' \
+  'tap { role = "push button", name = "确定" }' 'print("repl: exit " .. p:wait(10))' |
+  EACU_AGENT_TOKEN=$token timeout 120 "$EACU" repl --device "agent:$addr" --db "$db" >"$OUT/repl.out" 2>&1 ||
+  fail "eacu repl on the agent: $(cat "$OUT/repl.out")"
+expect_contains "$(cat "$OUT/repl.out")" "repl: window eacu 测试表单" "the REPL's window line"
+expect_contains "$(cat "$OUT/repl.out")" "repl: exit 10" "the REPL's form exit code"
+expect_eq "$(tail -1 "$OUT/repl.txt")" "form: 赵六||0" "the form the REPL filled"
+
+# eacu run --task on the agent: the sentence routed to the test's app module (win32/winform,
+# found beside the working directory), which fills and confirms the form.
+out=$(cd "$here/win32" && EACU_TEST_FORM_CMD="$form_cmd \"$W\\task.txt\"" EACU_AGENT_TOKEN=$token timeout 120 \
+  "$EACU" run --task "fill the form as 王五" --device "agent:$addr" --db "$db" 2>&1) || fail "eacu run --task on the agent: $out"
+expect_contains "$out" "module winform" "the task's module"
+expect_contains "$out" "passed (task" "the task run's end"
+expect_eq "$(tail -1 "$OUT/task.txt")" "form: 王五||0" "the form the task filled"
+
+# A tap (capture, locate, input) through the agent against the X11 device on the same display
+# (Wine's virtual desktop on this Xvfb), on a form's label: both printed, and their ratio.
+"$WINE" "$form_exe" >/dev/null 2>&1 &
+EACU_AGENT_TOKEN=$token timeout 120 "$EACU" bench agent --device "agent:$addr" --x11 "$DISPLAY" --n 5 >"$OUT/bench.out" 2>&1 ||
+  fail "eacu bench agent: $(cat "$OUT/bench.out")"
+grep -E "tap = |^BENCH" "$OUT/bench.out"
+grep -q "^BENCH agent_tap_ms=.* x11_tap_ms=.* ratio=" "$OUT/bench.out" || fail "eacu bench agent printed no BENCH line: $(cat "$OUT/bench.out")"
 
 # A wrong token: a clear error, no run of the script.
 rc=0

@@ -14,6 +14,7 @@ A11yElement fromJson(const nlohmann::json& j, const std::string& app, int depth)
     e.role = j.value("role", "");
     e.name = j.value("name", "");
     e.description = j.value("value", "");
+    e.id = j.value("id", "");
     e.states = j.value("states", std::vector<std::string>{});
     e.actions = j.value("actions", std::vector<std::string>{});
     e.editable_text = j.value("editable", false);
@@ -28,9 +29,10 @@ A11yElement fromJson(const nlohmann::json& j, const std::string& app, int depth)
 }
 
 nlohmann::json elementRequest(const A11yElement& e, const char* action) {
-    if (e.path.size() != 2)
-        throw DeviceError("agent tree: element " + e.role + " \"" + e.name + "\" has no path [pid, handle] (an "
-                          "application or the desktop takes no action)");
+    // [pid, window] (MSAA, or a top-level window under UI Automation), then child indices.
+    if (e.path.size() < 2)
+        throw DeviceError("agent tree: element " + e.role + " \"" + e.name + "\" has no path [pid, window, ...] "
+                          "(an application or the desktop takes no action)");
     return {{"op", "element"}, {"path", e.path}, {"role", e.role}, {"name", e.name}, {"action", action}};
 }
 
