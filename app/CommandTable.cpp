@@ -231,6 +231,7 @@ const std::vector<Command> kCommands = {
      cmdDevices},
     {"serve",
      "eacu serve [--host H] [--port P] [--workers N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
+     "           [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT]\n"
      "           [--db PATH] [--token T] [--launch CMD]... [--allow-scripts] [--click-check]\n"
      "           [--max-actions N] [--max-time S] [--heartbeat S]\n"
      "           [--queue redis://[USER:PASSWORD@]HOST:PORT[/DB]] [--reaper S] [--events-ttl S]",
@@ -258,6 +259,9 @@ const std::vector<Command> kCommands = {
      "  --workers N       tasks that run at once (default 2; 1 with --display :N)\n"
      "  --display D       virtual (default: a private 1280x800 Xvfb per task), virtual:WxH, or\n"
      "                    an X display :N that every task shares\n"
+     "  --device SPEC     a device that is not an X display: chromium[:WxH[@S]] (ONE headless\n"
+     "                    Chromium, a page per task), cdp:URL, adb[:SERIAL] or agent:HOST:PORT\n"
+     "                    (one worker); no Xvfb, no --wm, no --launch\n"
      "  --wm WM           the window manager started on each private display (\"openbox\")\n" EACU_OPT_DB
      "  --token T         every request needs \"Authorization: Bearer T\" (or ?access_token=T)\n"
      "  --launch CMD      a shell command started on each task's display before the task (the\n"
@@ -278,6 +282,7 @@ const std::vector<Command> kCommands = {
      cmdServe},
     {"worker",
      "eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
+     "            [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT]\n"
      "            [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S]\n"
      "            [--events-ttl S] [--click-check] [--allow-scripts]",
      "Take tasks from an eacu serve --queue on Redis and run them on this machine, each as eacu\n"
@@ -285,12 +290,16 @@ const std::vector<Command> kCommands = {
      "recorded in this machine's run log. Each task is committed to this worker (one atomic\n"
      "change in Redis) before any input; a task is never run twice. The worker holds a lease,\n"
      "renewed by its heartbeat: when it cannot renew it in time (Redis unreachable, the process\n"
-     "paused) it stops its runs at once, and the server ends them lost.\n"
+     "paused) it stops its runs at once, and the server ends them lost; each run is also told the\n"
+     "lease and stops sending input when it runs out, even if only this process is paused.\n"
      "\n"
      "Options:\n"
      "  --queue URL       the server's Redis (as eacu serve --queue)\n"
      "  --slots N         tasks at once (default 1; 1 with --display :N)\n"
      "  --display D       virtual (default: a private 1280x800 Xvfb per task), virtual:WxH, or :N\n"
+     "  --device SPEC     a device that is not an X display: chromium[:WxH[@S]] (ONE headless\n"
+     "                    Chromium, a page per slot), cdp:URL, adb[:SERIAL] or agent:HOST:PORT\n"
+     "                    (one slot); no Xvfb, no --wm, no --launch; the run sends its live screen\n"
      "  --wm WM           the window manager started on each private display\n" EACU_OPT_DB
      "  --launch CMD      a shell command started on each task's display before it; repeatable\n"
      "  --name NAME       this worker's name among the queue's workers (default HOST-PID)\n"

@@ -125,6 +125,8 @@ std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
 
 int finishRun(OpenRun& r, const std::string& error, const std::string& what, bool verbose, const std::string& answer) {
     Run& run = *r.run;
+    // The live screen first: it captures through the device the run's end closes.
+    if (r.live) r.live->stop();
     RunOutcome o = run.finish(error);
     if (r.serve) {
         if (o.status == "passed" && !answer.empty()) r.serve->answer(answer);

@@ -82,15 +82,9 @@ int cmdServe(int argc, char** argv) {
                 std::fprintf(stderr, "eacu serve: every task runs on %s, so one worker (not %d)\n", spec.display.c_str(),
                              config.workers);
             config.workers = std::min(config.workers, 1);
-        } else if (spec.kind == DeviceSpec::Kind::Image) {
-            throw UsageError("--device " + display + ": expected virtual[:WxH], :N, chromium[:WxH[@S]], cdp:URL, "
-                             "adb[:SERIAL] or agent:HOST:PORT (tasks need a screen to act on)");
         } else {
             // A device that is not an X display: no Xvfb, no window manager, no programs.
-            if (!config.launch.empty())
-                throw UsageError("--launch needs an X display (--display virtual or :N), got --device " + display);
-            if (!o.wm.empty() && o.wm != "none")
-                throw UsageError("--wm " + o.wm + ": expected --display virtual, got --device " + display);
+            server::WorkerDevice::checkOptions(display, !config.launch.empty(), o.wm);
             if (!config.queue.empty())
                 throw UsageError("--device " + display + " with --queue: every task runs on an `eacu worker`; give "
                                  "it the device (eacu worker --device " + display + ")");

@@ -66,14 +66,8 @@ int cmdWorker(int argc, char** argv) {
             w.config.display = spec.display;
             w.device = "x11";
             w.slots = 1;  // every task on the one display
-        } else if (spec.kind == DeviceSpec::Kind::Image) {
-            throw UsageError("--device " + display + ": expected virtual[:WxH], :N, chromium[:WxH[@S]], cdp:URL, "
-                             "adb[:SERIAL] or agent:HOST:PORT (tasks need a screen to act on)");
         } else {
-            if (!w.config.launch.empty())
-                throw UsageError("--launch needs an X display (--display virtual or :N), got --device " + display);
-            if (!o.wm.empty() && o.wm != "none")
-                throw UsageError("--wm " + o.wm + ": expected --display virtual, got --device " + display);
+            server::WorkerDevice::checkOptions(display, !w.config.launch.empty(), o.wm);
             device_spec = display;
         }
         w.config.db = runLogPath(o);

@@ -81,6 +81,9 @@ public:
     /// True when capture() and cursor() may be called from a second thread while another uses
     /// the device (a run's live screen, server/LiveScreen, beside its steps). False by default.
     virtual bool concurrentCapture() const { return false; }
+    /// A frame for a live view only (server/LiveScreen), never matched on: capture() unless the
+    /// device has a cheaper lossy way (ChromiumDevice: a JPEG of the page instead of a PNG).
+    virtual Frame captureLive() { return capture(); }
 };
 
 }  // namespace eacu

@@ -62,8 +62,18 @@ void LiveScreen::loopOn(Device& device) {
     const std::vector<int> params{cv::IMWRITE_JPEG_QUALITY, 75};
     while (!stop_) {
         const double t0 = monotonicSeconds();
-        Frame f = device.capture();
-        Point cursor = device.cursor();
+        Frame f;
+        Point cursor;
+        try {
+            f = device.captureLive();
+            cursor = device.cursor();
+        } catch (const std::exception&) {
+            // A page between two documents (a navigation) answers no screenshot for a moment;
+            // a display that went away fails each time until stop() (the task reports its end).
+            std::unique_lock<std::mutex> lock(mu_);
+            cv_.wait_for(lock, std::chrono::duration<double>(interval_), [&] { return stop_.load(); });
+            continue;
+        }
         ++captured_;
         if (!samePixels(f.bgr, last) || cursor.x != last_cursor.x || cursor.y != last_cursor.y) {
             last = f.bgr.clone();

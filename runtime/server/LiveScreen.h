@@ -19,8 +19,9 @@ namespace eacu::server {
 /// Captures X display `display` (":N") every `interval` seconds (default 0.1: up to 10 frames
 /// a second) until stop() or destruction, and passes `task_id`'s live frame to `publish` (on
 /// its own thread) when the pixels or the pointer position differ from the last frame sent (JPEG quality 75, the pointer
-/// marked with drawCursorMark). A display that cannot be opened or goes away ends the thread
-/// quietly (the task itself reports that); it never throws.
+/// marked with drawCursorMark). A display that cannot be opened ends the thread quietly (the
+/// task itself reports that); a capture that fails is tried again after `interval` (a page
+/// that navigates has no screenshot for a moment). It never throws.
 class LiveScreen {
 public:
     LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval = 0.1);

@@ -49,4 +49,13 @@ WorkerDevice::WorkerDevice(const std::string& spec) {
 
 WorkerDevice::~WorkerDevice() = default;
 
+void WorkerDevice::checkOptions(const std::string& spec, bool launch, const std::string& wm) {
+    if (parseDeviceSpec(spec).kind == DeviceSpec::Kind::Image)
+        throw std::invalid_argument("--device " + spec + ": expected virtual[:WxH], :N, chromium[:WxH[@S]], cdp:URL, "
+                                    "adb[:SERIAL] or agent:HOST:PORT (tasks need a screen to act on)");
+    if (launch) throw std::invalid_argument("--launch needs an X display (--display virtual or :N), got --device " + spec);
+    if (!wm.empty() && wm != "none")
+        throw std::invalid_argument("--wm " + wm + ": expected --display virtual, got --device " + spec);
+}
+
 }  // namespace eacu::server

@@ -19,6 +19,11 @@ public:
     /// its own in it. Throws std::invalid_argument for a spec that is an X display ("virtual",
     /// ":N": those are --display), an image, or malformed; DeviceError when Chromium cannot start.
     explicit WorkerDevice(const std::string& spec);
+    /// Checks `eacu serve`'s or `eacu worker`'s other options for a --device `spec` that is not
+    /// an X display: an image is no screen to act on, and nothing is started on such a device,
+    /// so `launch` (--launch given) and a window manager `wm` other than ""/"none" are refused.
+    /// Throws std::invalid_argument naming what was expected and what came.
+    static void checkOptions(const std::string& spec, bool launch, const std::string& wm);
     ~WorkerDevice();
     WorkerDevice(const WorkerDevice&) = delete;
     WorkerDevice& operator=(const WorkerDevice&) = delete;

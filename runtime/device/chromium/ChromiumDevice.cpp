@@ -196,12 +196,18 @@ Size ChromiumDevice::screenSize() const {
             int(std::lround(metrics_.viewport.h * metrics_.scale))};
 }
 
-Frame ChromiumDevice::capture() {
-    nlohmann::json r = call("Page.captureScreenshot", {{"format", "png"}, {"optimizeForSpeed", true}});
-    std::string png = base64Decode(r.value("data", ""));
+Frame ChromiumDevice::capture() { return screenshot("png", 0, 30); }
+
+Frame ChromiumDevice::captureLive() { return screenshot("jpeg", 80, 2); }
+
+Frame ChromiumDevice::screenshot(const char* format, int quality, double timeout) {
+    nlohmann::json params{{"format", format}, {"optimizeForSpeed", true}};
+    if (quality > 0) params["quality"] = quality;
+    nlohmann::json r = call("Page.captureScreenshot", params, timeout);
+    std::string bytes = base64Decode(r.value("data", ""));
     Frame f;
     try {
-        f.bgr = decodeImage(std::vector<unsigned char>(png.begin(), png.end()), cv::IMREAD_COLOR);
+        f.bgr = decodeImage(std::vector<unsigned char>(bytes.begin(), bytes.end()), cv::IMREAD_COLOR);
     } catch (const std::runtime_error& e) {
         throw DeviceError(peer_ + ": Page.captureScreenshot gave no image: " + e.what());
     }

@@ -60,6 +60,10 @@ public:
     Size screenSize() const override;
     double scaleFactor() const override { return metrics_.scale; }
     Frame capture() override;
+    /// Page.captureScreenshot as JPEG (quality 80): no PNG to encode in Chromium nor to decode.
+    /// Waits at most 2 s (a request sent while the page navigates may never be answered; the
+    /// live screen tries again).
+    Frame captureLive() override;
     void move(Point p) override;
     Point cursor() const override;
     void click(MouseButton button, int count = 1) override;
@@ -98,6 +102,8 @@ private:
     void mouse(const char* type, MouseButton button, int click_count, double dx = 0, double dy = 0);
     void key(const char* type, const DomKey& k);
     void checkPage() const;
+    // Page.captureScreenshot in `format` ("png", or "jpeg" at `quality`), decoded; `timeout` s.
+    Frame screenshot(const char* format, int quality, double timeout);
 
     std::unique_ptr<ChromiumBrowser> browser_;  // launch(): the Chromium it started
     std::string endpoint_;
