@@ -16,7 +16,7 @@ namespace eacu {
 
 int cmdBench(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang"}, {"--no-learn"});
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang", "--tap"}, {"--no-learn"});
         std::string what = o.positional.empty() ? "" : o.positional[0];
         if (what == "locate" || what == "ocr") {
             if (o.positional.size() != 2) {
@@ -34,7 +34,8 @@ int cmdBench(int argc, char** argv) {
             return 2;
         }
         if (what == "settle") return benchSettle(o.display);
-        if (what == "adb") return benchAdb(o.display, integerFlag("--n", o.flag("--n").value_or("10"), 1, 100000));
+        if (what == "adb") return benchAdb(o.display, integerFlag("--n", o.flag("--n").value_or("10"), 1, 100000),
+                                             o.flag("--tap").value_or(""));
         if (what == "page") return benchPageTap(o.display, integerFlag("--n", o.flag("--n").value_or("20"), 3, 100000));
         if (what == "window") return benchWindow(o.display, integerFlag("--n", o.flag("--n").value_or("30"), 3, 100000));
         if (what == "batch") return benchBatch(o.display, integerFlag("--n", o.flag("--n").value_or("5"), 1, 100000));
