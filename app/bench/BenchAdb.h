@@ -1,5 +1,5 @@
-// eacu bench adb: an Android device's capture (raw vs PNG) and taps (the long-lived input shell
-// vs one adb shell connection and `input` process per tap).
+// eacu bench adb: an Android device's capture (raw vs PNG), taps (the long-lived input shell
+// vs one adb shell connection and `input` process per tap) and whole steps.
 #pragma once
 #include <string>
 
@@ -9,8 +9,14 @@ namespace eacu {
 /// PNG captures (exec:screencap -p) with their bytes per frame, then `n` taps at the screen's
 /// centre through AdbDevice's long-lived shell and `n` through a new `shell,v2,raw:input tap`
 /// connection each (what `adb shell input tap` does). Prints median, p90 and mean milliseconds
-/// and bytes. The taps land on whatever is at the centre. Returns 0; throws DeviceError when the
-/// device cannot be opened.
-int benchAdb(const std::string& spec, int n);
+/// and bytes. The taps land on whatever is at the centre.
+/// With `tap_name` (an element's name in the tree, e.g. the stand-in's "张三"): `n` whole steps
+/// as a run takes them (Session::tap: capture, locate, input, wait for the effect and settle),
+/// by the tree target {name = tap_name} and by its image (cut from a capture at the start), each
+/// followed by a BACK key step (input, settle) that brings the element back; printed also as
+/// ratios to the raw capture's median of the same run (the floor: one frame). Returns 0; throws
+/// DeviceError when the device cannot be opened, std::runtime_error when the element is not in
+/// the tree or its step fails.
+int benchAdb(const std::string& spec, int n, const std::string& tap_name = "");
 
 }  // namespace eacu

@@ -48,11 +48,15 @@ struct A11yElement {
 
 /// Which part of the tree a snapshot reads: every application (`pid` 0) or the one of
 /// process `pid`; at most `max_elements` elements (the rest is cut, `truncated` is set on
-/// the root) and `max_depth` levels.
+/// the root) and `max_depth` levels. `deadline`: the deadline of the step asking (monotonic
+/// seconds, base/Clock.h), the same one its locate loop waits to: a tree that cannot be read
+/// yet (Android's "could not get idle state" while the screen animates) is tried again until
+/// then, never longer; 0 = one attempt (no step is waiting).
 struct A11yScope {
     int pid = 0;
     int max_elements = 5000;
     int max_depth = 40;
+    double deadline = 0;
 };
 
 /// Reading and acting on a device's accessibility tree. Every method throws DeviceError when

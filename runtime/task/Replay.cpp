@@ -372,7 +372,7 @@ private:
         std::string why;
         while (true) {
             try {
-                f = findElement(session_.a11ySnapshot(), q);
+                f = findElement(session_.a11ySnapshot(std::nullopt, deadline), q);
                 why = f.why;
             } catch (const DeviceError& e) {
                 why = e.what();

@@ -161,8 +161,10 @@ public:
     /// element within `timeout` seconds (negative: find_timeout), "device" when it refuses.
     Match setText(const TargetSpec& t, const std::string& text, double timeout = -1);
     /// The accessibility tree now: of the program owning window `window`, or of the whole
-    /// screen (Device::accessibility; not recorded). Throws DeviceError on a device without one.
-    A11yElement a11ySnapshot(std::optional<uint64_t> window = std::nullopt);
+    /// screen (Device::accessibility; not recorded). A tree not readable yet is tried again
+    /// until `deadline` (monotonic seconds; negative: now + find_timeout, as a find would wait).
+    /// Throws DeviceError on a device without one, or when the tree is still not readable then.
+    A11yElement a11ySnapshot(std::optional<uint64_t> window = std::nullopt, double deadline = -1);
     /// Types UTF-8 text into the focused window; with `window`, into that window: focused
     /// first, or (`focus` false) sent to it as events without focusing it.
     void input(const std::string& text, std::optional<uint64_t> window = std::nullopt, bool focus = true);
@@ -297,7 +299,7 @@ private:
         std::string source;                   // where a relative target's element came from
     };
     Located findRelative(const TargetSpec& t, double timeout);
-    Located lookForA11y(const TargetSpec& t);
+    Located lookForA11y(const TargetSpec& t, double deadline);
     std::vector<Template> templatesFor(const TargetSpec& t) const;
     // A capture for looking for `t`: its window's own pixels (origin: the screen position of
     // the frame's top-left pixel) or the screen (origin 0, 0).

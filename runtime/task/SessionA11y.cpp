@@ -23,8 +23,9 @@ A11yQuery queryFromJson(const nlohmann::json& j) {
     return q;
 }
 
-A11yElement Session::a11ySnapshot(std::optional<uint64_t> window) {
+A11yElement Session::a11ySnapshot(std::optional<uint64_t> window, double deadline) {
     A11yScope scope;
+    scope.deadline = deadline < 0 ? monotonicSeconds() + options_.find_timeout : deadline;
     if (window) {
         std::optional<WindowInfo> w = device_.windows().info(*window);
         if (!w) throw DeviceError("a11y: window " + std::to_string(*window) + " is gone");
@@ -36,10 +37,11 @@ A11yElement Session::a11ySnapshot(std::optional<uint64_t> window) {
     return device_.accessibility().snapshot(scope);
 }
 
-// One look for an a11y target in the tree now (of its window's program when it has one).
-Session::Located Session::lookForA11y(const TargetSpec& t) {
+// One look for an a11y target in the tree now (of its window's program when it has one); a
+// tree not readable yet is tried again until `deadline`, the find's own.
+Session::Located Session::lookForA11y(const TargetSpec& t, double deadline) {
     double t0 = monotonicSeconds();
-    A11yElement root = a11ySnapshot(t.window);
+    A11yElement root = a11ySnapshot(t.window, deadline);
     A11yFound f = findElement(root, *t.a11y);
     Located l;
     l.match.method = "a11y";

@@ -121,7 +121,7 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
         if (t.a11y) {  // the tree, not pixels; its bounds are on the screen already
             Located l;
             try {
-                l = lookForA11y(t);
+                l = lookForA11y(t, deadline);
             } catch (const DeviceError& e) {
                 throw StepError(failure::kDevice, describeTarget(t) + ": " + e.what(), 0, 0, describeTarget(t));
             }

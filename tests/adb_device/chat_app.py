@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""A messenger-like app for the Android stand-in (standin.py): a contact list, a chat with a text
-field and a send button, drawn with Tk on the stand-in's own Xvfb at the phone's size.
+"""A messenger-like app for the Android stand-in (standin.py), laid out like WeChat's: a chat list
+(a title, a search button described "搜索", the contacts, the tabs 微信 通讯录 发现 我), a search
+screen (a field, the contacts whose name holds its text, 王五 too who has no row in the list), and a
+chat (a back button described "返回", the title, the messages, a text field and a 发送 button),
+drawn with Tk on the stand-in's own Xvfb at the phone's size. argv: W H [PACKAGE].
 
 It is a real program: taps reach it as X pointer events (xdotool), the stand-in's screencap is
 a capture of its Xvfb. On stdin it takes JSON lines from the stand-in, each answered by one JSON
@@ -9,15 +12,17 @@ line on stdout:
   {"cmd": "commit", "text": T}    -> {"ok": true}: T inserted into the focused field (an IME's commit)
   {"cmd": "back"} / {"cmd": "home"} -> {"ok": true}: Android's BACK (chat -> list) and HOME keys
   {"cmd": "size", "w": W, "h": H} -> {"ok": true}: relayout at W x H (a rotation)
-  {"cmd": "screen"}               -> {"screen": "list" | "chat:NAME", "messages": [...]}
+  {"cmd": "screen"}               -> {"screen": "list" | "search" | "chat:NAME", "messages": [...]}
 """
 import json
 import sys
 import tkinter as tk
 from xml.sax.saxutils import quoteattr
 
-PKG = "com.example.chat"
-CONTACTS = ["张三", "李四", "Alice"]
+PKG = sys.argv[3] if len(sys.argv) > 3 else "com.example.chat"
+CONTACTS = ["张三", "李四", "Alice"]  # the rows of the chat list
+SEARCHABLE = CONTACTS + ["王五"]  # found through search only
+TABS = ["微信", "通讯录", "发现", "我"]
 CLASSES = {"Button": "android.widget.Button", "Entry": "android.widget.EditText",
            "Label": "android.widget.TextView", "Frame": "android.widget.LinearLayout",
            "Tk": "android.widget.FrameLayout"}
@@ -29,9 +34,11 @@ class ChatApp:
         self.root.overrideredirect(True)
         self.font = ("WenQuanYi Micro Hei", 30)
         self.big = ("WenQuanYi Micro Hei", 40, "bold")
-        self.messages = {c: [] for c in CONTACTS}
+        self.messages = {c: [] for c in SEARCHABLE}
         self.ids = {}  # widget -> resource-id suffix
+        self.descs = {}  # widget -> content-desc
         self.contact = None
+        self.searching = False
         self.resize(w, h)
         self.show_list()
         self.root.createfilehandler(sys.stdin, tk.READABLE, self.on_stdin)
@@ -44,27 +51,65 @@ class ChatApp:
         for c in self.root.winfo_children():
             c.destroy()
         self.ids = {}
+        self.descs = {}
 
-    def widget(self, cls, rid, **kw):
-        wdg = cls(self.root, **kw)
+    def widget(self, cls, rid, desc="", parent=None, **kw):
+        wdg = cls(parent or self.root, **kw)
         self.ids[wdg] = rid
+        if desc:
+            self.descs[wdg] = desc
         return wdg
 
     def show_list(self):
         self.clear()
         self.contact = None
+        self.searching = False
         self.widget(tk.Label, "title", text="Chats", font=self.big, bg="#2e7d32", fg="white").place(
-            x=0, y=0, width=self.w, height=160)
+            x=0, y=0, width=self.w - 160, height=160)
+        self.widget(tk.Button, "search", desc="搜索", text="", bg="#2e7d32", relief="flat",
+                    command=self.show_search).place(x=self.w - 160, y=0, width=160, height=160)
         for i, name in enumerate(CONTACTS):
             self.widget(tk.Button, f"contact_{i}", text=name, font=self.font, anchor="w", relief="flat",
                         bg="white", command=lambda n=name: self.show_chat(n)).place(
                 x=0, y=180 + i * 200, width=self.w, height=180)
+        tab_w = self.w // len(TABS)
+        for i, tab in enumerate(TABS):
+            self.widget(tk.Label, f"tab_{i}", text=tab, font=self.font, bg="#f0f0f0",
+                        fg="#2e7d32" if i == 0 else "black").place(x=i * tab_w, y=self.h - 180, width=tab_w, height=180)
+        self.root.update_idletasks()
+
+    def show_search(self):
+        self.clear()
+        self.contact = None
+        self.searching = True
+        self.widget(tk.Button, "search_back", desc="返回", text="<", font=self.big, command=self.show_list).place(
+            x=0, y=0, width=160, height=160)
+        self.query = tk.StringVar(self.root)
+        self.entry = self.widget(tk.Entry, "search_input", font=self.font, textvariable=self.query)
+        self.entry.place(x=180, y=20, width=self.w - 200, height=120)
+        self.results = tk.Frame(self.root, bg="white")
+        self.results.place(x=0, y=180, width=self.w, height=self.h - 180)
+        self.query.trace_add("write", lambda *_: self.show_results())
+        self.entry.focus_set()
+        self.root.update_idletasks()
+
+    def show_results(self):
+        for c in self.results.winfo_children():
+            self.ids.pop(c, None)
+            c.destroy()
+        q = self.query.get().strip()
+        found = [n for n in SEARCHABLE if q and q in n]
+        for i, name in enumerate(found):
+            self.widget(tk.Button, "result", parent=self.results, text=name, font=self.font, anchor="w",
+                        relief="flat", bg="white", command=lambda n=name: self.show_chat(n)).place(
+                x=0, y=i * 200, width=self.w, height=180)
         self.root.update_idletasks()
 
     def show_chat(self, name):
         self.clear()
         self.contact = name
-        self.widget(tk.Button, "back", text="<", font=self.big, command=self.show_list).place(
+        self.searching = False
+        self.widget(tk.Button, "back", desc="返回", text="<", font=self.big, command=self.show_list).place(
             x=0, y=0, width=160, height=160)
         self.widget(tk.Label, "chat_title", text=name, font=self.big, bg="#2e7d32", fg="white").place(
             x=160, y=0, width=self.w - 160, height=160)
@@ -97,7 +142,7 @@ class ChatApp:
         focused = self.root.focus_get() is wdg
         attrs = {
             "index": index, "text": text, "resource-id": rid, "class": cls, "package": PKG,
-            "content-desc": "", "checkable": "false", "checked": "false",
+            "content-desc": self.descs.get(wdg, ""), "checkable": "false", "checked": "false",
             "clickable": "true" if isinstance(wdg, (tk.Button, tk.Entry)) else "false",
             "enabled": "true", "focusable": "true" if isinstance(wdg, (tk.Button, tk.Entry)) else "false",
             "focused": "true" if focused else "false", "scrollable": "false", "long-clickable": "false",
@@ -139,7 +184,7 @@ class ChatApp:
             self.show_chat(self.contact) if self.contact else self.show_list()
             out = {"ok": True}
         elif cmd == "screen":
-            out = {"screen": f"chat:{self.contact}" if self.contact else "list",
+            out = {"screen": f"chat:{self.contact}" if self.contact else "search" if self.searching else "list",
                    "messages": self.messages[self.contact] if self.contact else []}
         else:
             out = {"error": f"unknown command {cmd}"}

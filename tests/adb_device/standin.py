@@ -17,6 +17,10 @@ app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `
 the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
 cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
+
+--package PKG: the app's package (default com.example.chat; com.tencent.mm for the wechat
+module's Android path: the app is laid out like WeChat's, see chat_app.py). Several stand-ins
+(one process each, their own Xvfb, log and control folder) are several devices on one adb server.
 """
 import argparse
 import base64
@@ -84,7 +88,7 @@ class Phone:
         if self.app and self.app.poll() is None:
             return
         self.app = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "chat_app.py"),
-                                     str(self.w), str(self.h)], env=self.env, stdin=subprocess.PIPE,
+                                     str(self.w), str(self.h), PKG], env=self.env, stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
         self.app_call({"cmd": "screen"})
 
@@ -589,6 +593,7 @@ def packet(kind, data):
 
 
 def main():
+    global PKG
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port-file", required=True, help="written with the TCP port once listening")
     p.add_argument("--log", help="every command run, one line each")
@@ -600,7 +605,9 @@ def main():
     p.add_argument("--header", type=int, choices=(12, 16), default=16, help="screencap's raw header size")
     p.add_argument("--no-adbkeyboard", dest="adbkeyboard", action="store_false")
     p.add_argument("--unauthorized", action="store_true", help="answer CNXN with AUTH and refuse every signature")
+    p.add_argument("--package", default=PKG, help="the chat app's package (com.tencent.mm: where the wechat module looks)")
     args = p.parse_args()
+    PKG = args.package
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     phone = Phone(args)
     srv = socket.socket()

@@ -6,8 +6,11 @@
 # broadcast), sends by role and name, opens another chat by OCR text, sets its field by
 # resource_id and sends by image; the run replayed as actions. The app's state is checked
 # through the real adb client.
-# With EACU_TEST_ADB_SERIAL a real phone is used instead for what needs no chat app: devices,
-# screen size, a capture, the tree, the HOME key.
+# With EACU_TEST_ADB_SERIAL a real phone is used instead: devices, screen size, a capture, the
+# tree, the HOME key, then the messenger path on the phone's own messenger: the wechat module's
+# send_message through `eacu run --task` (WeChat in Chinese, logged in, ADBKeyBoard installed and
+# enabled; the message goes to $EACU_TEST_WECHAT_CONTACT, default 文件传输助手, the account's own
+# File Transfer chat), as e2e_android_wechat runs it on the stand-in (docs/android.md).
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +37,12 @@ screenshot()
 print(string.format("phone: %dx%d@%g, %d applications in the tree", w, h, s, #tree.children))
 LUA
   "$EACU" run "$OUT/phone.lua" --device "adb:$serial" --db "$db" || fail "the run on the phone failed"
-  echo "PASS (real phone $serial: the chat steps need the stand-in's app)"
+  contact=${EACU_TEST_WECHAT_CONTACT:-文件传输助手}
+  text="eacu e2e $(date +%Y%m%d-%H%M%S)"
+  "$EACU" run --task "给${contact}发消息 $text" --device "adb:$serial" --yes --db "$db" ||
+    fail "the wechat send_message task on the phone failed (WeChat in Chinese, logged in, ADBKeyBoard enabled?)"
+  expect_eq "$(q "SELECT status FROM runs WHERE id=(SELECT MAX(id) FROM runs)")" "passed" "the task's run"
+  echo "PASS (real phone $serial: \"$text\" sent to $contact in WeChat)"
   exit 0
 fi
 
@@ -89,4 +97,11 @@ expect_contains "$log" "monkey -p com.example.chat -c android.intent.category.LA
 expect_eq "$(grep -c '^OPEN shell,v2,raw:$' "$standin_log")" "2" "long-lived input shells opened by the run and its replay"
 [ "$(grep -c '^OPEN exec:screencap$' "$standin_log")" -gt 3 ] || fail "expected raw screencaps (exec:screencap), got: $(grep -c '^OPEN exec:screencap' "$standin_log")"
 grep -q '^OPEN sync:$' "$standin_log" || fail "expected the dumps read back over sync:"
+
+# 5. The benchmark runs on the stand-in (its numbers are load-dependent: only printed here).
+adb_here -s "$serial" shell input keyevent 4
+out=$("$EACU" bench adb --device "adb:$serial" --n 2 --tap 张三 2>&1) || fail "eacu bench adb: $out"
+echo "$out"
+expect_contains "$out" "step: tap it by the tree" "the whole-step benchmark"
+expect_contains "$out" "ratio to the raw capture floor" "the whole steps against the capture floor"
 echo PASS

@@ -13,9 +13,20 @@ if mode == "idle" then
   key("back")
   print("idle: retried")
 elseif mode == "idle_forever" then
-  local ok, err = pcall(tap, "a11y:Alice")
+  -- The dump is retried until the step's own deadline (timeout 2 s), not longer.
+  local now = require("eacu._native").now
+  local t0 = now()
+  local ok, err = pcall(tap, "a11y:Alice", { timeout = 2 })
   assert(not ok, "a tree target on a screen that never idles fails")
-  print("idle_forever: " .. tostring(err))
+  print(string.format("idle_forever: after %.1f s: %s", now() - t0, tostring(err)))
+elseif mode == "idle_long" then
+  -- A screen that animates for longer than any fixed bound: a step with a long timeout waits.
+  local now = require("eacu._native").now
+  local t0 = now()
+  tap("a11y:Alice", { timeout = 60 })
+  print(string.format("idle_long: the tap found its target after %.1f s", now() - t0))
+  wait({ resource_id = "chat_title", name = "Alice" }, 10)
+  key("back")
 elseif mode == "rotate" then
   local w, h = screen_size()
   print(string.format("before %dx%d", w, h))

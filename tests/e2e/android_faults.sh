@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 27: faults of an Android device, on the stand-in of tests/adb_device (raw screencap with
-# the older 12-byte header here): "could not get idle state" dumps retried, a screen that never
-# idles failing clearly, a rotation mid-run (size re-read, tree and OCR in landscape), a black
+# the older 12-byte header here): "could not get idle state" dumps retried within the step's
+# deadline (a short step fails in time and clearly, a long one outlasts the animation), a rotation mid-run (size re-read, tree and OCR in landscape), a black
 # (FLAG_SECURE) frame named in the failure while the tree still works, a pixel format raw
 # capture does not know (PNG fallback), and the device going away mid-run (the error names the
 # serial, no hang). Stand-in only (EACU_TEST_ADB_SERIAL does not apply: faults are injected).
@@ -25,14 +25,24 @@ out=$(run_case idle); echo "$out"
 expect_contains "$out" "idle: retried" "idle"
 expect_eq "$(cat "$control/idle_failures")" "0" "idle failures left"
 
-# 2. A screen that never idles: the step fails saying so.
+# 2. A screen that never idles: the dump is retried until the step's deadline (its timeout of
+# 2 s), then the step fails saying so.
 echo 100000 >"$control/idle_failures"
-t0=$(date +%s)
 out=$(run_case idle_forever); echo "$out"
 expect_contains "$out" "could not get idle state" "never idle"
 expect_contains "$out" "kept animating" "never idle, explained"
-[ $(( $(date +%s) - t0 )) -lt 60 ] || fail "the never-idle case took $(( $(date +%s) - t0 )) s"
+expect_contains "$out" "(the step's deadline)" "never idle: the bound named"
+took=$(echo "$out" | sed -n 's/^idle_forever: after \([0-9.]*\) s:.*/\1/p')
+[ -n "$took" ] && [ "$(echo "$took >= 1.5 && $took < 5" | bc)" = 1 ] ||
+  fail "expected the never-idle step to fail after its 2 s timeout (1.5-5 s), got '$took' s"
 echo 0 >"$control/idle_failures"
+
+# 2b. A screen that animates for 40 dumps (at least 40 × 0.3 s = 12 s: longer than the fixed
+# 10 s the retry had before): a step with a timeout of 60 s waits it out.
+echo 40 >"$control/idle_failures"
+out=$(run_case idle_long); echo "$out"
+expect_contains "$out" "idle_long: the tap found its target after" "a long step outlasting the animation"
+expect_eq "$(cat "$control/idle_failures")" "0" "idle failures left after the long step"
 
 # 3. A rotation mid-run: the frame's size changes, the display is read again.
 out=$(run_case rotate); echo "$out"

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "base/Clock.h"
+#include "base/Format.h"
 #include "base/Utf8.h"
 #include "device/adb/AdbDevice.h"
 #include "device/adb/UiautomatorXml.h"
@@ -13,22 +14,23 @@ namespace {
 constexpr const char* kDumpPath = "/sdcard/eacu_window_dump.xml";
 }
 
-AdbAccessibility::AdbAccessibility(AdbDevice& device, double retry_seconds)
-    : device_(device), retry_seconds_(retry_seconds) {}
+AdbAccessibility::AdbAccessibility(AdbDevice& device) : device_(device) {}
 
 A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
     const std::string& serial = device_.client().serial();
-    double deadline = monotonicSeconds() + retry_seconds_;
+    const double t0 = monotonicSeconds();
+    found_deadline_ = scope.deadline;
     std::string last;
     for (int attempt = 1;; ++attempt) {
         AdbShellResult r = device_.client().shell(std::string("uiautomator dump ") + kDumpPath, 30);
         last = r.out + r.err;
         while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ')) last.pop_back();
         if (last.find("dumped to") != std::string::npos) break;
-        if (monotonicSeconds() >= deadline)
+        const double now = monotonicSeconds();
+        if (now + 0.3 >= scope.deadline)
             throw DeviceError("adb " + serial + ": uiautomator dump gave no tree after " + std::to_string(attempt) +
-                              " attempts in " + std::to_string(static_cast<int>(retry_seconds_)) + " s: \"" +
-                              clipUtf8(last, 200) + "\"" +
+                              (attempt == 1 ? " attempt" : " attempts") + " in " + fixed(now - t0, 1) +
+                              " s (the step's deadline): \"" + clipUtf8(last, 200) + "\"" +
                               (last.find("idle state") != std::string::npos
                                    ? " (the screen kept animating; uiautomator waits for it to be idle)"
                                    : ""));
@@ -43,7 +45,9 @@ A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
 }
 
 const A11yElement& AdbAccessibility::current(const A11yElement& element, A11yElement& fresh) {
-    fresh = snapshot();
+    A11yScope scope;
+    scope.deadline = found_deadline_;
+    fresh = snapshot(scope);
     const A11yElement* e = &fresh;
     for (int i : element.path) {
         if (i < 0 || static_cast<size_t>(i) >= e->children.size()) {
