@@ -220,6 +220,7 @@ const std::vector<Command> kCommands = {
      "  --n N             tap, window, page, batch, agent: how many taps or rounds (default 30; page,\n"
      "                    agent: 20; batch: 5)\n"
      "  --x11 :N          agent: the X display the agent's screen is shown on\n"
+     "  --tap NAME        adb: also time whole steps on the tree element named NAME\n"
      "  --out FILE        locate, ocr: one JSON line per case\n"
      "  --no-learn        locate: do not learn the device scale from earlier hits\n"
      "  --threshold T     locate: the similarity needed, in [0, 1] (default: the templates')\n"
