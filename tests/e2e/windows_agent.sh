@@ -149,6 +149,60 @@ expect_contains "$out" "module winform" "the task's module"
 expect_contains "$out" "passed (task" "the task run's end"
 expect_eq "$(tail -1 "$OUT/task.txt")" "form: 王五||0" "the form the task filled"
 
+# eacu serve --device agent:HOST:PORT (issue 26's device for serve): one Lua task fills the form
+# through a local serve, whose run is the only one on the agent; the page's live screen comes
+# from the agent (AgentDevice::captureLive, a connection of its own beside the run's). The task
+# first waits for the person, so the stream is open before any live frame.
+EACU_BIN=$EACU OUT_DIR=$OUT ADDR=$addr AGENT_TOKEN=$token FORM_CMD="$form_cmd \"$W\\serve.txt\"" \
+  timeout 240 python3 - "$here" <<'PY' || fail "eacu serve --device agent (above)"
+import os, sqlite3, sys
+sys.path.insert(0, sys.argv[1])
+from serve_client import Api, Fail, Server, Stream, live_fps, wait_until
+
+out, addr = os.environ["OUT_DIR"], os.environ["ADDR"]
+db = os.path.join(out, "serve.db")
+script = f"""ask_user("watch the form, then OK")
+local p = remote_launch([[{os.environ["FORM_CMD"]}]])
+window({{ title = "eacu 测试表单" }}, 30)
+tap {{ role = "text", name = "姓名", timeout = 20 }}
+input "孙七"
+tap {{ role = "push button", name = "确定" }}
+return "exit " .. p:wait(10)"""
+env = dict(os.environ, EACU_AGENT_TOKEN=os.environ["AGENT_TOKEN"])
+serve_token = "t0ken-28"
+server = Server(os.environ["EACU_BIN"], ["--device", "agent:" + addr, "--allow-scripts", "--token", serve_token,
+                                         "--db", db], os.path.join(out, "serve.log"), env=env)
+try:
+    api = Api(server, token=serve_token)
+    tid = api.ok("POST", "/task", {"script": script})["task_id"]
+    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 30, "the task's session")
+    stream = Stream(server, session, token=serve_token)
+    stream.wait("task.awaiting_user", tid, timeout=60)
+    api.ok("POST", "/api/chat/ack-user-action", {"task_id": tid})
+    end = stream.wait_end(tid, 180)
+    view = api.ok("GET", f"/task/{tid}")
+    print(f"serve task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
+    if end[1] != "task.completed" or view.get("result") != "exit 10":
+        raise Fail(f"expected the task on agent:{addr} to complete with \"exit 10\", got {end[1]}: {view}")
+    live = stream.of("screen.live", tid)
+    fps, n = live_fps(stream, tid)
+    print(f"agent_serve_live_fps {fps:.1f} ({n} frames)")
+    if n < 2:
+        raise Fail(f"expected live frames of the agent's screen while the form opened and filled, got {n}")
+    sizes = {(e[2]["width"], e[2]["height"]) for e in live}
+    if len(sizes) != 1:
+        raise Fail(f"expected the live frames at the agent's one screen size, got {sorted(sizes)}")
+    stream.close()
+    c = sqlite3.connect(db)
+    dev = c.execute("SELECT device FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+    c.close()
+    if not dev.startswith(f"agent {addr} "):
+        raise Fail(f"expected the serve's run on agent {addr}, got device {dev!r}")
+finally:
+    server.stop()
+PY
+expect_eq "$(tail -1 "$OUT/serve.txt")" "form: 孙七||0" "the form the serve task filled"
+
 # A tap (capture, locate, input) through the agent against the X11 device on the same display
 # (Wine's virtual desktop on this Xvfb), on a form's label: both printed, and their ratio.
 "$WINE" "$form_exe" >/dev/null 2>&1 &

@@ -158,6 +158,19 @@ Frame AdbDevice::capture() {
     return f;
 }
 
+Frame AdbDevice::captureLive() {
+    const std::string png = client_.exec("screencap -p", 30);
+    Frame f;
+    try {
+        f.bgr = decodeImage(std::vector<unsigned char>(png.begin(), png.end()), cv::IMREAD_COLOR);
+    } catch (const std::exception& e) {
+        throw DeviceError("adb " + client_.serial() + ": screencap -p gave no image (" + e.what() + ")");
+    }
+    f.timestamp = wallSeconds();
+    f.monotonic = monotonicSeconds();
+    return f;
+}
+
 void AdbDevice::click(MouseButton button, int count) {
     std::string tap = "input tap " + std::to_string(cursor_.x) + " " + std::to_string(cursor_.y);
     if (button == MouseButton::Right) {

@@ -1,6 +1,8 @@
 // An Android phone or emulator through the adb server: screencap frames are the screen, `input`
 // commands through one long-lived shell are the input, `uiautomator dump` is the element tree.
 #pragma once
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -62,8 +64,23 @@ public:
     Size screenSize() const override { return info_.size; }
     double scaleFactor() const override { return info_.density / 160.0; }
     Frame capture() override;
-    void move(Point p) override { cursor_ = p; }
-    Point cursor() const override { return cursor_; }
+    /// True: live frames (server/LiveScreen) may be taken on a second thread beside the run's
+    /// steps; each is its own adb connection and cursor() is atomic.
+    bool concurrentCapture() const override { return true; }
+    /// A frame for the live view only: `exec:screencap -p` (PNG: a fraction of the raw frame's
+    /// bytes over USB) on a connection of its own. It touches none of capture()'s state (the
+    /// raw/PNG choice, the black-frame note, the display re-read); the frame's scale is left at
+    /// 1. Throws DeviceError("adb SERIAL: ...") when the device is gone or gives no image.
+    Frame captureLive() override;
+    void move(Point p) override {
+        cursor_ = p;
+        live_cursor_ = (static_cast<uint64_t>(static_cast<uint32_t>(p.x)) << 32) | static_cast<uint32_t>(p.y);
+    }
+    /// Where the next touch lands (move()'s point), readable from any thread.
+    Point cursor() const override {
+        const uint64_t v = live_cursor_;
+        return {static_cast<int32_t>(static_cast<uint32_t>(v >> 32)), static_cast<int32_t>(static_cast<uint32_t>(v))};
+    }
     void click(MouseButton button, int count = 1) override;
     void press(MouseButton button) override;
     void release(MouseButton button) override;
@@ -105,6 +122,7 @@ private:
     AdbShell shell_;
     AndroidInfo info_;
     Point cursor_{0, 0};
+    std::atomic<uint64_t> live_cursor_{0};  // cursor_ packed (x << 32 | y) for cursor() on any thread
     Point pressed_at_{0, 0};
     double pressed_time_ = -1;  // monotonic seconds of press(), -1 when no touch is down
     bool raw_capture_ = true;

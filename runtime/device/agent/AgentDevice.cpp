@@ -17,6 +17,9 @@ std::unique_ptr<AgentDevice> AgentDevice::connect(const std::string& host, int p
                                                   double timeout) {
     std::unique_ptr<AgentDevice> d(new AgentDevice);
     d->conn_ = std::make_unique<AgentConnection>(host, port, token, timeout);
+    d->host_ = host;
+    d->port_ = port;
+    d->token_ = token;
     d->os_ = d->conn_->hello().value("os", std::string("?"));
     auto s = d->conn_->call({{"op", "screen"}}).header;
     d->size_ = Size{s.value("w", 0), s.value("h", 0)};
@@ -36,32 +39,34 @@ std::string AgentDevice::describe() const {
            " dpi " + std::to_string(dpi_);
 }
 
-WindowCapture AgentDevice::grab(uint64_t window) {
-    nlohmann::json req{{"op", "capture"}, {"base", window == last_target_ ? seq_ : 0}};
+WindowCapture AgentDevice::grab(uint64_t window) { return grabOn(*conn_, base_, window, kCaptureTimeout); }
+
+WindowCapture AgentDevice::grabOn(AgentConnection& conn, CaptureBase& base, uint64_t window, double timeout) {
+    nlohmann::json req{{"op", "capture"}, {"base", window == base.target ? base.seq : 0}};
     if (window) req["window"] = window;
-    AgentReply r = conn_->call(req, {}, kCaptureTimeout);
+    AgentReply r = conn.call(req, {}, timeout);
     const auto& h = r.header;
     int w = h.value("w", 0), hh = h.value("h", 0);
     auto rect = h.value("rect", std::vector<int>{});
     auto origin = h.value("origin", std::vector<int>{0, 0});
     if (w <= 0 || hh <= 0 || w > 32768 || hh > 32768 || rect.size() != 4 || origin.size() != 2 ||
         h.value("encoding", "") != "rle24")
-        throw DeviceError("agent " + conn_->address() + ": capture: expected w, h, rect and rle24, got " + h.dump());
+        throw DeviceError("agent " + conn.address() + ": capture: expected w, h, rect and rle24, got " + h.dump());
     bool full = h.value("full", true);
-    if (full) last_ = cv::Mat(hh, w, CV_8UC3, cv::Scalar(0, 0, 0));
-    else if (last_.cols != w || last_.rows != hh || window != last_target_)
-        throw DeviceError("agent " + conn_->address() + ": capture: a changed region of a frame this device does not have");
-    seq_ = 0;  // until the region is applied
-    last_target_ = window;
+    if (full) base.last = cv::Mat(hh, w, CV_8UC3, cv::Scalar(0, 0, 0));
+    else if (base.last.cols != w || base.last.rows != hh || window != base.target)
+        throw DeviceError("agent " + conn.address() + ": capture: a changed region of a frame this device does not have");
+    base.seq = 0;  // until the region is applied
+    base.target = window;
     try {
-        decodeRle24(r.payload, last_, Rect{rect[0], rect[1], rect[2], rect[3]});
+        decodeRle24(r.payload, base.last, Rect{rect[0], rect[1], rect[2], rect[3]});
     } catch (const std::exception& e) {
-        throw DeviceError("agent " + conn_->address() + ": capture: " + e.what());
+        throw DeviceError("agent " + conn.address() + ": capture: " + e.what());
     }
-    seq_ = h.value("seq", 0u);
-    last_bytes_ = r.payload.size();
+    base.seq = h.value("seq", 0u);
+    base.bytes = r.payload.size();
     WindowCapture c;
-    c.frame.bgr = last_.clone();
+    c.frame.bgr = base.last.clone();
     c.frame.scale = scale_;
     c.frame.timestamp = wallSeconds();
     c.frame.monotonic = monotonicSeconds();
@@ -73,6 +78,19 @@ Frame AgentDevice::capture() {
     Frame f = grab(0).frame;
     size_ = Size{f.width(), f.height()};
     return f;
+}
+
+Frame AgentDevice::captureLive() {
+    constexpr double kLiveTimeout = 2;
+    std::lock_guard<std::mutex> lock(live_mu_);
+    try {
+        if (!live_conn_) live_conn_ = std::make_unique<AgentConnection>(host_, port_, token_, kLiveTimeout);
+        return grabOn(*live_conn_, live_base_, 0, kLiveTimeout).frame;
+    } catch (const DeviceError&) {
+        live_conn_.reset();
+        live_base_ = CaptureBase{};
+        throw;
+    }
 }
 
 void AgentDevice::move(Point p) { conn_->call({{"op", "move"}, {"x", p.x}, {"y", p.y}}); }

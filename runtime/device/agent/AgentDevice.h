@@ -1,7 +1,9 @@
 // A remote device: a screen (Windows today) driven through a device agent over TCP
 // (docs/agent-protocol.md, agent/ for eacu-agent.exe). No X server is involved on this side.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <opencv2/core.hpp>
@@ -33,6 +35,16 @@ public:
     Size screenSize() const override { return size_; }
     double scaleFactor() const override { return scale_; }
     Frame capture() override;
+    /// True: live frames (server/LiveScreen) may be taken on a second thread beside the run's
+    /// steps, on a connection of their own (captureLive).
+    bool concurrentCapture() const override { return true; }
+    /// A whole-screen frame for the live view only, through a second connection to the agent
+    /// (opened on first use with the same token; the agent serves each connection on a thread
+    /// of its own and keeps each one's last frame), so it neither waits behind the run's
+    /// requests nor spoils the changed-region base of capture(). Connecting and each frame have
+    /// 2 s (a live view must not hold up the run's end); a failed connection is dropped and the
+    /// next call connects again. Throws DeviceError as capture().
+    Frame captureLive() override;
     void move(Point p) override;
     Point cursor() const override;
     void click(MouseButton button, int count = 1) override;
@@ -67,7 +79,7 @@ public:
     /// minimized, a black PrintWindow of a covered window).
     WindowCapture grab(uint64_t window);
     /// Bytes received for the last capture and whether it was a whole frame (for benchmarks).
-    size_t lastCaptureBytes() const { return last_bytes_; }
+    size_t lastCaptureBytes() const { return base_.bytes; }
     /// The connection, for the windows and the tree.
     AgentConnection& connection() { return *conn_; }
 
@@ -76,15 +88,30 @@ private:
     void key(const Key& k, bool down);
     void mouseButton(MouseButton b, bool down);
 
+    // What a connection's changed-region captures build on: the last frame received (BGR), its
+    // sequence number at the agent (0: none), its target (0: the screen; else the window) and
+    // the bytes of the last answer.
+    struct CaptureBase {
+        cv::Mat last;
+        uint32_t seq = 0;
+        uint64_t target = 0;
+        size_t bytes = 0;
+    };
+    // One capture op on `conn` on top of `base` (updated), answered within `timeout` seconds;
+    // `window` 0 for the screen.
+    WindowCapture grabOn(AgentConnection& conn, CaptureBase& base, uint64_t window, double timeout);
+
     std::unique_ptr<AgentConnection> conn_;
+    std::string host_, token_;  // for the live view's connection (the token is never logged)
+    int port_ = 0;
+    std::mutex live_mu_;  // guards live_conn_, live_base_
+    std::unique_ptr<AgentConnection> live_conn_;
+    CaptureBase live_base_;
     std::string os_;
     Size size_;
     double scale_ = 1.0;
     int dpi_ = 96;
-    cv::Mat last_;              // the last frame received (BGR), the base of the next
-    uint32_t seq_ = 0;          // its sequence number at the agent (0: none)
-    uint64_t last_target_ = 0;  // 0: the screen; else the window
-    size_t last_bytes_ = 0;
+    CaptureBase base_;  // capture() and grab() on conn_
     std::unique_ptr<AgentWindows> windows_;
     std::unique_ptr<AgentAccessibility> a11y_;
 };
