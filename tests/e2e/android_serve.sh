@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 27 with issue 26's `eacu serve --device SPEC`: one serve task on an Android device. A
-# local `eacu serve --device adb:SERIAL --allow-scripts` (no Xvfb, no window manager) runs a Lua
+# Issue 27 with issue 26's `eacu serve --device SPEC`: a serve task on an Android device, once
+# on a local `eacu serve --device adb:SERIAL` and once through Redis (serve --queue and an
+# `eacu worker --device adb:SERIAL`, the registry saying adb). Each (no Xvfb, no window manager) runs a Lua
 # task on the stand-in: the chat with 张三 opened by the tree, 你好 typed (ADBKeyBoard) and sent,
 # verified in the tree. Checked: the task completed with the script's answer (the phone's screen
 # size), its run was on the device (the run log's device names the serial), the stand-in's log has the broadcast, and no
@@ -22,55 +23,88 @@ python3 - "$here" <<'PY'
 import os, sqlite3, sys
 sys.path.insert(0, sys.argv[1])
 from serve_client import Api, Fail, Server, Stream, live_fps, wait_until
+from redis_lib import Redis, Worker
 
-out, serial = os.environ["OUT_DIR"], os.environ["SERIAL"]
-db = os.path.join(out, "serve.db")
-script = """ask_user("watch the phone, then OK")
+out, serial, eacu = os.environ["OUT_DIR"], os.environ["SERIAL"], os.environ["EACU_BIN"]
+token = "t0ken-27"
+
+
+def task_on(server, db, text, what):
+    """One Lua task that sends `text` to 张三 on the phone; checks its end, its answer, the
+    phone's live frames on the SSE stream and that the server's run log has its run on the phone."""
+    script = f"""ask_user("watch the phone, then OK")
 launch("com.example.chat")
 tap("a11y:张三")
-wait({ resource_id = "chat_title", name = "张三" }, 10)
-tap({ resource_id = "input" })
-input("你好")
-tap({ role = "button", name = "发送" })
-wait({ role = "label", name = "你好" }, 10)
+wait({{ resource_id = "chat_title", name = "张三" }}, 10)
+tap({{ resource_id = "input" }})
+input("{text}")
+tap({{ role = "button", name = "发送" }})
+wait({{ role = "label", name = "{text}" }}, 10)
 key("back")
 local w, h = screen_size()
 return string.format("sent on a %dx%d screen", w, h)"""
-token = "t0ken-27"
-server = Server(os.environ["EACU_BIN"], ["--device", "adb:" + serial, "--allow-scripts", "--token", token, "--db", db],
-                os.path.join(out, "serve.log"))
-try:
     api = Api(server, token=token)
     tid = api.ok("POST", "/task", {"script": script})["task_id"]
     # The task waits for the person until the stream is open, so none of its live frames is missed.
-    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 30, "the task's session")
+    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 60, f"{what}: the task's session")
     stream = Stream(server, session, token=token)
-    stream.wait("task.awaiting_user", tid, timeout=60)
+    stream.wait("task.awaiting_user", tid, timeout=90)
     api.ok("POST", "/api/chat/ack-user-action", {"task_id": tid})
-    view = wait_until(lambda: (lambda v: v if v["status"] not in ("queued", "running") else None)(
-        api.ok("GET", f"/task/{tid}")), 120, "the adb task to end")
-    print(f"task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
-    if view["status"] != "completed":
-        raise Fail(f"expected the task on adb:{serial} to complete, got {view['status']}: {view.get('error')!r}")
+    end = stream.wait_end(tid, 180)
+    view = api.ok("GET", f"/task/{tid}")
+    print(f"{what}: task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
+    if end[1] != "task.completed":
+        raise Fail(f"{what}: expected the task on adb:{serial} to complete, got {end[1]}: {view.get('error')!r}")
     if view.get("result") != "sent on a 1080x2400 screen":
-        raise Fail(f"expected the task's answer \"sent on a 1080x2400 screen\" (the phone's), got {view.get('result')!r}")
-    live = stream.wait("screen.live", tid, timeout=30)
+        raise Fail(f"{what}: expected the task's answer \"sent on a 1080x2400 screen\" (the phone's), got {view.get('result')!r}")
+    live = stream.of("screen.live", tid)
     fps, n = live_fps(stream, tid)
-    print(f"android_serve_live_fps {fps:.1f} ({n} frames)")
+    print(f"{what}: android_serve_live_fps {fps:.1f} ({n} frames)")
     sizes = {(e[2]["width"], e[2]["height"]) for e in live}
-    if sizes != {(1080, 2400)}:
-        raise Fail(f"expected the live frames at the phone's size 1080x2400, got {sorted(sizes)}")
-    if n < 2:
-        raise Fail(f"expected live frames of the phone while the chat opened and the message went, got {n}")
+    if n < 2 or sizes != {(1080, 2400)}:
+        raise Fail(f"{what}: expected live frames of the phone (1080x2400) while the chat opened and the message "
+                   f"went, got {n} of sizes {sorted(sizes)}")
     stream.close()
     c = sqlite3.connect(db)
-    dev = c.execute("SELECT device FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+    devs = [r[0] for r in c.execute("SELECT device FROM runs")]
     c.close()
-    if not dev.startswith(f"adb {serial} "):
-        raise Fail(f"expected the serve's run on adb {serial}, got device {dev!r}")
+    if not any(d.startswith(f"adb {serial} ") for d in devs):
+        raise Fail(f"{what}: expected the task's run on adb {serial} in the server's run log, got devices {devs!r}")
+
+
+# 1. A local eacu serve --device adb:SERIAL.
+db = os.path.join(out, "serve.db")
+server = Server(eacu, ["--device", "adb:" + serial, "--allow-scripts", "--token", token, "--db", db],
+                os.path.join(out, "serve.log"))
+try:
+    task_on(server, db, "你好", "local serve")
 finally:
     server.stop()
+
+# 2. Through Redis: eacu serve --queue and one eacu worker --device adb:SERIAL.
+redis = Redis(os.path.join(out, "redis"))
+db = os.path.join(out, "queue.db")
+server = Server(eacu, ["--queue", redis.url(), "--allow-scripts", "--token", token, "--db", db],
+                os.path.join(out, "serve-queue.log"))
+worker = Worker(eacu, out, "wa", redis.url(), ["--device", "adb:" + serial, "--allow-scripts"])
+try:
+    worker.wait_printed("eacu worker: wa on", 60)
+    api = Api(server, token=token)
+    ws = wait_until(lambda: [w for w in api.ok("GET", "/api/workers")["workers"] if w["name"] == "wa"], 30,
+                    "the worker in GET /api/workers")
+    if ws[0]["device"] != "adb" or ws[0]["slots"] != 1:
+        raise Fail(f"expected the registry to say device adb with one slot, got {ws[0]}")
+    task_on(server, db, "再见", "redis worker")
+finally:
+    worker.proc.terminate()
+    try:
+        worker.proc.wait(30)
+    except Exception:  # noqa: BLE001
+        worker.proc.kill()
+    server.stop()
+    redis.stop()
 PY
 expect_contains "$(cat "$standin_log")" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '你好' | base64)" "你好 sent to the device"
+expect_contains "$(cat "$standin_log")" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '再见' | base64)" "再见 sent to the device by the Redis worker"
 [ "$(wc -l <"$XVFB_LOG" 2>/dev/null || echo 0)" = "$xvfbs" ] || fail "an Xvfb was started for a --device adb task: $(cat "$XVFB_LOG")"
 echo PASS
