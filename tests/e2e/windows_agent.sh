@@ -150,58 +150,93 @@ expect_contains "$out" "passed (task" "the task run's end"
 expect_eq "$(tail -1 "$OUT/task.txt")" "form: 王五||0" "the form the task filled"
 
 # eacu serve --device agent:HOST:PORT (issue 26's device for serve): one Lua task fills the form
-# through a local serve, whose run is the only one on the agent; the page's live screen comes
+# through a local serve, then one through Redis (serve --queue, eacu worker --device agent:...); the page's live screen comes
 # from the agent (AgentDevice::captureLive, a connection of its own beside the run's). The task
 # first waits for the person, so the stream is open before any live frame.
-EACU_BIN=$EACU OUT_DIR=$OUT ADDR=$addr AGENT_TOKEN=$token FORM_CMD="$form_cmd \"$W\\serve.txt\"" \
-  timeout 240 python3 - "$here" <<'PY' || fail "eacu serve --device agent (above)"
+EACU_BIN=$EACU OUT_DIR=$OUT ADDR=$addr AGENT_TOKEN=$token FORM_CMD="$form_cmd \"$W\\SERVE.txt\"" \
+  timeout 300 python3 - "$here" <<'PY' || fail "eacu serve --device agent (above)"
 import os, sqlite3, sys
 sys.path.insert(0, sys.argv[1])
 from serve_client import Api, Fail, Server, Stream, live_fps, wait_until
+from redis_lib import Redis, Worker
 
-out, addr = os.environ["OUT_DIR"], os.environ["ADDR"]
-db = os.path.join(out, "serve.db")
-script = f"""ask_user("watch the form, then OK")
-local p = remote_launch([[{os.environ["FORM_CMD"]}]])
-window({{ title = "eacu 测试表单" }}, 30)
-tap {{ role = "text", name = "姓名", timeout = 20 }}
-input "孙七"
-tap {{ role = "push button", name = "确定" }}
-return "exit " .. p:wait(10)"""
+out, addr, eacu = os.environ["OUT_DIR"], os.environ["ADDR"], os.environ["EACU_BIN"]
 env = dict(os.environ, EACU_AGENT_TOKEN=os.environ["AGENT_TOKEN"])
 serve_token = "t0ken-28"
-server = Server(os.environ["EACU_BIN"], ["--device", "agent:" + addr, "--allow-scripts", "--token", serve_token,
-                                         "--db", db], os.path.join(out, "serve.log"), env=env)
-try:
+
+
+def task_on(server, db, name, what):
+    """One Lua task that opens the form, fills in `name` and confirms (its output goes to
+    OUT/<what>.txt); checks its end, the form's exit code, live frames of the agent's screen on the
+    SSE stream and that the server's run log has its run on the agent."""
+    form = os.environ["FORM_CMD"].replace("SERVE", what)
+    script = f"""ask_user("watch the form, then OK")
+local p = remote_launch([[{form}]])
+window({{ title = "eacu 测试表单" }}, 30)
+tap {{ role = "text", name = "姓名", timeout = 20 }}
+input "{name}"
+tap {{ role = "push button", name = "确定" }}
+return "exit " .. p:wait(10)"""
     api = Api(server, token=serve_token)
     tid = api.ok("POST", "/task", {"script": script})["task_id"]
-    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 30, "the task's session")
+    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 60, f"{what}: the task's session")
     stream = Stream(server, session, token=serve_token)
-    stream.wait("task.awaiting_user", tid, timeout=60)
+    stream.wait("task.awaiting_user", tid, timeout=90)
     api.ok("POST", "/api/chat/ack-user-action", {"task_id": tid})
     end = stream.wait_end(tid, 180)
     view = api.ok("GET", f"/task/{tid}")
-    print(f"serve task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
+    print(f"{what}: serve task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
     if end[1] != "task.completed" or view.get("result") != "exit 10":
-        raise Fail(f"expected the task on agent:{addr} to complete with \"exit 10\", got {end[1]}: {view}")
+        raise Fail(f"{what}: expected the task on agent:{addr} to complete with \"exit 10\", got {end[1]}: {view}")
     live = stream.of("screen.live", tid)
     fps, n = live_fps(stream, tid)
-    print(f"agent_serve_live_fps {fps:.1f} ({n} frames)")
-    if n < 2:
-        raise Fail(f"expected live frames of the agent's screen while the form opened and filled, got {n}")
+    print(f"{what}: agent_serve_live_fps {fps:.1f} ({n} frames)")
     sizes = {(e[2]["width"], e[2]["height"]) for e in live}
-    if len(sizes) != 1:
-        raise Fail(f"expected the live frames at the agent's one screen size, got {sorted(sizes)}")
+    if n < 2 or len(sizes) != 1:
+        raise Fail(f"{what}: expected live frames of the agent's one screen while the form opened and filled, "
+                   f"got {n} of sizes {sorted(sizes)}")
     stream.close()
     c = sqlite3.connect(db)
-    dev = c.execute("SELECT device FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
+    devs = [r[0] for r in c.execute("SELECT device FROM runs")]
     c.close()
-    if not dev.startswith(f"agent {addr} "):
-        raise Fail(f"expected the serve's run on agent {addr}, got device {dev!r}")
+    if not any(d.startswith(f"agent {addr} ") for d in devs):
+        raise Fail(f"{what}: expected the task's run on agent {addr} in the server's run log, got devices {devs!r}")
+
+
+# 1. A local eacu serve --device agent:HOST:PORT.
+db = os.path.join(out, "serve.db")
+server = Server(eacu, ["--device", "agent:" + addr, "--allow-scripts", "--token", serve_token, "--db", db],
+                os.path.join(out, "serve.log"), env=env)
+try:
+    task_on(server, db, "孙七", "serve")
 finally:
     server.stop()
+
+# 2. Through Redis: eacu serve --queue and one eacu worker --device agent:HOST:PORT.
+redis = Redis(os.path.join(out, "redis"))
+db = os.path.join(out, "queue.db")
+server = Server(eacu, ["--queue", redis.url(), "--allow-scripts", "--token", serve_token, "--db", db],
+                os.path.join(out, "serve-queue.log"), env=env)
+worker = Worker(eacu, out, "wa", redis.url(), ["--device", "agent:" + addr, "--allow-scripts"], env=env)
+try:
+    worker.wait_printed("eacu worker: wa on", 60)
+    api = Api(server, token=serve_token)
+    ws = wait_until(lambda: [w for w in api.ok("GET", "/api/workers")["workers"] if w["name"] == "wa"], 30,
+                    "the worker in GET /api/workers")
+    if ws[0]["device"] != "agent" or ws[0]["slots"] != 1:
+        raise Fail(f"expected the registry to say device agent with one slot, got {ws[0]}")
+    task_on(server, db, "周八", "worker")
+finally:
+    worker.proc.terminate()
+    try:
+        worker.proc.wait(30)
+    except Exception:  # noqa: BLE001
+        worker.proc.kill()
+    server.stop()
+    redis.stop()
 PY
 expect_eq "$(tail -1 "$OUT/serve.txt")" "form: 孙七||0" "the form the serve task filled"
+expect_eq "$(tail -1 "$OUT/worker.txt")" "form: 周八||0" "the form the Redis worker's task filled"
 
 # A tap (capture, locate, input) through the agent against the X11 device on the same display
 # (Wine's virtual desktop on this Xvfb), on a form's label: both printed, and their ratio.
