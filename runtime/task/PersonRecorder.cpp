@@ -5,7 +5,15 @@
 namespace eacu {
 
 PersonRecorder::PersonRecorder(Device& device, const std::string& x_display, bool tree)
-    : input_(x_display), history_(device, tree) {}
+    : input_(x_display), history_(device, tree) {
+    // Recording starts when there is a screen to analyse a first press on: a press before the
+    // first capture (a slow machine) would have no screen before it and be left unproven.
+    constexpr double kFirstScreenTimeout = 30;
+    if (!history_.waitFirst(kFirstScreenTimeout))
+        throw DeviceError("recording: the screen of " + x_display + " gave no frame within " +
+                          std::to_string(int(kFirstScreenTimeout)) + " s" +
+                          (history_.error().empty() ? "" : ": " + history_.error()));
+}
 
 bool PersonRecorder::poll() {
     for (RecordedInput& e : input_.take()) {

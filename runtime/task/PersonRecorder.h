@@ -18,7 +18,8 @@ namespace eacu {
 /// own, and `device` (a device on that display, used by nobody else until finish()) captured
 /// on a thread, with its accessibility tree when `tree`. poll() must be called often (every
 /// few tens of milliseconds) so that each press gets the screen from before it while the
-/// history still holds it. Throws DeviceError when the display has no RECORD extension.
+/// history still holds it. Returns once the first screen is captured (up to 30 s). Throws
+/// DeviceError when the display has no RECORD extension or gives no frame in that time.
 class PersonRecorder {
 public:
     /// The key that stops a recording (not recorded): Pause.

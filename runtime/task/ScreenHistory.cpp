@@ -36,6 +36,13 @@ std::shared_ptr<const ScreenState> ScreenHistory::latest() const {
     return states_.empty() ? nullptr : states_.back();
 }
 
+bool ScreenHistory::waitFirst(double timeout) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return first_.wait_for(lock, std::chrono::duration<double>(timeout),
+                           [&] { return !states_.empty() || !error_.empty(); }) &&
+           !states_.empty();
+}
+
 void ScreenHistory::run() {
     uint64_t last = 0;
     bool tree = tree_;
@@ -62,9 +69,12 @@ void ScreenHistory::run() {
                 s->frame = std::move(f);
                 s->seen = seen;
                 readTree(*s);
-                std::lock_guard<std::mutex> lock(mutex_);
-                states_.push_back(std::move(s));
-                while (states_.size() > keep_) states_.pop_front();
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    states_.push_back(std::move(s));
+                    while (states_.size() > keep_) states_.pop_front();
+                }
+                first_.notify_all();
             } else if (tree && monotonicSeconds() - tree_read > 0.5) {
                 auto s = std::make_shared<ScreenState>(*latest());
                 readTree(*s);
@@ -72,8 +82,11 @@ void ScreenHistory::run() {
                 states_.back() = std::move(s);
             }
         } catch (const std::exception& e) {
-            std::lock_guard<std::mutex> lock(mutex_);
-            error_ = e.what();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                error_ = e.what();
+            }
+            first_.notify_all();
             return;
         }
         double left = interval_ - (monotonicSeconds() - start);

@@ -2,6 +2,7 @@
 // each of their actions can be read against the screen as it was just before it.
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,9 @@ public:
     std::shared_ptr<const ScreenState> before(double t) const;
     /// The newest screen.
     std::shared_ptr<const ScreenState> latest() const;
+    /// Waits up to `timeout` seconds for the first screen to be kept (with its tree, when read).
+    /// True when there is one; false when the time ran out or the capture failed (error()).
+    bool waitFirst(double timeout) const;
     /// Stops capturing (idempotent). The error that stopped it early, if any, is in error().
     void stop();
     /// Why the thread stopped early ("" when it did not).
@@ -54,6 +58,7 @@ private:
     size_t keep_;
     std::atomic<bool> stopping_{false};
     mutable std::mutex mutex_;
+    mutable std::condition_variable first_;  // a first screen was kept, or the capture failed
     std::deque<std::shared_ptr<const ScreenState>> states_;
     std::string error_;
     std::thread thread_;

@@ -20,10 +20,10 @@ start_android
 xvfbs=$(wc -l <"$XVFB_LOG" 2>/dev/null || echo 0)  # the stand-in's own screen is one
 export EACU_BIN=$EACU OUT_DIR=$OUT SERIAL=$serial
 python3 - "$here" <<'PY'
-import os, sqlite3, sys
+import os, sys
 sys.path.insert(0, sys.argv[1])
-from serve_client import Api, Fail, Server, Stream, live_fps, wait_until
-from redis_lib import Redis, Worker
+from serve_client import Fail, Server, gated_task, live_fps, run_devices
+from redis_lib import QueueWithWorker
 
 out, serial, eacu = os.environ["OUT_DIR"], os.environ["SERIAL"], os.environ["EACU_BIN"]
 token = "t0ken-27"
@@ -43,31 +43,20 @@ wait({{ role = "label", name = "{text}" }}, 10)
 key("back")
 local w, h = screen_size()
 return string.format("sent on a %dx%d screen", w, h)"""
-    api = Api(server, token=token)
-    tid = api.ok("POST", "/task", {"script": script})["task_id"]
-    # The task waits for the person until the stream is open, so none of its live frames is missed.
-    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 60, f"{what}: the task's session")
-    stream = Stream(server, session, token=token)
-    stream.wait("task.awaiting_user", tid, timeout=90)
-    api.ok("POST", "/api/chat/ack-user-action", {"task_id": tid})
-    end = stream.wait_end(tid, 180)
-    view = api.ok("GET", f"/task/{tid}")
-    print(f"{what}: task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
+    end, view, stream = gated_task(server, token, script, what)
+    stream.close()
     if end[1] != "task.completed":
         raise Fail(f"{what}: expected the task on adb:{serial} to complete, got {end[1]}: {view.get('error')!r}")
     if view.get("result") != "sent on a 1080x2400 screen":
         raise Fail(f"{what}: expected the task's answer \"sent on a 1080x2400 screen\" (the phone's), got {view.get('result')!r}")
-    live = stream.of("screen.live", tid)
-    fps, n = live_fps(stream, tid)
+    live = stream.of("screen.live", end[2]["task_id"])
+    fps, n = live_fps(stream, end[2]["task_id"])
     print(f"{what}: android_serve_live_fps {fps:.1f} ({n} frames)")
     sizes = {(e[2]["width"], e[2]["height"]) for e in live}
     if n < 2 or sizes != {(1080, 2400)}:
         raise Fail(f"{what}: expected live frames of the phone (1080x2400) while the chat opened and the message "
                    f"went, got {n} of sizes {sorted(sizes)}")
-    stream.close()
-    c = sqlite3.connect(db)
-    devs = [r[0] for r in c.execute("SELECT device FROM runs")]
-    c.close()
+    devs = run_devices(db)
     if not any(d.startswith(f"adb {serial} ") for d in devs):
         raise Fail(f"{what}: expected the task's run on adb {serial} in the server's run log, got devices {devs!r}")
 
@@ -82,27 +71,11 @@ finally:
     server.stop()
 
 # 2. Through Redis: eacu serve --queue and one eacu worker --device adb:SERIAL.
-redis = Redis(os.path.join(out, "redis"))
-db = os.path.join(out, "queue.db")
-server = Server(eacu, ["--queue", redis.url(), "--allow-scripts", "--token", token, "--db", db],
-                os.path.join(out, "serve-queue.log"))
-worker = Worker(eacu, out, "wa", redis.url(), ["--device", "adb:" + serial, "--allow-scripts"])
-try:
-    worker.wait_printed("eacu worker: wa on", 60)
-    api = Api(server, token=token)
-    ws = wait_until(lambda: [w for w in api.ok("GET", "/api/workers")["workers"] if w["name"] == "wa"], 30,
-                    "the worker in GET /api/workers")
-    if ws[0]["device"] != "adb" or ws[0]["slots"] != 1:
-        raise Fail(f"expected the registry to say device adb with one slot, got {ws[0]}")
-    task_on(server, db, "再见", "redis worker")
-finally:
-    worker.proc.terminate()
-    try:
-        worker.proc.wait(30)
-    except Exception:  # noqa: BLE001
-        worker.proc.kill()
-    server.stop()
-    redis.stop()
+with QueueWithWorker(eacu, out, "wa", ["--allow-scripts", "--token", token],
+                     ["--device", "adb:" + serial, "--allow-scripts"], token=token) as q:
+    if q.listed["device"] != "adb" or q.listed["slots"] != 1:
+        raise Fail(f"expected the registry to say device adb with one slot, got {q.listed}")
+    task_on(q.server, q.db, "再见", "redis worker")
 PY
 expect_contains "$(cat "$standin_log")" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '你好' | base64)" "你好 sent to the device"
 expect_contains "$(cat "$standin_log")" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '再见' | base64)" "再见 sent to the device by the Redis worker"

@@ -151,3 +151,39 @@ def integrity(db):
         return c.execute("PRAGMA integrity_check").fetchone()[0]
     finally:
         c.close()
+
+
+class QueueWithWorker:
+    """A redis-server in OUT/redis, `eacu serve --queue` on it (run log OUT/queue.db) and one
+    `eacu worker --name NAME ARGS`, for `with`: waits until the worker is in GET /api/workers
+    (asked with `token`; `.listed` is its entry); stops all three on leaving."""
+
+    def __init__(self, eacu, out, name, serve_args, worker_args, token=None, env=None):
+        from serve_client import Api, Server
+        self.redis = Redis(os.path.join(out, "redis"))
+        self.db = os.path.join(out, "queue.db")
+        self.server = Server(eacu, ["--queue", self.redis.url(), "--db", self.db, *serve_args],
+                             os.path.join(out, "serve-queue.log"), env=env)
+        self.worker = Worker(eacu, out, name, self.redis.url(), worker_args, env=env)
+        self.name, self.token, self.api_class = name, token, Api
+
+    def __enter__(self):
+        try:
+            self.worker.wait_printed(f"eacu worker: {self.name} on", 60)
+            api = self.api_class(self.server, token=self.token)
+            self.listed = wait_until(lambda: [w for w in api.ok("GET", "/api/workers")["workers"]
+                                              if w["name"] == self.name], 30, "the worker in GET /api/workers")[0]
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.worker.proc.terminate()
+        try:
+            self.worker.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.worker.proc.kill()
+        self.server.stop()
+        self.redis.stop()
+        return False

@@ -203,3 +203,28 @@ def live_fps(stream, task_id):
     if len(live) < 2 or live[-1][3] <= live[0][3]:
         return 0.0, len(live)
     return (len(live) - 1) / (live[-1][3] - live[0][3]), len(live)
+
+
+def gated_task(server, token, script, what, timeout=180):
+    """Posts the Lua task `script` (which first waits for the person: ask_user), opens its
+    session's SSE stream, acks the wait and waits for the task's end, so the stream holds every
+    live frame of the task. Returns (its end event, GET /task/ID, the stream: the caller closes it)."""
+    api = Api(server, token=token)
+    tid = api.ok("POST", "/task", {"script": script})["task_id"]
+    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 60, f"{what}: the task's session")
+    stream = Stream(server, session, token=token)
+    stream.wait("task.awaiting_user", tid, timeout=90)
+    api.ok("POST", "/api/chat/ack-user-action", {"task_id": tid})
+    end = stream.wait_end(tid, timeout)
+    view = api.ok("GET", f"/task/{tid}")
+    print(f"{what}: task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
+    return end, view, stream
+
+
+def run_devices(db_path):
+    """The device column of every run in the run log at `db_path`."""
+    con = sqlite3.connect(db_path)
+    try:
+        return [r[0] for r in con.execute("SELECT device FROM runs")]
+    finally:
+        con.close()

@@ -155,14 +155,14 @@ expect_eq "$(tail -1 "$OUT/task.txt")" "form: 王五||0" "the form the task fill
 # first waits for the person, so the stream is open before any live frame.
 EACU_BIN=$EACU OUT_DIR=$OUT ADDR=$addr AGENT_TOKEN=$token FORM_CMD="$form_cmd \"$W\\SERVE.txt\"" \
   timeout 300 python3 - "$here" <<'PY' || fail "eacu serve --device agent (above)"
-import os, sqlite3, sys
+import os, sys
 sys.path.insert(0, sys.argv[1])
-from serve_client import Api, Fail, Server, Stream, live_fps, wait_until
-from redis_lib import Redis, Worker
+from serve_client import Fail, Server, gated_task, live_fps, run_devices
+from redis_lib import QueueWithWorker
 
 out, addr, eacu = os.environ["OUT_DIR"], os.environ["ADDR"], os.environ["EACU_BIN"]
 env = dict(os.environ, EACU_AGENT_TOKEN=os.environ["AGENT_TOKEN"])
-serve_token = "t0ken-28"
+token = "t0ken-28"
 
 
 def task_on(server, db, name, what):
@@ -177,35 +177,25 @@ tap {{ role = "text", name = "姓名", timeout = 20 }}
 input "{name}"
 tap {{ role = "push button", name = "确定" }}
 return "exit " .. p:wait(10)"""
-    api = Api(server, token=serve_token)
-    tid = api.ok("POST", "/task", {"script": script})["task_id"]
-    session = wait_until(lambda: api.ok("GET", f"/task/{tid}").get("session_id"), 60, f"{what}: the task's session")
-    stream = Stream(server, session, token=serve_token)
-    stream.wait("task.awaiting_user", tid, timeout=90)
-    api.ok("POST", "/api/chat/ack-user-action", {"task_id": tid})
-    end = stream.wait_end(tid, 180)
-    view = api.ok("GET", f"/task/{tid}")
-    print(f"{what}: serve task {tid}: {view['status']}: {view.get('result')!r} {view.get('error')!r}")
+    end, view, stream = gated_task(server, token, script, what)
+    stream.close()
     if end[1] != "task.completed" or view.get("result") != "exit 10":
         raise Fail(f"{what}: expected the task on agent:{addr} to complete with \"exit 10\", got {end[1]}: {view}")
-    live = stream.of("screen.live", tid)
-    fps, n = live_fps(stream, tid)
+    live = stream.of("screen.live", end[2]["task_id"])
+    fps, n = live_fps(stream, end[2]["task_id"])
     print(f"{what}: agent_serve_live_fps {fps:.1f} ({n} frames)")
     sizes = {(e[2]["width"], e[2]["height"]) for e in live}
     if n < 2 or len(sizes) != 1:
         raise Fail(f"{what}: expected live frames of the agent's one screen while the form opened and filled, "
                    f"got {n} of sizes {sorted(sizes)}")
-    stream.close()
-    c = sqlite3.connect(db)
-    devs = [r[0] for r in c.execute("SELECT device FROM runs")]
-    c.close()
+    devs = run_devices(db)
     if not any(d.startswith(f"agent {addr} ") for d in devs):
         raise Fail(f"{what}: expected the task's run on agent {addr} in the server's run log, got devices {devs!r}")
 
 
 # 1. A local eacu serve --device agent:HOST:PORT.
 db = os.path.join(out, "serve.db")
-server = Server(eacu, ["--device", "agent:" + addr, "--allow-scripts", "--token", serve_token, "--db", db],
+server = Server(eacu, ["--device", "agent:" + addr, "--allow-scripts", "--token", token, "--db", db],
                 os.path.join(out, "serve.log"), env=env)
 try:
     task_on(server, db, "孙七", "serve")
@@ -213,27 +203,11 @@ finally:
     server.stop()
 
 # 2. Through Redis: eacu serve --queue and one eacu worker --device agent:HOST:PORT.
-redis = Redis(os.path.join(out, "redis"))
-db = os.path.join(out, "queue.db")
-server = Server(eacu, ["--queue", redis.url(), "--allow-scripts", "--token", serve_token, "--db", db],
-                os.path.join(out, "serve-queue.log"), env=env)
-worker = Worker(eacu, out, "wa", redis.url(), ["--device", "agent:" + addr, "--allow-scripts"], env=env)
-try:
-    worker.wait_printed("eacu worker: wa on", 60)
-    api = Api(server, token=serve_token)
-    ws = wait_until(lambda: [w for w in api.ok("GET", "/api/workers")["workers"] if w["name"] == "wa"], 30,
-                    "the worker in GET /api/workers")
-    if ws[0]["device"] != "agent" or ws[0]["slots"] != 1:
-        raise Fail(f"expected the registry to say device agent with one slot, got {ws[0]}")
-    task_on(server, db, "周八", "worker")
-finally:
-    worker.proc.terminate()
-    try:
-        worker.proc.wait(30)
-    except Exception:  # noqa: BLE001
-        worker.proc.kill()
-    server.stop()
-    redis.stop()
+with QueueWithWorker(eacu, out, "wa", ["--allow-scripts", "--token", token],
+                     ["--device", "agent:" + addr, "--allow-scripts"], token=token, env=env) as q:
+    if q.listed["device"] != "agent" or q.listed["slots"] != 1:
+        raise Fail(f"expected the registry to say device agent with one slot, got {q.listed}")
+    task_on(q.server, q.db, "周八", "worker")
 PY
 expect_eq "$(tail -1 "$OUT/serve.txt")" "form: 孙七||0" "the form the serve task filled"
 expect_eq "$(tail -1 "$OUT/worker.txt")" "form: 周八||0" "the form the Redis worker's task filled"

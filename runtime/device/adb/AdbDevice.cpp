@@ -135,14 +135,7 @@ Frame AdbDevice::capture() {
         f = decodeRaw(client_.exec("screencap", 20));
         if (f.empty()) raw_capture_ = false;  // an unknown pixel format: PNG from now on
     }
-    if (f.empty()) {
-        std::string png = client_.exec("screencap -p", 30);
-        try {
-            f.bgr = decodeImage(std::vector<unsigned char>(png.begin(), png.end()), cv::IMREAD_COLOR);
-        } catch (const std::exception& e) {
-            throw DeviceError("adb " + client_.serial() + ": screencap gave no image (" + e.what() + ")");
-        }
-    }
+    if (f.empty()) f = capturePng();
     f.timestamp = wallSeconds();
     f.monotonic = monotonicSeconds();
     if (f.width() != info_.size.w || f.height() != info_.size.h) readInfo();
@@ -158,18 +151,20 @@ Frame AdbDevice::capture() {
     return f;
 }
 
-Frame AdbDevice::captureLive() {
+Frame AdbDevice::capturePng() const {
     const std::string png = client_.exec("screencap -p", 30);
     Frame f;
     try {
         f.bgr = decodeImage(std::vector<unsigned char>(png.begin(), png.end()), cv::IMREAD_COLOR);
     } catch (const std::exception& e) {
-        throw DeviceError("adb " + client_.serial() + ": screencap -p gave no image (" + e.what() + ")");
+        throw DeviceError("adb " + client_.serial() + ": screencap gave no image (" + e.what() + ")");
     }
     f.timestamp = wallSeconds();
     f.monotonic = monotonicSeconds();
     return f;
 }
+
+Frame AdbDevice::captureLive() { return capturePng(); }
 
 void AdbDevice::click(MouseButton button, int count) {
     std::string tap = "input tap " + std::to_string(cursor_.x) + " " + std::to_string(cursor_.y);

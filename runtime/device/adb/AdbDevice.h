@@ -116,6 +116,9 @@ public:
 private:
     explicit AdbDevice(AdbClient client);
     Frame decodeRaw(const std::string& bytes);
+    // `exec:screencap -p` on a connection of its own, decoded (scale 1, timestamps set); touches
+    // no member but client_ (const), so a second thread may call it. Throws DeviceError.
+    Frame capturePng() const;
     void swipe(Point from, Point to, int ms);
 
     AdbClient client_;
