@@ -12,7 +12,7 @@
 #include "device/image/ImageDevice.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
-#include "record/RunLog.h"
+#include "runlog/RunLog.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "Cli.h"
-#include "task/RecordedScript.h"
+#include "recorder/RecordedScript.h"
 #include "vision/Locator.h"
 
 namespace eacu {

@@ -11,8 +11,8 @@
 #include "host/LuaHost.h"
 #include "process/Process.h"
 #include "server/LiveLine.h"
-#include "task/ModelContext.h"
-#include "task/UserInput.h"
+#include "planner/ModelContext.h"
+#include "run/UserInput.h"
 #include "wrap_Model.h"
 
 namespace fs = std::filesystem;

@@ -12,8 +12,8 @@
 #include "model/ModelClient.h"
 #include "model/ResponseCache.h"
 #include "server/LiveScreen.h"
-#include "task/Run.h"
-#include "task/ServeChannel.h"
+#include "run/Run.h"
+#include "run/ServeChannel.h"
 #include "vision/Locator.h"
 
 namespace eacu {

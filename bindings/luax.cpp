@@ -1,6 +1,6 @@
 #include "luax.h"
 
-#include "task/StepEngine.h"
+#include "step/StepEngine.h"
 #include "wrap_Target.h"
 
 namespace eacu {

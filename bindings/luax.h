@@ -12,7 +12,7 @@ extern "C" {
 #include <lua.h>
 }
 
-#include "task/StepError.h"
+#include "step/StepError.h"
 
 namespace eacu {
 

@@ -1,8 +1,8 @@
 #include "wrap_AppSteps.h"
 
 #include "luax.h"
-#include "task/AppSteps.h"
-#include "task/Session.h"
+#include "step/AppSteps.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 
 namespace eacu {

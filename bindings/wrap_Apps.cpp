@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "luax.h"
-#include "task/AppModules.h"
+#include "step/AppModules.h"
 
 namespace eacu {
 namespace {

@@ -1,7 +1,7 @@
 #include "wrap_Blockers.h"
 
 #include "luax.h"
-#include "task/Session.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 #include "wrap_Target.h"
 

@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "luax.h"
-#include "task/DomainPolicy.h"
-#include "task/Session.h"
+#include "step/DomainPolicy.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 
 namespace eacu {

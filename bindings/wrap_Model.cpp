@@ -3,12 +3,12 @@
 #include <cstdlib>
 
 #include "luax.h"
-#include "task/Agent.h"
-#include "task/ComputerAgent.h"
+#include "planner/Agent.h"
+#include "planner/ComputerAgent.h"
 #include "base/Cancel.h"
-#include "task/Grounding.h"
-#include "task/Planner.h"
-#include "task/Session.h"
+#include "planner/Grounding.h"
+#include "planner/Planner.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 #include "wrap_Target.h"
 

@@ -6,7 +6,7 @@ extern "C" {
 #include <lua.h>
 }
 
-#include "task/ModelContext.h"
+#include "planner/ModelContext.h"
 
 namespace eacu {
 

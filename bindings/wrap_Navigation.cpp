@@ -1,8 +1,8 @@
 #include "wrap_Navigation.h"
 
 #include "luax.h"
-#include "task/Navigation.h"
-#include "task/Session.h"
+#include "step/Navigation.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 
 namespace eacu {

@@ -4,7 +4,7 @@ extern "C" {
 #include <lua.h>
 }
 
-#include "task/Session.h"
+#include "step/Session.h"
 
 namespace eacu {
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "luax.h"
-#include "task/Session.h"
-#include "task/StepEngine.h"
+#include "step/Session.h"
+#include "step/StepEngine.h"
 #include "wrap_Session.h"
 #include "wrap_Target.h"
 

@@ -6,7 +6,7 @@ extern "C" {
 
 #include <array>
 
-#include "task/Target.h"
+#include "step/Target.h"
 #include "vision/Match.h"
 
 namespace eacu {

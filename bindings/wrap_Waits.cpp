@@ -2,7 +2,7 @@
 
 #include "geometry/Coords.h"
 #include "luax.h"
-#include "task/Session.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 #include "wrap_Target.h"
 

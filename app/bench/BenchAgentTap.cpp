@@ -15,7 +15,7 @@
 #include "base/Clock.h"
 #include "bench/Corpus.h"
 #include "device/DeviceFactory.h"
-#include "task/Session.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace fs = std::filesystem;

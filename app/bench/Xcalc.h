@@ -7,7 +7,7 @@
 #include "assets/AssetLibrary.h"
 #include "device/Device.h"
 #include "device/DeviceFactory.h"
-#include "task/Session.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace eacu {

@@ -6,7 +6,7 @@
 
 #include "Cli.h"
 #include "commands/Commands.h"
-#include "record/RunReader.h"
+#include "runlog/RunReader.h"
 
 namespace fs = std::filesystem;
 

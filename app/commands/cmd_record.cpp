@@ -12,9 +12,9 @@
 #include "base/Clock.h"
 #include "commands/Commands.h"
 #include "device/DeviceFactory.h"
-#include "task/PersonRecorder.h"
-#include "task/RecordedScript.h"
-#include "task/Session.h"
+#include "recorder/PersonRecorder.h"
+#include "recorder/RecordedScript.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace eacu {

@@ -15,12 +15,12 @@
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
-#include "task/Replay.h"
-#include "record/ReplayDiff.h"
-#include "record/RunLog.h"
+#include "recorder/Replay.h"
+#include "runlog/ReplayDiff.h"
+#include "runlog/RunLog.h"
 #include "base/Cancel.h"
-#include "task/ModelContext.h"
-#include "task/Session.h"
+#include "planner/ModelContext.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace fs = std::filesystem;

@@ -6,8 +6,8 @@
 #include "assets/AssetLibrary.h"
 #include "Cli.h"
 #include "commands/Commands.h"
-#include "record/HtmlReport.h"
-#include "record/RunReader.h"
+#include "runlog/HtmlReport.h"
+#include "runlog/RunReader.h"
 
 namespace fs = std::filesystem;
 

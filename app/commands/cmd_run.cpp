@@ -7,7 +7,7 @@
 #include "ScriptRun.h"
 #include "commands/Commands.h"
 #include "host/LuaHost.h"
-#include "task/ModelContext.h"
+#include "planner/ModelContext.h"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include "base/Clock.h"
 #include "Cli.h"
 #include "commands/Commands.h"
-#include "record/RunReader.h"
+#include "runlog/RunReader.h"
 
 namespace eacu {
 

@@ -4,9 +4,9 @@
 #include "Cli.h"
 #include "ScriptFile.h"
 #include "commands/Commands.h"
-#include "record/RunReader.h"
-#include "task/RecordedScript.h"
-#include "task/RunScript.h"
+#include "runlog/RunReader.h"
+#include "recorder/RecordedScript.h"
+#include "recorder/RunScript.h"
 #include "vision/Locator.h"
 
 namespace eacu {

@@ -12,8 +12,8 @@
 #include "base/Format.h"
 #include "base/Utf8.h"
 #include "commands/Commands.h"
-#include "record/ReplayDiff.h"
-#include "record/RunReader.h"
+#include "runlog/ReplayDiff.h"
+#include "runlog/RunReader.h"
 
 namespace eacu {
 

@@ -14,9 +14,9 @@
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "host/LuaHost.h"
-#include "record/RunLog.h"
-#include "task/ModelContext.h"
-#include "task/Session.h"
+#include "runlog/RunLog.h"
+#include "planner/ModelContext.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace fs = std::filesystem;

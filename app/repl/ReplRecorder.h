@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "device/DeviceFactory.h"
-#include "task/PersonRecorder.h"
-#include "task/RecordedScript.h"
+#include "recorder/PersonRecorder.h"
+#include "recorder/RecordedScript.h"
 
 namespace eacu {
 

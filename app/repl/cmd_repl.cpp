@@ -35,10 +35,10 @@ extern "C" {
 #include "device/x11/Highlight.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
-#include "record/RunLog.h"
+#include "runlog/RunLog.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "task/Session.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@ extern "C" {
 
 #include "Modules.h"
 #include "host/EmbeddedStdlib.h"
-#include "task/Session.h"
+#include "step/Session.h"
 #include "wrap_Session.h"
 
 namespace eacu {

@@ -1,6 +1,6 @@
 // What the model layer needs of the `model_calls` store: one row per model call (live or
 // replayed from the cache), written as calls are made and read back by the response cache in
-// replay mode. The run log (record/RunLog) implements it; model/ never sees SQLite.
+// replay mode. The run log (runlog/RunLog) implements it; model/ never sees SQLite.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -31,7 +31,7 @@ inline std::string liveKey(int64_t id) { return taskKey(id) + ":live"; }
 /// A step's frame (PNG) of the task, from the worker's run log, until the task's keys expire
 /// (docs/serve-protocol.md §5.3: screenshots by reference).
 inline std::string frameKey(int64_t id, int64_t frame_id) { return taskKey(id) + ":frame:" + std::to_string(frame_id); }
-/// The task's run as an SQLite file (record/RunCopy exportRun), put by the worker at its end,
+/// The task's run as an SQLite file (runlog/RunCopy exportRun), put by the worker at its end,
 /// for the server's run log.
 inline std::string runKey(int64_t id) { return taskKey(id) + ":run"; }
 /// A worker's lease and registry entry (a hash expiring after the lease).

@@ -10,7 +10,7 @@
 
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "record/RunCopy.h"
+#include "runlog/RunCopy.h"
 #include "server/RedisLayout.h"
 
 using nlohmann::json;

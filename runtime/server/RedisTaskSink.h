@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "record/RunReader.h"
+#include "runlog/RunReader.h"
 #include "server/RedisClient.h"
 #include "server/TaskSink.h"
 

@@ -9,7 +9,7 @@
 #include "base/Base64.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "record/RunCopy.h"
+#include "runlog/RunCopy.h"
 #include "server/RedisLayout.h"
 
 using nlohmann::json;

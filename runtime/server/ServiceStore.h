@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "record/ServiceLog.h"
+#include "runlog/ServiceLog.h"
 
 namespace eacu::server {
 

@@ -15,8 +15,8 @@
 #include "model/Http.h"
 #include "model/ModelClient.h"
 #include "model/OpenAIClient.h"
-#include "task/Grounding.h"
-#include "task/Planner.h"
+#include "planner/Grounding.h"
+#include "planner/Planner.h"
 #include "vision/som/Som.h"
 
 using namespace eacu;

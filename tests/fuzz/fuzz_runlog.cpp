@@ -9,8 +9,8 @@
 #include <string>
 
 #include "FuzzCommon.h"
-#include "record/HtmlReport.h"
-#include "record/RunReader.h"
+#include "runlog/HtmlReport.h"
+#include "runlog/RunReader.h"
 
 using namespace eacu;
 

@@ -12,8 +12,8 @@
 #include "base/Clock.h"
 #include "device/DeviceFactory.h"
 #include "host/LuaHost.h"
-#include "record/RunLog.h"
-#include "task/Run.h"
+#include "runlog/RunLog.h"
+#include "run/Run.h"
 
 using namespace eacu;
 

@@ -10,8 +10,8 @@
 #include "TempDir.h"
 #include "assets/AssetLibrary.h"
 #include "device/image/ImageDevice.h"
-#include "record/RunLog.h"
-#include "task/Session.h"
+#include "runlog/RunLog.h"
+#include "step/Session.h"
 #include "vision/Locator.h"
 
 namespace eacu::test {

@@ -2,7 +2,7 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "task/A11yTarget.h"
+#include "step/A11yTarget.h"
 #include "vision/som/Som.h"
 
 using namespace eacu;

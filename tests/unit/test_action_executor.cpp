@@ -13,10 +13,10 @@
 #include "TempDir.h"
 #include "assets/AssetLibrary.h"
 #include "base/Clock.h"
-#include "record/RunLog.h"
-#include "task/ActionExecutor.h"
-#include "task/Session.h"
-#include "task/StepError.h"
+#include "runlog/RunLog.h"
+#include "step/ActionExecutor.h"
+#include "step/Session.h"
+#include "step/StepError.h"
 #include "vision/Locator.h"
 
 using namespace eacu;

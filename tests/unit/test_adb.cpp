@@ -10,7 +10,7 @@
 #include "device/adb/AdbDevice.h"
 #include "device/adb/AdbKeys.h"
 #include "device/adb/UiautomatorXml.h"
-#include "task/A11yTarget.h"
+#include "step/A11yTarget.h"
 
 using namespace eacu;
 

@@ -10,9 +10,9 @@
 #include "TempDir.h"
 #include "assets/AssetLibrary.h"
 #include "device/image/ImageDevice.h"
-#include "task/Blockers.h"
-#include "task/Session.h"
-#include "task/StepError.h"
+#include "step/Blockers.h"
+#include "step/Session.h"
+#include "step/StepError.h"
 #include "vision/Locator.h"
 
 using namespace eacu;

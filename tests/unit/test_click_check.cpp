@@ -13,10 +13,10 @@
 
 #include "ImageSession.h"
 #include "model/ClickCheck.h"
-#include "task/ClickAim.h"
-#include "task/ComputerAgent.h"
-#include "task/ModelContext.h"
-#include "task/StepError.h"
+#include "planner/ClickAim.h"
+#include "planner/ComputerAgent.h"
+#include "planner/ModelContext.h"
+#include "step/StepError.h"
 
 using namespace eacu;
 using json = nlohmann::json;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ImageSession.h"
-#include "task/ComputerAgent.h"
+#include "planner/ComputerAgent.h"
 
 using namespace eacu;
 using json = nlohmann::json;

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "ImageSession.h"
-#include "task/DomainPolicy.h"
-#include "task/StepError.h"
+#include "step/DomainPolicy.h"
+#include "step/StepError.h"
 
 using namespace eacu;
 

@@ -9,7 +9,7 @@
 
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "task/Limits.h"
+#include "step/Limits.h"
 
 using namespace eacu;
 

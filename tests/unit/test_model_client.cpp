@@ -15,7 +15,7 @@
 #include "model/ModelClient.h"
 #include "model/OpenAIClient.h"
 #include "model/ResponseCache.h"
-#include "record/RunLog.h"
+#include "runlog/RunLog.h"
 
 using namespace eacu;
 using namespace eacu::model;

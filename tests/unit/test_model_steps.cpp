@@ -3,8 +3,8 @@
 
 #include <functional>
 
-#include "task/Grounding.h"
-#include "task/Planner.h"
+#include "planner/Grounding.h"
+#include "planner/Planner.h"
 
 using namespace eacu;
 using Catch::Matchers::Contains;

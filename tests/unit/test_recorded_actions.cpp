@@ -5,8 +5,8 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "task/RecordedActions.h"
-#include "task/TargetProof.h"
+#include "recorder/RecordedActions.h"
+#include "recorder/TargetProof.h"
 
 using namespace eacu;
 

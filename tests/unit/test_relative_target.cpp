@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "task/RelativeTarget.h"
+#include "step/RelativeTarget.h"
 
 using namespace eacu;
 

@@ -8,7 +8,7 @@
 #include "base/Cancel.h"
 #include "base/Clock.h"
 #include "device/image/ImageDevice.h"
-#include "task/Replay.h"
+#include "recorder/Replay.h"
 #include "vision/TemplateMatcher.h"
 
 using namespace eacu;

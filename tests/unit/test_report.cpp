@@ -13,10 +13,10 @@
 
 #include "base/Base64.h"
 #include "base/Frame.h"
-#include "record/HtmlReport.h"
-#include "record/ReplayDiff.h"
-#include "record/ReportFiles.h"
-#include "record/RunLog.h"
+#include "runlog/HtmlReport.h"
+#include "runlog/ReplayDiff.h"
+#include "runlog/ReportFiles.h"
+#include "runlog/RunLog.h"
 
 namespace fs = std::filesystem;
 using namespace eacu;
@@ -175,7 +175,7 @@ TEST_CASE("--assets writes frames beside the page and links them", "[report]") {
 
 TEST_CASE("the page is report.html, report.css and report.js, embedded byte for byte", "[report]") {
     auto onDisk = [](const std::string& name) {
-        std::ifstream in(std::string(EACU_SOURCE_DIR) + "/runtime/record/report/" + name, std::ios::binary);
+        std::ifstream in(std::string(EACU_SOURCE_DIR) + "/runtime/runlog/report/" + name, std::ios::binary);
         std::ostringstream s;
         s << in.rdbuf();
         return s.str();

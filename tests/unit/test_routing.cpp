@@ -2,7 +2,7 @@
 // it, with the parameters the template's pattern captures.
 #include <catch2/catch.hpp>
 
-#include "task/AppModules.h"
+#include "step/AppModules.h"
 
 using namespace eacu;
 

@@ -13,9 +13,9 @@
 #include "base/Cancel.h"
 #include "base/Clock.h"
 #include "device/DeviceFactory.h"
-#include "record/RunLog.h"
-#include "task/Run.h"
-#include "task/StepError.h"
+#include "runlog/RunLog.h"
+#include "run/Run.h"
+#include "step/StepError.h"
 
 using namespace eacu;
 namespace fs = std::filesystem;

@@ -13,9 +13,9 @@
 
 #include "base/Clock.h"
 #include "process/ProcessIdentity.h"
-#include "record/DiskReserve.h"
-#include "record/RunLiveness.h"
-#include "record/RunLog.h"
+#include "runlog/DiskReserve.h"
+#include "runlog/RunLiveness.h"
+#include "runlog/RunLog.h"
 
 using namespace eacu;
 namespace fs = std::filesystem;

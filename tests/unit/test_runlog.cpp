@@ -9,7 +9,7 @@
 
 #include <sqlite3.h>
 
-#include "record/RunLog.h"
+#include "runlog/RunLog.h"
 
 using namespace eacu;
 namespace fs = std::filesystem;

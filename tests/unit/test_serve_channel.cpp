@@ -17,8 +17,8 @@
 #include "ImageSession.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
-#include "task/ServeChannel.h"
-#include "task/StepError.h"
+#include "run/ServeChannel.h"
+#include "step/StepError.h"
 
 using namespace eacu;
 using json = nlohmann::json;

@@ -1,11 +1,11 @@
-// The service's part of the run log (record/ServiceLog) and the store the server's threads share
+// The service's part of the run log (runlog/ServiceLog) and the store the server's threads share
 // (server/ServiceStore): sessions, tasks, messages, events, resumption by event id, waking streams.
 #include <catch2/catch.hpp>
 
 #include <thread>
 
 #include "TempDir.h"
-#include "record/ServiceLog.h"
+#include "runlog/ServiceLog.h"
 #include "server/ServiceStore.h"
 #include "server/TaskQueue.h"
 

@@ -16,12 +16,12 @@
 #include "assets/AssetLibrary.h"
 #include "base/Cancel.h"
 #include "model/ModelTypes.h"
-#include "record/RunLog.h"
-#include "task/Limits.h"
-#include "task/ModelContext.h"
-#include "task/Planner.h"
-#include "task/Session.h"
-#include "task/StepEngine.h"
+#include "runlog/RunLog.h"
+#include "step/Limits.h"
+#include "planner/ModelContext.h"
+#include "planner/Planner.h"
+#include "step/Session.h"
+#include "step/StepEngine.h"
 #include "vision/Locator.h"
 
 using namespace eacu;

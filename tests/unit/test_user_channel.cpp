@@ -15,10 +15,10 @@
 #include "base/Cancel.h"
 #include "base/Clock.h"
 #include "device/image/ImageDevice.h"
-#include "record/RunLog.h"
-#include "task/Session.h"
-#include "task/StepError.h"
-#include "task/UserChannel.h"
+#include "runlog/RunLog.h"
+#include "step/Session.h"
+#include "step/StepError.h"
+#include "step/UserChannel.h"
 #include "vision/Locator.h"
 
 using namespace eacu;

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ImageSession.h"
-#include "task/StepError.h"
-#include "task/UserInput.h"
+#include "step/StepError.h"
+#include "run/UserInput.h"
 
 using namespace eacu;
 using json = nlohmann::json;

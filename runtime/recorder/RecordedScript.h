@@ -1,0 +1,59 @@
+// Writing a runnable Lua script from what was done: the actions of a person (eacu record) or
+// the steps of a recorded run (eacu script), each pointer action's target proven on the
+// screen as it was just before it (task/TargetProof.h).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "recorder/RecordedActions.h"
+#include "recorder/ScreenHistory.h"
+#include "recorder/TargetProof.h"
+#include "vision/Locator.h"
+
+namespace eacu {
+
+/// One line's worth of work: an action and the screen just before it (null for keyboard
+/// actions, which need none). `target`, when set, is a target already known (a script's own
+/// step): it is written as it is instead of one proven on the screen; `comment` says whose
+/// step it was ("the script's step 4").
+/// `launch`: a program to start (the action is ignored).
+struct ScriptItem {
+    UserAction action;
+    std::shared_ptr<const ScreenState> before;
+    std::shared_ptr<const OcrResult> band;  // the OCR band around action.at read ahead, or null
+    std::string target;
+    std::string comment;
+    std::string launch;
+};
+
+/// `assets_dir`: the folder image crops are saved in (created when needed); `assets_ref`: how
+/// the script names it (relative to the script's folder); `header`: comment lines written
+/// first (without "-- "); `wait_after_s`: a pointer action that came more than this many
+/// seconds after the one before (or the first after a launch) is written after a `wait` on its
+/// target with twice that gap (at least 10 s) as timeout.
+struct ScriptOptions {
+    std::string assets_dir;
+    std::string assets_ref = "assets";
+    std::vector<std::string> header;
+    double wait_after_s = 4.0;
+};
+
+/// The script and what it took: how many targets of each kind, the proof time of each pointer
+/// action (milliseconds), the image files written.
+struct WrittenScript {
+    std::string lua;
+    int a11y = 0, relative = 0, text = 0, image = 0, points = 0, known = 0;
+    std::vector<double> proof_ms;
+    std::vector<std::string> images;
+};
+
+/// Writes the items as Lua: `launch "CMD"`; `tap(T)`, `tap(T, { button = "right" })`,
+/// `double_tap(T)`, `long_press(T, S)`, `drag(A, B, S)`, `scroll { dy = N, at = T }`;
+/// `input "..."` for typed text, `key "combo"` for keys. Every line ends in a comment saying
+/// why its target was chosen (or whose step it was). No sleep is written: a tap looks for its
+/// target (5 s), and a `wait` on the next target is written before an action the person
+/// reached only after a while. Throws std::runtime_error when an image cannot be saved.
+WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& locator, const ScriptOptions& o);
+
+}  // namespace eacu

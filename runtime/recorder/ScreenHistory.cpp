@@ -1,0 +1,97 @@
+#include "recorder/ScreenHistory.h"
+
+#include <chrono>
+
+#include "base/Clock.h"
+#include "vision/ocr/OcrCache.h"
+
+namespace eacu {
+
+ScreenHistory::ScreenHistory(Device& device, bool tree, double interval, size_t keep)
+    : device_(device), tree_(tree), interval_(interval), keep_(keep) {
+    thread_ = std::thread([this] { run(); });
+}
+
+ScreenHistory::~ScreenHistory() { stop(); }
+
+void ScreenHistory::stop() {
+    stopping_ = true;
+    if (thread_.joinable()) thread_.join();
+}
+
+std::string ScreenHistory::error() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return error_;
+}
+
+std::shared_ptr<const ScreenState> ScreenHistory::before(double t) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = states_.rbegin(); it != states_.rend(); ++it)
+        if ((*it)->seen < t) return *it;
+    return states_.empty() ? nullptr : states_.front();
+}
+
+std::shared_ptr<const ScreenState> ScreenHistory::latest() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return states_.empty() ? nullptr : states_.back();
+}
+
+bool ScreenHistory::waitFirst(double timeout) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return first_.wait_for(lock, std::chrono::duration<double>(timeout),
+                           [&] { return !states_.empty() || !error_.empty(); }) &&
+           !states_.empty();
+}
+
+void ScreenHistory::run() {
+    uint64_t last = 0;
+    bool tree = tree_;
+    double tree_read = 0;
+    // The tree of `s` now (a program may export its tree a moment after it draws).
+    auto readTree = [&](ScreenState& s) {
+        if (!tree) return;
+        try {
+            s.tree = device_.accessibility().snapshot();
+        } catch (const std::exception&) {
+            tree = false;  // no tree on this device: stop asking
+        }
+        tree_read = monotonicSeconds();
+    };
+    while (!stopping_) {
+        double start = monotonicSeconds();
+        try {
+            Frame f = device_.capture();
+            double seen = monotonicSeconds();
+            uint64_t fp = OcrCache::fingerprint(f.bgr);
+            if (fp != last) {
+                last = fp;
+                auto s = std::make_shared<ScreenState>();
+                s->frame = std::move(f);
+                s->seen = seen;
+                readTree(*s);
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    states_.push_back(std::move(s));
+                    while (states_.size() > keep_) states_.pop_front();
+                }
+                first_.notify_all();
+            } else if (tree && monotonicSeconds() - tree_read > 0.5) {
+                auto s = std::make_shared<ScreenState>(*latest());
+                readTree(*s);
+                std::lock_guard<std::mutex> lock(mutex_);
+                states_.back() = std::move(s);
+            }
+        } catch (const std::exception& e) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                error_ = e.what();
+            }
+            first_.notify_all();
+            return;
+        }
+        double left = interval_ - (monotonicSeconds() - start);
+        if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+    }
+}
+
+}  // namespace eacu
