@@ -52,7 +52,7 @@ void installRunSignals();
 /// protocol on N: SIGPIPE is ignored, the run line goes out as soon as the run is open, the
 /// channel becomes the session's user channel (confirm, ask_user, needs_user, click become
 /// awaiting_user) and every committed step and intent is sent; the person's input lines are
-/// performed on the session (task/UserInput.h), a take_over pauses it at its next step
+/// performed on the session (run/UserInput.h), a take_over pauses it at its next step
 /// boundary (Session::checkpoint) and a stop line ends it as SIGTERM does. When the run cannot be opened
 /// the only line is {"type":"end","status":"failed","error":...}.
 std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char* who);

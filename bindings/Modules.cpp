@@ -13,7 +13,7 @@ namespace eacu {
 std::span<const NativeModule> nativeModules() {
     static const NativeModule modules[] = {
         {"eacu._native", luaopen_eacu_native},        // wrap_Session: the verbs, locate, ocr, processes
-        {"eacu._model", luaopen_eacu_model},          // wrap_Model: ask, grounding, plan, agent, som
+        {"eacu._model", luaopen_eacu_model},          // wrap_Model: ask, grounding, plan, autopilot, som
         {"eacu._highlight", luaopen_eacu_highlight},  // wrap_Highlight: boxes drawn on the screen
         {"eacu._steps", luaopen_eacu_steps},          // wrap_Steps: step{}, blockers, waits, limits, apps
         {"eacu._windows", luaopen_eacu_windows},      // wrap_Windows: the device's windows

@@ -48,7 +48,7 @@ StepError luax_tostepError(lua_State* L, int idx);
 void luax_pcallthrow(lua_State* L, int nargs, int nresults);
 
 /// The failure value for a C++ exception, if it is a step's failure: a StepError, or an
-/// exception whose failure code (task/StepEngine.h failureCode) is limit, cancelled, timeout,
+/// exception whose failure code (step/StepEngine.h failureCode) is limit, cancelled, timeout,
 /// model or device. Otherwise (argument errors and the like) std::nullopt, and `text`
 /// receives what() for a string error.
 std::optional<StepError> luax_failureof(const std::exception_ptr& e, std::string& text);

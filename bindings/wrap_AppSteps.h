@@ -1,4 +1,4 @@
-// eacu._steps, installed apps: launch_app, stop_app, current_app, has_apps (runtime/task/AppSteps.h).
+// eacu._steps, installed apps: launch_app, stop_app, current_app, has_apps (runtime/step/AppSteps.h).
 #pragma once
 extern "C" {
 #include <lua.h>

@@ -1,4 +1,4 @@
-// eacu._steps, app modules: route (runtime/task/AppModules.h) and list_dirs.
+// eacu._steps, app modules: route (runtime/step/AppModules.h) and list_dirs.
 #pragma once
 extern "C" {
 #include <lua.h>

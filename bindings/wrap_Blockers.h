@@ -1,5 +1,5 @@
 // eacu._steps, blockers: on_blocker, remove_blocker, blockers, check_blockers over the
-// Session's BlockerSet (runtime/task/Blockers.h).
+// Session's BlockerSet (runtime/step/Blockers.h).
 #pragma once
 extern "C" {
 #include <lua.h>

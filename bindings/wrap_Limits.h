@@ -1,4 +1,4 @@
-// eacu._steps, limits and confirmation: limits, confirm, looks_risky (runtime/task/Limits.h).
+// eacu._steps, limits and confirmation: limits, confirm, looks_risky (runtime/step/Limits.h).
 #pragma once
 extern "C" {
 #include <lua.h>

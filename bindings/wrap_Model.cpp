@@ -3,8 +3,8 @@
 #include <cstdlib>
 
 #include "luax.h"
-#include "planner/Agent.h"
-#include "planner/ComputerAgent.h"
+#include "planner/Autopilot.h"
+#include "planner/ComputerUse.h"
 #include "base/Cancel.h"
 #include "planner/Grounding.h"
 #include "planner/Planner.h"
@@ -160,11 +160,11 @@ int w_ground(lua_State* L) {
     });
 }
 
-// agent(task, {max_steps=, keep_images=, max_invalid=, provider=, protocol=, tool=, click_check=}) -> result table
-int w_agent(lua_State* L) {
+// autopilot(task, {max_steps=, keep_images=, max_invalid=, provider=, protocol=, tool=, click_check=}) -> result table
+int w_autopilot(lua_State* L) {
     std::string task = luaL_checkstring(L, 1);
-    AgentOptions o;
-    ComputerAgentOptions co;
+    AutopilotOptions o;
+    ComputerUseOptions co;
     std::string protocol = "som";
     if (lua_istable(L, 2)) {
         o.max_steps = int(luax_optnumberfield(L, 2, "max_steps").value_or(o.max_steps));
@@ -181,10 +181,10 @@ int w_agent(lua_State* L) {
         if (auto v = luax_optboolfield(L, 2, "click_check")) o.click_check = co.click_check = *v;
     }
     if (protocol != "som" && protocol != "computer")
-        return luaL_error(L, "agent: protocol must be \"som\" or \"computer\", got \"%s\"", protocol.c_str());
+        return luaL_error(L, "autopilot: protocol must be \"som\" or \"computer\", got \"%s\"", protocol.c_str());
     ModelContext& ctx = model(L);
     return luax_catchexcept(L, [&] {
-        AgentResult r = protocol == "computer" ? runComputerAgent(ctx, task, co) : runAgent(ctx, task, o);
+        AutopilotResult r = protocol == "computer" ? runComputerUse(ctx, task, co) : runAutopilot(ctx, task, o);
         lua_createtable(L, 0, 8);
         setString(L, "status", r.status);
         setString(L, "message", r.message);
@@ -311,7 +311,7 @@ int w_info(lua_State* L) {
     return 1;
 }
 
-const luaL_Reg model_functions[] = {{"ask", w_ask},       {"ground", w_ground}, {"agent", w_agent},
+const luaL_Reg model_functions[] = {{"ask", w_ask},       {"ground", w_ground}, {"autopilot", w_autopilot},
                                     {"plan", w_plan},     {"som", w_som},       {"config", w_config},
                                     {"info", w_info},     {nullptr, nullptr}};
 

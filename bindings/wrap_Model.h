@@ -1,4 +1,4 @@
-// The private native module eacu._model: model-driven steps (ask, grounding, agent, plan).
+// The private native module eacu._model: model-driven steps (ask, grounding, autopilot, plan).
 #pragma once
 #include <memory>
 

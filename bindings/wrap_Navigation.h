@@ -1,4 +1,4 @@
-// eacu._steps, web pages: open_url, current_url (runtime/task/Navigation.h).
+// eacu._steps, web pages: open_url, current_url (runtime/step/Navigation.h).
 #pragma once
 extern "C" {
 #include <lua.h>

@@ -1,4 +1,4 @@
-// eacu._steps, the step engine: run_step (step{} as a StepSpec run by task/StepEngine), failure
+// eacu._steps, the step engine: run_step (step{} as a StepSpec run by step/StepEngine), failure
 // values made in Lua (failure, is_failure), record_step and wall.
 #pragma once
 extern "C" {

@@ -1,7 +1,7 @@
 // The private native module eacu._steps: step{} over the step engine, blockers, change and
 // stability waits, run limits and confirmation, app routing; each concern in its own file
 // (wrap_Step, wrap_Blockers, wrap_Waits, wrap_Limits, wrap_Apps), over the Session
-// (runtime/task).
+// (runtime/step).
 #pragma once
 extern "C" {
 #include <lua.h>

@@ -35,7 +35,7 @@ int cmdRun(int argc, char** argv) {
     spec.script = script.string();
     spec.args = o.passthrough;
     spec.session.script_dir = script.parent_path().string();
-    // The model for model-driven steps (ask, plan, agent, dynamic targets): EACU_MODEL_* from
+    // The model for model-driven steps (ask, plan, autopilot, dynamic targets): EACU_MODEL_* from
     // the environment (none is fine: then only cached answers can be replayed).
     model::CacheMode cache_mode;
     try {
@@ -63,7 +63,7 @@ int cmdRun(int argc, char** argv) {
         error = e.what();
     }
     // The answer (eacu serve): what the script returned (a string or a number), else what the
-    // last agent said when it was done.
+    // last autopilot said when it was done.
     const std::string answer = returned ? *returned : run.session().answer();
     char what[160];
     std::snprintf(what, sizeof what, " (%zu steps, %.1f s, %s)", run.log().steps(run.id()).size(),

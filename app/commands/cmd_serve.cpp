@@ -1,4 +1,4 @@
-// eacu serve: the live agent service (issue 12; seeds 000 and 001): a chat page at /, seed
+// eacu serve: the live service (issue 12; seeds 000 and 001): a chat page at /, seed
 // 001's chat API with its SSE stream and seed 000's task API, each task a run of its own in a
 // worker process on a private Xvfb, queued on N workers, all of it kept in the run log.
 #include <limits.h>

@@ -1,6 +1,6 @@
 // eacu run --task "SENTENCE": routes a task sentence to an app module's template (seed 002's
 // module routing) and runs it as a recorded run; a sentence no template matches is handed to
-// agent() when a model is configured. --dry-run only prints the choice.
+// autopilot() when a model is configured. --dry-run only prints the choice.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -25,8 +25,8 @@ namespace eacu {
 namespace {
 
 // Lua that routes arg[1] and prints the choice; runs the template (or, when none matches and
-// arg[3] says a model is configured, the agent) unless arg[2] is "dry". Returns the task's
-// answer: the agent's done message, or the template's result (a string or a number), else
+// arg[3] says a model is configured, the autopilot) unless arg[2] is "dry". Returns the task's
+// answer: the autopilot's done message, or the template's result (a string or a number), else
 // "完成：<module.template>".
 const char* kRouteChunk = R"LUA(
 local task, mode, has_model = ...
@@ -51,10 +51,10 @@ if r.module == "" or r.template == "" then
     error("no app module has a template for \"" .. task .. "\" (scores: " .. table.concat(scores, ", ") ..
           "), and no model is configured to hand it to (set EACU_MODEL_PROVIDER and EACU_MODEL)", 0)
   end
-  print("no app module has a template for it (scores: " .. table.concat(scores, ", ") .. "): the agent does it")
+  print("no app module has a template for it (scores: " .. table.concat(scores, ", ") .. "): the autopilot does it")
   if mode ~= "dry" then
-    local res = call(agent, task)
-    print("agent: " .. tostring(res.status) .. (res.message and res.message ~= "" and (": " .. res.message) or ""))
+    local res = call(autopilot, task)
+    print("autopilot: " .. tostring(res.status) .. (res.message and res.message ~= "" and (": " .. res.message) or ""))
     return (res.message and res.message ~= "") and res.message or "完成"
   end
   return

@@ -1,5 +1,5 @@
 // The REPL's record() and stop(): what a person does on the session's X display, recorded in
-// the background between the two calls (task/PersonRecorder.h), written as script lines.
+// the background between the two calls (recorder/PersonRecorder.h), written as script lines.
 #pragma once
 #include <atomic>
 #include <memory>

@@ -1,5 +1,5 @@
 // A person's input as a display saw it (XRecord on X11): the raw events a recorder turns into
-// script lines (task/RecordedActions.h).
+// script lines (recorder/RecordedActions.h).
 #pragma once
 #include <cstdint>
 #include <string>

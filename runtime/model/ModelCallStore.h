@@ -11,7 +11,7 @@ namespace eacu::model {
 /// One row of `model_calls`.
 /// - `run_id`, `step_id`: the run log's ids (0 = none, stored as NULL).
 /// - `seq`: 1-based position of the call in its run (part of the cache key).
-/// - `kind`: ask | plan | agent | locate | assert | other (assertions are never cached).
+/// - `kind`: ask | plan | autopilot | locate | assert | other (assertions are never cached).
 /// - `request_json`: the redacted request (images as frame ids, no key).
 /// - `response_json`: the provider's JSON body; `answer`: its text (or tool calls as JSON).
 /// - `status`: ok | error | cached (answered from the cache, no network).

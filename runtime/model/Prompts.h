@@ -1,4 +1,4 @@
-// Prompt text for Set-of-Marks agent steps (seed 000 §3.1-§3.2) and image parts from frames.
+// Prompt text for Set-of-Marks autopilot steps (seed 000 §3.1-§3.2) and image parts from frames.
 #pragma once
 #include <cstdint>
 #include <string>

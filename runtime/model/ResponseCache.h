@@ -40,7 +40,7 @@ std::string cacheKey(const std::string& provider, const std::string& model, cons
                      const std::string& elements, int seq);
 
 /// What a call is, for the log and the cache.
-/// - `kind`: ask | plan | agent | locate | assert | click_check | other.
+/// - `kind`: ask | plan | autopilot | locate | assert | click_check | other.
 /// - `prompt`: the text the key covers (task, question, system prompt...); `elements`: the
 ///   Set-of-Marks text list shown (or "").
 /// - `fingerprint`: screenFingerprint() of the screenshot sent ("" = none).

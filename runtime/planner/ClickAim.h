@@ -35,10 +35,10 @@ struct AimedClick {
     std::string reply;
 };
 
-/// Aims the model-driven clicks of one agent run at their targets.
+/// Aims the model-driven clicks of one autopilot run at their targets.
 class ClickAimer {
 public:
-    /// `task`: the agent's task, told to the model with each check.
+    /// `task`: the autopilot's task, told to the model with each check.
     ClickAimer(ModelContext& ctx, std::string task, ClickCheckOptions options = {});
 
     /// Aims one click at `target` (physical pixels; `box` the element's box, if known) for

@@ -6,7 +6,7 @@
 
 #include "model/Action.h"
 #include "model/Prompts.h"
-#include "planner/Agent.h"
+#include "planner/Autopilot.h"
 #include "step/Session.h"
 #include "step/StepError.h"
 

@@ -5,7 +5,7 @@
 
 #include "model/Action.h"
 #include "model/Prompts.h"
-#include "planner/Agent.h"
+#include "planner/Autopilot.h"
 #include "planner/Grounding.h"
 #include "step/Session.h"
 

@@ -78,7 +78,7 @@ struct PlanResult {
 /// model::ActionParseError when an answer is not a plan.
 PlanResult runPlan(ModelContext& ctx, const std::string& task, const PlanOptions& opts = {});
 
-/// Executes one planned step through the step engine (task/StepEngine.h: fallbacks, then the
+/// Executes one planned step through the step engine (step/StepEngine.h: fallbacks, then the
 /// target looked for again, up to 3 times; retries; verify_ref), recorded as a "step" row with
 /// method "plan". Returns the engine's result (a failure has its code and reason). Throws the
 /// failure's exception as it came when the plan cannot go on: a model error

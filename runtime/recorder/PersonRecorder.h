@@ -30,7 +30,7 @@ public:
     /// Throws std::runtime_error when the screen capture failed.
     bool poll();
     /// Stops both recordings and returns the person's actions, each pointer action with the
-    /// screen before it (task/RecordedActions.h groupInputs) and the OCR band around its point
+    /// screen before it (recorder/RecordedActions.h groupInputs) and the OCR band around its point
     /// read during the recording (PhraseReader).
     std::vector<ScriptItem> finish();
     /// The milliseconds each press's band took to read during the recording (after finish()).

@@ -1,5 +1,5 @@
 // Reading ahead, while the person acts, what the recorder's proofs will read: the OCR band
-// around each press (task/TargetProof.h phraseBand), handed to the proof (ScriptItem::band).
+// around each press (recorder/TargetProof.h phraseBand), handed to the proof (ScriptItem::band).
 #pragma once
 #include <condition_variable>
 #include <deque>

@@ -1,6 +1,6 @@
 // Writing a runnable Lua script from what was done: the actions of a person (eacu record) or
 // the steps of a recorded run (eacu script), each pointer action's target proven on the
-// screen as it was just before it (task/TargetProof.h).
+// screen as it was just before it (recorder/TargetProof.h).
 #pragma once
 #include <memory>
 #include <string>

@@ -83,7 +83,7 @@ std::vector<ScriptItem> itemsFromRun(const RunReader& log, int64_t run_id) {
             if (s.action == "double_tap") {
                 a.kind = UserAction::Kind::DoubleTap;
                 // The person's double click on the page came as a click, then the double click
-                // (task/UserInput.h): the two are one double click in the script.
+                // (run/UserInput.h): the two are one double click in the script.
                 if (params.value("after_click", 0) == last_idx && last_idx > 0 && !out.empty() &&
                     out.back().action.kind == UserAction::Kind::Tap)
                     out.pop_back();

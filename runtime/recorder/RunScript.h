@@ -1,4 +1,4 @@
-// A recorded run's steps as the items of a script (task/RecordedScript.h): eacu script.
+// A recorded run's steps as the items of a script (recorder/RecordedScript.h): eacu script.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -10,7 +10,7 @@ namespace eacu {
 
 /// The inputs run `run_id` made, in order, as script items: its launches, taps, double taps,
 /// long presses, drags, scrolls, typed text and keys that succeeded, whoever made them (the
-/// script, the model, the person), at any depth (an agent's taps are children of its step).
+/// script, the model, the person), at any depth (the autopilot's taps are children of its step).
 /// Pointer steps carry the frame from before them (decoded from the run log, with its scale;
 /// no accessibility tree: the log does not keep one). A script's own step whose target was
 /// found by an image, OCR or the tree keeps the target the script gave (`target`); the model's

@@ -3,7 +3,7 @@
 // The worker writes run, intent, step, awaiting_user, answer, paused, resumed, input_done and
 // end lines. It reads the server's lines (ack, take_over, hand_back, input, stop: §5.2) on a
 // thread of its own from the start. It is also the run's UserChannel: confirm, ask_user, the
-// agent's needs_user and a click handed over to the person all become awaiting_user; while the
+// autopilot's needs_user and a click handed over to the person all become awaiting_user; while the
 // run waits for the person (or is paused by take_over) the person's input events are injected
 // by the run's own thread through the input handler.
 #pragma once

@@ -78,7 +78,7 @@ CREATE TABLE IF NOT EXISTS model_calls (
   run_id                INTEGER,            -- runs.id (NULL outside a run)
   step_id               INTEGER,            -- steps.id of the step that made the call
   seq                   INTEGER NOT NULL,   -- 1-based position of the call in its run
-  kind                  TEXT NOT NULL,      -- ask | plan | agent | locate | assert | other
+  kind                  TEXT NOT NULL,      -- ask | plan | autopilot (agent before) | locate | assert | other
   provider              TEXT NOT NULL,      -- anthropic | openai | cache
   model                 TEXT NOT NULL,
   endpoint              TEXT NOT NULL,      -- URL without credentials
@@ -160,7 +160,7 @@ ALTER TABLE runs ADD COLUMN heartbeat_at REAL;
 )SQL";
 
 // Version 6: who did a step (issue 29, taking over from the page): "script" (a script's verb or
-// step), "model" (an agent's or planner's step) or "user" (the person's input through the page).
+// step), "model" (the autopilot's or planner's step) or "user" (the person's input through the page).
 const char* kSchemaV6 = R"SQL(
 ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT 'script';
 )SQL";

@@ -25,7 +25,7 @@ std::string progressText(const nlohmann::json& step) {
         {"tap", "点击"},        {"double_tap", "双击"}, {"right_tap", "右键点击"}, {"long_press", "长按"},
         {"input", "输入"},      {"key", "按键"},        {"scroll", "滚动"},         {"drag", "拖动"},
         {"swipe", "滑动"},      {"move", "移动鼠标到"}, {"launch", "启动"},         {"ask_user", "询问用户"},
-        {"agent", "智能体"},    {"plan", "计划"},       {"step", "步骤"},           {"ask", "询问模型"},
+        {"autopilot", "自动操作"}, {"agent", "自动操作"},    {"plan", "计划"},       {"step", "步骤"},           {"ask", "询问模型"},
         {"mouse_down", "按下鼠标"}, {"mouse_up", "松开鼠标"}, {"hold_key", "按住"}};
     std::string text;
     if (auto p = step.find("params"); p != step.end() && p->is_object()) text = str(*p, "thought");

@@ -1,4 +1,4 @@
-// The one path every input takes, whoever asks for it (script verbs, step{}, plan, agent,
+// The one path every input takes, whoever asks for it (script verbs, step{}, plan, autopilot,
 // dynamic targets, actions replay, the REPL): the run's limits and risky-step policy, the
 // pointer read-back, the input, the wait for its effect and the settle, retries that never
 // repeat an input that took effect late, and the step in the run log.
@@ -50,7 +50,7 @@ class Session;
 /// - `wait_effect`: false for the inner actions of a batch (Session::batch): no effect wait,
 ///   settle or retry after the input (params "effect": "not awaited"); `before` is then the
 ///   batch's one frame.
-/// - `parent_id`: the enclosing step (agent, plan), if any; `idx`: the step index reserved when
+/// - `parent_id`: the enclosing step (autopilot, plan), if any; `idx`: the step index reserved when
 ///   the target was looked for (0: the next index).
 struct InputAction {
     std::string action = "tap";

@@ -81,7 +81,7 @@ int64_t Session::commit(StepRecord& s) {
     if (log_) s.id = log_->addStep(s);
     if (step_observer_) step_observer_(s);
     // A navigation the page started itself (a link) that the domain policy stopped fails the
-    // step that caused it, or the next one (task/Navigation.h); a step that failed while such a
+    // step that caused it, or the next one (step/Navigation.h); a step that failed while such a
     // navigation was pending (its page went to the error page) is reported as refused.
     if (device_.navigator()) reportRefusedNavigations(*this);
     return s.id;

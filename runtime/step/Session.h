@@ -234,7 +234,7 @@ public:
     ConfirmMode& confirmMode() { return confirm_; }
     /// Asks whether the risky action `what` may run, by $EACU_CONFIRM when set, else by
     /// confirmMode(); Ask mode asks through the user channel. Returns "" when allowed, else why
-    /// not (task/Limits.h confirmRisky).
+    /// not (step/Limits.h confirmRisky).
     std::string confirm(const std::string& what);
     /// How the run reaches its person (default: the terminal). A service sets its own.
     void setUserChannel(std::shared_ptr<UserChannel> channel) { user_ = std::move(channel); }
@@ -258,27 +258,27 @@ public:
     /// Says what the run is about to do ("点击 7 键"), for whoever watches it (the serve
     /// protocol's intent line). Not recorded.
     void intent(const std::string& text);
-    /// The run's latest answer: what an agent said when it was done ("" when none yet).
+    /// The run's latest answer: what the autopilot said when it was done ("" when none yet).
     const std::string& answer() const { return answer_; }
-    /// Sets the run's answer (an agent that is done).
+    /// Sets the run's answer (the autopilot when it is done).
     void setAnswer(std::string text) { answer_ = std::move(text); }
-    /// The one executor every input goes through (task/ActionExecutor.h).
+    /// The one executor every input goes through (step/ActionExecutor.h).
     ActionExecutor& executor() { return executor_; }
     /// Who does the steps recorded from now on (StepRecord::actor): "script" (the default) or
-    /// "model" (an agent's loop sets it while it runs; ActorScope). The person's input is
+    /// "model" (the autopilot's loop sets it while it runs; ActorScope). The person's input is
     /// recorded as "user" by the executor (InputAction::actor), whatever this says.
     void setActor(std::string actor) { actor_ = std::move(actor); }
     const std::string& actor() const { return actor_; }
     /// Sets what checkpoint() calls (the serve channel's take-over pause). Empty: none.
     void setCheckpoint(std::function<bool()> f) { checkpoint_ = std::move(f); }
-    /// A step boundary: before an action looks for its target, and at the top of each agent
+    /// A step boundary: before an action looks for its target, and at the top of each autopilot
     /// turn. When the person took over the screen (eacu serve) it returns only once they
     /// handed it back, and returns true then (what was seen before is stale); else false at
     /// once. Not re-entered (the person's own input performed during the pause passes none).
     /// Throws Cancelled when the run stops meanwhile.
     bool checkpoint();
 
-    /// Hooks for steps recorded outside Session (model steps: ask, plan, agent, grounding).
+    /// Hooks for steps recorded outside Session (model steps: ask, plan, autopilot, grounding).
     /// beginStep: a step row with the next index (or `idx`, an index reserved earlier by a
     /// step that is written later), `action` and `target` (not yet written).
     StepRecord beginStep(const std::string& action, const std::string& target, int idx = 0);

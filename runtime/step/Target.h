@@ -31,10 +31,10 @@ namespace eacu {
 /// - `focus`: false (with `window`): the input goes to the window as synthetic events
 ///   (Windows::sendClick/sendKeys/sendText) without moving the pointer, raising or focusing
 ///   it, and a covered point is no obstacle. Only taps, double taps, input and key.
-/// - `a11y`: an element of the accessibility tree, by role and/or name (task/A11yTarget.h): found
+/// - `a11y`: an element of the accessibility tree, by role and/or name (step/A11yTarget.h): found
 ///   in the tree of the whole screen, or of `window`'s program; tapped at its bounds' centre,
 ///   or by its action when `a11y->press` is set.
-/// - `anchor` + `relative`: a relative target (task/RelativeTarget.h): the element in
+/// - `anchor` + `relative`: a relative target (step/RelativeTarget.h): the element in
 ///   `relative.relation` to where `anchor` is found, of `relative.kind`, the `relative.nth`
 ///   nearest; candidates are the frame's Set-of-Marks proposals and OCR lines.
 /// - `label`: how the script wrote the target, for messages and the run log.

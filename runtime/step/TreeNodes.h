@@ -9,7 +9,7 @@
 
 namespace eacu {
 
-/// The interactive elements (task/A11yTarget.h isInteractive) of `device`'s accessibility tree
+/// The interactive elements (step/A11yTarget.h isInteractive) of `device`'s accessibility tree
 /// that are showing and overlap `screen` (physical pixels of the screen), each with its role,
 /// accessible name (an unnamed entry named by the label beside it) and bounds; of process
 /// `pid` only when `pid` > 0. Empty when the device has no tree or its bus cannot be reached

@@ -67,7 +67,7 @@ M.templates = {
   compute = {
     patterns = { "compute {expression}", "calculate {expression}", "计算{expression}", "用计算器算{expression}" },
     params = { "expression" },
-    -- Only arithmetic: "compute 12*34 after login" is not for this template (the agent gets it).
+    -- Only arithmetic: "compute 12*34 after login" is not for this template (the autopilot gets it).
     accepts = function(p) return p.expression:match("^[%d%s%.%+%-%*/x×÷=()]+$") ~= nil end,
     run = function(p)
       M.open()

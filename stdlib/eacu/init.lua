@@ -265,9 +265,10 @@ function M.run_info() return failure.call(2, native.run_info) end
 --- a Match, a box or a target (X11; see eacu.highlight).
 M.highlight = require("eacu.highlight")
 
---- Model-driven steps (eacu.model): ask(question [, {json=true}]), plan(task), agent(task),
+--- Model-driven steps (eacu.model): ask(question [, {json=true}]), plan(task), autopilot(task)
+--- (agent(task), its former name),
 --- som(); eacu.model.config{...} and eacu.model.info().
-M.ask, M.plan, M.agent, M.som = model.ask, model.plan, model.agent, model.som
+M.ask, M.plan, M.autopilot, M.agent, M.som = model.ask, model.plan, model.autopilot, model.agent, model.som
 M.model = model
 
 --- Steps that do not flake (eacu.step): step{...}, on_blocker, remove_blocker, wait_change,
@@ -296,7 +297,7 @@ M.clipboard, M.remote_launch = require("eacu.remote").clipboard, require("eacu.r
 local globals = {
   "tap", "double_tap", "long_press", "input", "key", "scroll", "drag", "swipe", "locate",
   "find_all", "exists", "wait", "wait_vanish", "verify", "sleep", "screenshot", "launch",
-  "screen_size", "settings", "ocr", "highlight", "ask", "plan", "agent", "som",
+  "screen_size", "settings", "ocr", "highlight", "ask", "plan", "autopilot", "agent", "som",
   "step", "on_blocker", "remove_blocker", "wait_change", "wait_stable", "limits", "confirm", "ask_user",
   "check_url", "run_template", "windows", "window", "frontmost", "a11y", "set_text",
   "open_url", "current_url", "batch", "launch_app", "stop_app", "current_app", "clipboard", "remote_launch",

@@ -1,5 +1,5 @@
 -- Model-driven steps over the private native module eacu._model: ask (a question about the
--- screen), plan (seed 002's planner), agent (seed 000's Set-of-Marks loop), som (the element
+-- screen), plan (seed 002's planner), autopilot (seed 000's Set-of-Marks loop), som (the element
 -- list), and dynamic targets ({dynamic = "the blue Send button"}) grounded by the model.
 -- The model is configured by the environment (EACU_MODEL_PROVIDER, EACU_MODEL,
 -- EACU_MODEL_BASE_URL, EACU_MODEL_API_KEY, EACU_MODEL_FALLBACK_*) or by model.config{}.
@@ -20,7 +20,7 @@ end
 local OPTIONS = {
   ask = { "json", "provider" },
   plan = { "max_replans", "max_steps", "provider", "raise" },
-  agent = { "max_steps", "keep_images", "max_invalid", "provider", "raise", "protocol", "tool", "click_check" },
+  autopilot = { "max_steps", "keep_images", "max_invalid", "provider", "raise", "protocol", "tool", "click_check" },
 }
 
 local function check_opts(fname, opts, level)
@@ -154,7 +154,7 @@ function M.plan(task, opts)
   return r
 end
 
---- agent(task [, {max_steps=20, provider=, keep_images=3, raise=true, protocol="som"|"computer",
+--- autopilot(task [, {max_steps=20, provider=, keep_images=3, raise=true, protocol="som"|"computer",
 --- tool=, click_check=}]) -> result {status, message, steps, cached, history, actions}. The
 --- Set-of-Marks loop: screenshot with numbered elements → one JSON action → executed → effect
 --- checked → history line, until the model says done. protocol="computer": the model drives
@@ -165,15 +165,19 @@ end
 --- EACU_CLICK_CHECK=1): before each click the model checks the marked pointer and corrects it
 --- (up to 4 times); still off, the person is asked to click instead. fail, needs_user with
 --- nobody to ask and the step limit are errors (with the history) unless raise=false.
-function M.agent(task, opts)
-  if type(task) ~= "string" or task == "" then error("agent: expected a task (a non-empty string), got " .. type(task), 2) end
-  opts = check_opts("agent", opts, 2)
-  local r = failure.call(2, native.agent, task, opts)
+function M.autopilot(task, opts)
+  if type(task) ~= "string" or task == "" then error("autopilot: expected a task (a non-empty string), got " .. type(task), 2) end
+  opts = check_opts("autopilot", opts, 2)
+  local r = failure.call(2, native.autopilot, task, opts)
   if r.status ~= "done" and opts.raise ~= false then
-    error("agent " .. r.status .. ": " .. r.message .. "\n  history:\n    " .. table.concat(r.history, "\n    "), 2)
+    error("autopilot " .. r.status .. ": " .. r.message .. "\n  history:\n    " .. table.concat(r.history, "\n    "), 2)
   end
   return r
 end
+
+--- agent(task [, opts]): the former name of autopilot (eacu's "agent" is now only the device
+--- agent, eacu-agent.exe); kept so that older scripts run unchanged.
+M.agent = M.autopilot
 
 --- som() -> {elements = {{id, type, kind, x, y, w, h, interactivity, content, source}...},
 --- text, frame_id, ms}: the Set-of-Marks elements of the current screen; printed as text.

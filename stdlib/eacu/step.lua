@@ -115,7 +115,7 @@ end
 ---   optional = true: a failure is recorded and returned instead of raised,
 ---   risky = true: the step asks for confirmation first (no terminal: refused),
 ---   name = a label for the run log, button = tap's mouse button, hold = long_press seconds.
---- The step runs in the native step engine (runtime/task/StepEngine). A failure raises a
+--- The step runs in the native step engine (runtime/step/StepEngine). A failure raises a
 --- failure value (eacu.failure: err.code, err.message, err.target, err.best, err.frame_id,
 --- err.step_id) printing as "step <name>: <reason> (suggestion: retry|dismiss|replan|abort)".
 --- value: what call= returned, else what the action found (a Match).

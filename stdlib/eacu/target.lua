@@ -17,7 +17,7 @@ local M = {}
 M.FIELDS = { "image", "text", "threshold", "region", "offset", "lang", "window", "raise", "focus",
   "role", "name", "resource_id", "press", "right_of", "left_of", "above", "below", "near", "inside", "kind", "nth" }
 
--- The fields of a relative target holding its anchor (any target), as runtime/task/RelativeTarget.h.
+-- The fields of a relative target holding its anchor (any target), as runtime/step/RelativeTarget.h.
 M.RELATIONS = { "right_of", "left_of", "above", "below", "near", "inside" }
 -- Fields listed after the verb's options: a point, and the label the run log shows.
 M.FIELDS_TAIL = { "x", "y", "label" }

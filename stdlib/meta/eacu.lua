@@ -278,12 +278,19 @@ function ask(question, opts) end
 ---@return PlanResult
 function plan(task, opts) end
 
----The agent loop until the model says done: Set-of-Marks (default), or with
----`protocol = "computer"` the computer tool (seed 003). Every action goes through the run's one
----action path, so its limits hold.
+---The autopilot: the model drives, one action at a time, until it says done: Set-of-Marks
+---(default), or with `protocol = "computer"` the computer tool (seed 003). Every action goes
+---through the run's one action path, so its limits hold.
 ---@param task string
----@param opts? AgentOptions
----@return AgentResult
+---@param opts? AutopilotOptions
+---@return AutopilotResult
+function autopilot(task, opts) end
+
+---The former name of `autopilot` ("agent" now names only the device agent, eacu-agent.exe).
+---@deprecated
+---@param task string
+---@param opts? AutopilotOptions
+---@return AutopilotResult
 function agent(task, opts) end
 
 ---One action of a batch: exactly one of tap, double_tap, long_press (a target), input (text)
@@ -365,6 +372,7 @@ eacu.wait_stable = wait_stable
 eacu.run_template = run_template
 eacu.ask = ask
 eacu.plan = plan
+eacu.autopilot = autopilot
 eacu.agent = agent
 eacu.som = som
 

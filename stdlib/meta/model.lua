@@ -24,25 +24,25 @@
 ---@field executed string[] one line per executed step: `1 tap "AC" ok`
 ---@field plans table[] each plan as the model gave it (seed 002's JSON, decoded)
 
----@class AgentOptions
+---@class AutopilotOptions
 ---@field max_steps? integer model calls allowed (default 20)
 ---@field keep_images? integer screenshots kept in the conversation (default 3)
 ---@field max_invalid? integer answers in a row that are not a valid action before giving up (default 3)
 ---@field provider? string which provider of the fallback chain to ask (default: the configured order)
----@field raise? boolean false: return the result when the agent fails instead of raising (default true)
+---@field raise? boolean false: return the result when the autopilot fails instead of raising (default true)
 ---@field protocol? "som"|"computer" "som" (default): numbered elements and one JSON action; "computer": Anthropic's computer tool (or the same actions as an OpenAI-compatible function) with screenshot pixels
 ---@field tool? "computer_20250124"|"computer_20251124" the computer tool's version (protocol "computer"; 20251124 adds zoom)
 ---@field click_check? boolean before each click the model checks the marked pointer and corrects it up to 4 times (r = 14 px); still off, the person is asked to click instead (default: EACU_CLICK_CHECK=1)
 
----How `agent` ended.
----@class AgentResult
+---How `autopilot` ended.
+---@class AutopilotResult
 ---@field status "done"|"fail"|"needs_user"|"max_steps"
 ---@field message string the model's text or reason, or the last error
 ---@field steps integer model calls made
 ---@field cached integer answers served from the model cache
 ---@field history string[] one line per step: `Step 1: 点击了 [5] asset "AC" → 界面变化 ✓`
 ---@field actions table[] the parsed actions (decoded JSON)
----@field step_id integer the summary "agent" step in the run log
+---@field step_id integer the summary "autopilot" step in the run log
 
 ---One Set-of-Marks element.
 ---@class SomElement: Box
@@ -108,8 +108,15 @@ function M.plan(task, opts) end
 ---executed → effect checked → history line, until the model says done. fail, needs_user and
 ---the step limit raise an error (with the history) unless `raise = false`.
 ---@param task string what to do, in words
----@param opts? AgentOptions
----@return AgentResult
+---@param opts? AutopilotOptions
+---@return AutopilotResult
+function M.autopilot(task, opts) end
+
+---The former name of `autopilot`.
+---@deprecated
+---@param task string
+---@param opts? AutopilotOptions
+---@return AutopilotResult
 function M.agent(task, opts) end
 
 ---The Set-of-Marks elements of the current screen.

@@ -2,7 +2,7 @@
 """Benchmark of eacu serve (issue 12's numbers), printed as "name value" lines:
 - sse_latency_ms: from a step's commit (steps.ended_at in the run log, written by the worker) to
   the arrival of its progress event at an SSE client (median, p90, max);
-- live_fps: screen.live frames per second an SSE client receives while an agent task runs on a
+- live_fps: screen.live frames per second an SSE client receives while the autopilot task runs on a
   screen that keeps changing (xcalc plus the x11-apps animation `ico` beside it);
 - first_paint_ms: the chat page's first paint in headless Chromium (performance paint entry).
 

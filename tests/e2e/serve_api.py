@@ -138,7 +138,7 @@ def template_task(api, server):
 
 
 def side_by_side(api, server):
-    """Two sessions, two workers, the agent on each: they run at the same time."""
+    """Two sessions, two workers, the autopilot on each: they run at the same time."""
     a = api.ok("POST", "/api/chat/send", {"text": "work out 12*34"})
     b = api.ok("POST", "/api/chat/send", {"text": "work out 21*3"})
     check(a["session_id"] != b["session_id"], "two sessions")
@@ -159,7 +159,7 @@ def side_by_side(api, server):
           f"the queued task ran once a worker was free and completed: {ec[1]} started {tc['started_at']}")
     shots = [e[2] for e in sa.of("progress.update") + sa.of("progress.append") if e[2].get("screenshot")]
     last = max(shots, key=lambda i: i["frame_id"])
-    check(read_display(api, last["screenshot"], "agent_last.png") == "408", "the agent's last screenshot shows 408")
+    check(read_display(api, last["screenshot"], "agent_last.png") == "408", "the autopilot's last screenshot shows 408")
     fps, n = live_fps(sa, a["task_id"])
     print(f"live_fps_agent_task {fps:.1f} ({n} frames)")
     sa.close()

@@ -18,9 +18,9 @@
     frame in which xcalc's display changed, median and p90, printed as
     `bench_click_to_input_ms median M p90 P` and `bench_click_to_frame_ms median M p90 P`);
     the hand-back button resumes it (task.resumed); then it is stopped. Prints `loop_task ID`.
- 3. A computer-tool agent task (the local Messages API stand-in, which calls the needs_user tool
+ 3. A computer-tool autopilot task (the local Messages API stand-in, which calls the needs_user tool
     first): the page shows the ack button; the test clicks on the live screen, then 我已经操作:
-    the agent resumes and completes. Prints `agent_task ID`.
+    the autopilot resumes and completes. Prints `agent_task ID`.
 Every wait polls a condition with a deadline.
 """
 import argparse
@@ -324,16 +324,16 @@ return "表单已填写（" .. said .. "）"
         raise CheckFailed(f"no step of the person recorded for task {tid} within 15 s")
 
     def agent_case(self):
-        src = 'local r = agent("compute 12*34 after login", {protocol = "computer", max_steps = 14})\n' \
-              'return "agent " .. r.status\n'
+        src = 'local r = autopilot("compute 12*34 after login", {protocol = "computer", max_steps = 14})\n' \
+              'return "autopilot " .. r.status\n'
         tid = self.send_script(src)
         print(f"agent_task {tid}", flush=True)
-        self.wait_state(tid, "s.ack && s.live", 90, "the computer-tool agent handing over (ack shown)")
+        self.wait_state(tid, "s.ack && s.live", 90, "the computer-tool autopilot handing over (ack shown)")
         self.click_frame(tid, 640, 600)  # the person does something on the screen
         self.wait_state(tid, "s.userItems >= 1", 20, "the person's click in the timeline")
         self.page.click(f'[data-testid="task"][data-task-id="{tid}"] [data-testid="ack"]')
-        s = self.wait_state(tid, "s.status === 'completed' && s.answer", 120, "the agent task's answer")
-        check(s["answer"] == "agent done", f"the agent task's answer: {s['answer']!r}")
+        s = self.wait_state(tid, "s.status === 'completed' && s.answer", 120, "the autopilot task's answer")
+        check(s["answer"] == "autopilot done", f"the autopilot task's answer: {s['answer']!r}")
 
     def run(self):
         try:

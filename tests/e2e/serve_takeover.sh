@@ -4,7 +4,7 @@
 # (serve_takeover.py), a real zenity dialog filled through the page's live screen (Chinese
 # text included), the take-over / hand-back buttons, refusals (409 for a task that does not
 # wait, 403 without the token), the token out of the page's address and requests, a
-# computer-tool agent (the local Messages API stand-in) handing over to the person, and the
+# computer-tool autopilot (the local Messages API stand-in) handing over to the person, and the
 # run log's steps with actor = "user". Prints the click-latency benchmark.
 set -euo pipefail
 EACU=$1; OUT=$2
@@ -26,7 +26,7 @@ python3 "$here/serve_takeover.py" "$url" --token "$token" --form "$OUT/form.txt"
 grep -q '^serve_takeover: passed' "$OUT/page.out" || fail "serve_takeover.py did not pass"
 
 # The run log: the person's steps (click, text, key) with actor "user" and frames before and
-# after; the script's own steps stay "script", the agent's clicks "model".
+# after; the script's own steps stay "script", the autopilot's clicks "model".
 form=$(sed -n 's/^form_task //p' "$OUT/page.out")
 run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$form")
 users=$(sqlite3 "$db" "SELECT group_concat(action, ' ') FROM (SELECT action FROM steps WHERE run_id=$run AND actor='user' ORDER BY id)")
@@ -49,11 +49,11 @@ expect_eq "$(grep -c "^double_tap(.*the person's step" "$OUT/form.lua")" "1" "th
 expect_eq "$(grep -c "^tap(.*the person's step" "$OUT/form.lua")" "1" "single clicks in the written script (only the first)"
 expect_eq "$(grep -c '^input "Wang 张三"' "$OUT/form.lua") $(grep -c '^input "Zhang"' "$OUT/form.lua") $(grep -c '^key "Return"' "$OUT/form.lua")" \
   "1 1 1" "the person's texts and key in the written script"
-agent=$(sed -n 's/^agent_task //p' "$OUT/page.out")
-run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$agent")
-expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='model' AND action='tap'")" "7" "the agent's clicks (actor model)"
-[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='user'")" -ge 1 ] || fail "no step of the person in the agent task's run"
-expect_eq "$(sqlite3 "$db" "SELECT status FROM tasks WHERE id=$agent")" "completed" "the agent task"
+autopilot=$(sed -n 's/^agent_task //p' "$OUT/page.out")
+run=$(sqlite3 "$db" "SELECT run_id FROM tasks WHERE id=$autopilot")
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='model' AND action='tap'")" "7" "the autopilot's clicks (actor model)"
+[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND actor='user'")" -ge 1 ] || fail "no step of the person in the autopilot task's run"
+expect_eq "$(sqlite3 "$db" "SELECT status FROM tasks WHERE id=$autopilot")" "completed" "the autopilot task"
 
 kill -TERM "$serve_pid"
 wait "$serve_pid" || fail "eacu serve exited $? on SIGTERM"

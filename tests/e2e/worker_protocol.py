@@ -156,7 +156,7 @@ def check_steps_against_log(w, run_id):
 
 
 def scenario_needs_user(display):
-    """The agent needs the person first (needs_user), waits for the ack, then computes 12*34."""
+    """The autopilot needs the person first (needs_user), waits for the ack, then computes 12*34."""
     t0 = time.monotonic()
     w = Worker(["--task", "compute 12*34 after login", "--display", display, "--db", DB])
     first = w.next()
@@ -176,7 +176,7 @@ def scenario_needs_user(display):
     expect(types[0] == "run" and types[-1] == "end", f"line order: {types}")
     expect(types.count("answer") == 1 and types[-2] == "answer", f"one answer right before end: {types}")
     answer = [l for l in w.lines if l["type"] == "answer"][0]["text"]
-    expect(answer == "结果已显示", f"the answer is the agent's done message, got {answer!r}")
+    expect(answer == "结果已显示", f"the answer is the autopilot's done message, got {answer!r}")
     steps = check_steps_against_log(w, run_id)
     actions = [s["action"] for s in steps]
     expect(actions[0] == "needs_user", f"the first step is the person's: {actions}")
@@ -186,7 +186,7 @@ def scenario_needs_user(display):
     expect(len(taps) == 7, f"7 taps (AC 1 2 * 3 4 =), got {actions}")
     expect(all(t["status"] == "ok" and t["frame_before"] and t["frame_after"] and t["input"] for t in taps),
            f"taps with frames and input points: {taps}")
-    expect(actions[-1] == "agent" and steps[-1]["status"] == "ok", f"the agent's summary step last: {actions}")
+    expect(actions[-1] == "autopilot" and steps[-1]["status"] == "ok", f"the autopilot's summary step last: {actions}")
     history = steps[-1]["params"]["history"]
     expect(history[0].startswith("Step 1: 需要用户：") and "用户已操作: 我已经操作" in history[0],
            f"the history says the person acted: {history}")
@@ -200,7 +200,7 @@ def scenario_needs_user(display):
     con = db()
     expect(con.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()[0] == "passed", "the run passed")
     print(f"needs_user: {len(w.lines)} lines ({types.count('step')} steps, {types.count('intent')} intents), "
-          f"ack resumed the agent, xcalc reads 408, {time.monotonic() - t0:.1f} s")
+          f"ack resumed the autopilot, xcalc reads 408, {time.monotonic() - t0:.1f} s")
 
 
 def scenario_sigterm(display):

@@ -4,7 +4,7 @@
 # server, on a real xcalc under the driver's own Xvfb (-displayfd), against the suite's local
 # model server. Scenarios: a script's ask_user/confirm answered by acks and its returned string
 # as the answer; a task whose model first answers needs_user ("compute 12*34 after login"):
-# awaiting_user, an ack, the agent goes on, steps and intents line by line, answer, end passed,
+# awaiting_user, an ack, the autopilot goes on, steps and intents line by line, answer, end passed,
 # xcalc reads 408; SIGTERM while it waits (or while a script spins in pure Lua) ends it as
 # interrupted within 3 s, with its end line; EACU_CLICK_CHECK=1
 # checks every click with the model and passes; a "misaligned pointer" never clicks and asks the

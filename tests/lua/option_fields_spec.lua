@@ -18,7 +18,9 @@ expect_has(error_of(step, { scroll = { dy = 3, window = "xcalc" } }), 'step scro
 expect_has(error_of(step, { swipe = { from = "1", to = "2", speed = 2 } }), 'step swipe: unknown field "speed" (known: from, to, duration)', "step swipe=")
 expect_has(error_of(eacu.model.ask, "what?", { jsn = true }), 'ask: unknown option "jsn" (did you mean "json"?) (known: json, provider)', "ask")
 expect_has(error_of(eacu.model.plan, "do it", { max_step = 3 }), 'plan: unknown option "max_step" (did you mean "max_steps"?)', "plan")
-expect_has(error_of(eacu.model.agent, "do it", { protocl = "som" }), 'agent: unknown option "protocl" (did you mean "protocol"?)', "agent")
+expect_has(error_of(eacu.model.autopilot, "do it", { protocl = "som" }), 'autopilot: unknown option "protocl" (did you mean "protocol"?)', "autopilot")
+expect_has(error_of(eacu.model.agent, "do it", { protocl = "som" }), 'autopilot: unknown option "protocl"', "agent, autopilot's former name")
+assert(agent == autopilot and eacu.agent == eacu.autopilot, "agent() is autopilot() under its former name")
 expect_has(error_of(eacu.model.config, { provider = "openai", key = "k" }), 'model.config: unknown field "key"', "model.config")
 
 -- The known fields still pass.

@@ -4,7 +4,7 @@ speaking the Anthropic Messages API (POST /v1/messages) and OpenAI chat completi
 (POST /v1/chat/completions). It checks each request's shape (headers, roles, image blocks that
 decode as PNG/JPEG) and answers like a model would, from what the request says:
 
-- the Set-of-Marks agent (seed 000's system prompt): reads the task ("compute 12*34"), counts
+- the Set-of-Marks autopilot (seed 000's system prompt): reads the task ("compute 12*34"), counts
   the history lines and clicks the element whose content is the next key ("AC", "1", "2", "*",
   ..., "="), found in the element list it was sent; then {"action": "done"}. A task with
   "needs a human" always answers needs_user; one with "after login" answers needs_user until
@@ -318,7 +318,7 @@ def answer(system, texts, images):
     if "You check a mouse pointer" in system:
         return json.dumps(click_check_answer(texts)), "click_check"
     if "桌面自动化 Agent" in system:
-        return json.dumps(agent_answer(system, texts), ensure_ascii=False), "agent"
+        return json.dumps(agent_answer(system, texts), ensure_ascii=False), "autopilot"
     if "You locate one UI element" in system:
         return json.dumps(ground_answer(texts)), "locate"
     if "task planner" in system:

@@ -1,4 +1,4 @@
-// The one action path (runtime/task/ActionExecutor) on a scripted device whose screen redraws
+// The one action path (runtime/step/ActionExecutor) on a scripted device whose screen redraws
 // a set time after each click: a redraw slower than the effect wait is a late effect, recorded
 // as such, and the tap is not pressed again; a tap that never changes anything is pressed again
 // a few pixels off, inside the target's box; the run's action limit refuses an input before it

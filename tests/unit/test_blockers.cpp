@@ -1,4 +1,4 @@
-// Blockers: the registered set (task/Blockers) and how a session handles them on a real
+// Blockers: the registered set (step/Blockers) and how a session handles them on a real
 // screenshot (an ImageDevice over tests/fixtures/xcalc.png: input is logged, not sent).
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The click check of seed 001 §4.1: the model's answer {"on_target", "dx", "dy"} parsed
-// strictly (model/ClickCheck), and the aiming loop (task/ClickAim) on a static screenshot with a
+// strictly (model/ClickCheck), and the aiming loop (planner/ClickAim) on a static screenshot with a
 // scripted model: a correction moves the pointer by the model's dx/dy, an answer within r
 // clicks, N corrections that never land hand the click to the person and press nothing.
 #include <catch2/catch.hpp>
@@ -14,7 +14,7 @@
 #include "ImageSession.h"
 #include "model/ClickCheck.h"
 #include "planner/ClickAim.h"
-#include "planner/ComputerAgent.h"
+#include "planner/ComputerUse.h"
 #include "planner/ModelContext.h"
 #include "step/StepError.h"
 

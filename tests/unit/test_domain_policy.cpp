@@ -1,4 +1,4 @@
-// Seed 001 §9's domain lists (runtime/task/DomainPolicy): the host a URL names as a browser
+// Seed 001 §9's domain lists (runtime/step/DomainPolicy): the host a URL names as a browser
 // reads it, suffix matching on whole labels, block over allow, and the refusal as a recorded,
 // failed open_url step with code "refused".
 #include <catch2/catch.hpp>

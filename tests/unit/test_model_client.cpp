@@ -462,7 +462,7 @@ TEST_CASE("response cache: record, then replay with no network; stale screens an
 
     AnthropicClient live(anthropicCfg(s));
     CallMeta meta;
-    meta.kind = "agent";
+    meta.kind = "autopilot";
     meta.prompt = "compute 12*34";
     meta.elements = "  [1] 🔘 button | \"1\" | 屏幕下左";
     meta.fingerprint = fp;
@@ -496,7 +496,7 @@ TEST_CASE("response cache: record, then replay with no network; stale screens an
 
     // Position 2 was never recorded: no model → a clear error.
     CHECK_THROWS_WITH(rep.call(screenshotRequest(), meta),
-                      Catch::Contains("model cache replay: agent call #2") && Catch::Contains("no recorded answer") &&
+                      Catch::Contains("model cache replay: autopilot call #2") && Catch::Contains("no recorded answer") &&
                           Catch::Contains("no model is configured"));
 
     // A different screen at the same position: not used; with a client the call goes live.

@@ -1,4 +1,4 @@
-// Strict parsing of grounding answers and planner answers (runtime/task/Grounding, Planner).
+// Strict parsing of grounding answers and planner answers (runtime/planner/Grounding, Planner).
 #include <catch2/catch.hpp>
 
 #include <functional>

@@ -1,6 +1,6 @@
 // eacu record's grouping of a person's raw input into script actions, the Lua quoting of
-// what it writes, and the proof of an image target on a frame (task/RecordedActions.h,
-// task/TargetProof.h).
+// what it writes, and the proof of an image target on a frame (recorder/RecordedActions.h,
+// recorder/TargetProof.h).
 #include <catch2/catch.hpp>
 
 #include <opencv2/imgproc.hpp>

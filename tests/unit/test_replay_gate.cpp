@@ -1,4 +1,4 @@
-// The actions replay's gate (task/Replay findRecordedCrop): the recorded screen around a target
+// The actions replay's gate (recorder/Replay findRecordedCrop): the recorded screen around a target
 // must be on the live screen, near its recorded place or anywhere (the input then moves with it).
 #include <catch2/catch.hpp>
 

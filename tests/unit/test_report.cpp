@@ -134,7 +134,7 @@ TEST_CASE("model calls recorded for a step show with its reasoning and answer", 
     c.run_id = run;
     c.step_id = step;
     c.seq = 1;
-    c.kind = "agent";
+    c.kind = "autopilot";
     c.provider = "openai";
     c.model = "qwen-vl";
     c.endpoint = "http://x";

@@ -1,4 +1,4 @@
-// Module routing (task/AppModules): a task sentence to the app module and template that run
+// Module routing (step/AppModules): a task sentence to the app module and template that run
 // it, with the parameters the template's pattern captures.
 #include <catch2/catch.hpp>
 

@@ -215,7 +215,7 @@ ModelCallRecord call(int64_t run, int seq, const std::string& key, const std::st
     ModelCallRecord c;
     c.run_id = run;
     c.seq = seq;
-    c.kind = "agent";
+    c.kind = "autopilot";
     c.provider = "openai";
     c.model = "m";
     c.endpoint = "http://127.0.0.1/v1";
@@ -235,7 +235,7 @@ TEST_CASE("a version 2 run log with model calls opens, is migrated and keeps eve
                      "VALUES('/old.lua', 'failed', 2, 1, 'actions');"
                      "INSERT INTO steps(run_id, idx, action, status, started_at, ended_at) VALUES(1, 1, 'tap', 'ok', 1, 1);"
                      "INSERT INTO model_calls(run_id, step_id, seq, kind, provider, model, endpoint, request_json, "
-                     "answer, status, cache_key, created_at) VALUES(1, 1, 1, 'agent', 'openai', 'm', 'http://x', '{}', "
+                     "answer, status, cache_key, created_at) VALUES(1, 1, 1, 'autopilot', 'openai', 'm', 'http://x', '{}', "
                      "'click 7', 'ok', 'k1', 1);"
                      "PRAGMA user_version=2;");
     RunLog log(db);

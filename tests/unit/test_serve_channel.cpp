@@ -1,4 +1,4 @@
-// The worker side of eacu serve (runtime/task/ServeChannel) over a real socketpair: the lines it
+// The worker side of eacu serve (runtime/run/ServeChannel) over a real socketpair: the lines it
 // writes, the awaiting_user/ack round trip, a stop while it waits, a server that closed its
 // end, and a session whose committed steps and person steps go out as lines.
 #include <catch2/catch.hpp>
@@ -252,7 +252,7 @@ TEST_CASE("Session with a serve channel: committed steps and the person's steps 
             }
         }
     });
-    CHECK(session.awaitUser("needs_user", "请先登录", {{"agent_step", 1}}) == "已登录");
+    CHECK(session.awaitUser("needs_user", "请先登录", {{"autopilot_step", 1}}) == "已登录");
     server.join();
     json last = p.server.next();  // the person's step, committed after the ack
 
@@ -271,7 +271,7 @@ TEST_CASE("Session with a serve channel: committed steps and the person's steps 
     CHECK(last["step"]["method"] == "person");
     CHECK(last["step"]["status"] == "ok");
     CHECK(last["step"]["params"]["answer"] == "已登录");
-    CHECK(last["step"]["params"]["agent_step"] == 1);
+    CHECK(last["step"]["params"]["autopilot_step"] == 1);
 }
 
 TEST_CASE("ServeChannel: take_over pauses at the next checkpoint; input is performed there; hand_back resumes",

@@ -1,4 +1,4 @@
-// The step engine (runtime/task/StepEngine) on a scripted device: pages of a screen where a
+// The step engine (runtime/step/StepEngine) on a scripted device: pages of a screen where a
 // scroll shows the next page. Fallbacks then looking again (up to fallback_max), retry counts,
 // failure codes (not_found, verify_failed, refused, cancelled, timeout, limit), optional steps,
 // the "step" summary row; plan() steps through the same engine.

@@ -1,4 +1,4 @@
-// How a run reaches its person (runtime/task/UserChannel): ask_user and risky-step confirms go
+// How a run reaches its person (runtime/step/UserChannel): ask_user and risky-step confirms go
 // through the session's channel (a service puts its own there); the terminal channel reads a
 // line while polling the run's cancel token, and fails closed without a terminal.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The person's input from eacu serve's page (runtime/task/UserInput): events become InputActions
+// The person's input from eacu serve's page (runtime/run/UserInput): events become InputActions
 // with actor "user" (or a message saying what was expected and what came), and are performed
 // through the session's one executor: recorded as steps with actor "user", frames before and
 // after and params.sent_at, outside the run's action limit, passing no step boundary.
@@ -86,10 +86,10 @@ TEST_CASE("performUserInput: a step with actor user, frames, sent_at; no limit, 
     CHECK(boundaries >= 1);
     CHECK(is.steps("key").at(0).actor == "script");
     CHECK_THROWS_AS(s.key("Return"), StepError);  // the run's one action is used
-    // A model's steps (an agent's loop sets the actor).
+    // A model's steps (the autopilot's loop sets the actor).
     {
         ActorScope model(s, "model");
-        CHECK(s.beginStep("agent", "x").actor == "model");
+        CHECK(s.beginStep("autopilot", "x").actor == "model");
     }
     CHECK(s.actor() == "script");
 }

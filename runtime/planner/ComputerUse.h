@@ -1,4 +1,4 @@
-// The computer-tool agent loop (seed 003): the model drives Anthropic's `computer` tool (or the
+// The computer-tool autopilot loop (seed 003): the model drives Anthropic's `computer` tool (or the
 // same action set as an OpenAI-compatible function) with pixel coordinates on a screenshot
 // scaled to the display size declared to the tool; each action goes through the run's one
 // action path and is answered with a tool_result carrying a new screenshot.
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/Agent.h"
+#include "planner/Autopilot.h"
 #include "planner/ModelContext.h"
 
 namespace eacu {
@@ -18,7 +18,7 @@ namespace eacu {
 /// how the screen is scaled to the display size declared to the tool (default XGA/WXGA/FWXGA by
 /// aspect ratio, as Anthropic's computer-use demo scales), `click_check` (seed 001 §4.1: every
 /// click is aimed by the model first, ClickAimer; default $EACU_CLICK_CHECK), `click` (its N, r).
-struct ComputerAgentOptions {
+struct ComputerUseOptions {
     int max_steps = 30;
     int keep_images = 3;
     std::string version = "computer_20250124";
@@ -51,13 +51,13 @@ std::string performComputerAction(Session& s, const nlohmann::json& input, const
 /// text as the message and the run's answer, Session::setAnswer) or max_steps. Before each
 /// action its intent (the model's text, else the action) goes to Session::intent. Besides the
 /// computer tool the model gets a `needs_user` tool ({text}): the person is asked through the
-/// run's user channel (Session::awaitUser, as the Set-of-Marks agent's needs_user) and the
+/// run's user channel (Session::awaitUser, as the Set-of-Marks autopilot's needs_user) and the
 /// result is their reply with a new screenshot; nobody to ask (StepError "blocked") ends the
 /// loop with status "needs_user". Each turn starts at a step boundary (Session::checkpoint):
 /// after a take-over the model is shown the screen again. Its steps are recorded with actor
-/// "model". Model calls are kind "agent"; the summary "agent" step
+/// "model". Model calls are kind "autopilot"; the summary "autopilot" step
 /// has method "computer". Throws model::ModelError when a call fails, StepError when an action
 /// is stopped by the run's limits (after recording the summary).
-AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const ComputerAgentOptions& opts = {});
+AutopilotResult runComputerUse(ModelContext& ctx, const std::string& task, const ComputerUseOptions& opts = {});
 
 }  // namespace eacu

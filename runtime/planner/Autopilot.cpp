@@ -1,4 +1,4 @@
-#include "planner/Agent.h"
+#include "planner/Autopilot.h"
 
 #include <optional>
 #include <stdexcept>
@@ -128,11 +128,11 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
     return out;
 }
 
-AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOptions& opts) {
-    if (task.empty()) throw std::invalid_argument("agent: expected a task, got an empty string");
-    if (opts.max_steps < 1) throw std::invalid_argument("agent: max_steps must be >= 1, got " + std::to_string(opts.max_steps));
+AutopilotResult runAutopilot(ModelContext& ctx, const std::string& task, const AutopilotOptions& opts) {
+    if (task.empty()) throw std::invalid_argument("autopilot: expected a task, got an empty string");
+    if (opts.max_steps < 1) throw std::invalid_argument("autopilot: max_steps must be >= 1, got " + std::to_string(opts.max_steps));
     Session& s = ctx.session();
-    AgentResult res;
+    AutopilotResult res;
     std::vector<model::Message> messages;
     int invalid = 0;
     double t0 = monotonicSeconds();
@@ -143,11 +143,11 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
     auto finish = [&](const std::string& status, const std::string& message) {
         res.status = status;
         res.message = message;
-        StepRecord st = s.beginStep("agent", task);
+        StepRecord st = s.beginStep("autopilot", task);
         st.started_at = wallSeconds() - (monotonicSeconds() - t0);
         st.method = "model";
         st.status = status == "done" ? "ok" : "failed";
-        if (status != "done") st.error = "agent " + status + ": " + message;
+        if (status != "done") st.error = "autopilot " + status + ": " + message;
         st.action_ms = (monotonicSeconds() - t0) * 1000;
         if (first_frame) st.frame_before = first_frame;
         if (last_frame) st.frame_after = last_frame;
@@ -182,7 +182,7 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         actx.screen = {o.frame.width(), o.frame.height()};
         actx.coords = model::CoordSpace::None;
 
-        model::CallMeta meta = ModelContext::callMeta(o, "agent", req.system + "\n" + prompt);
+        model::CallMeta meta = ModelContext::callMeta(o, "autopilot", req.system + "\n" + prompt);
         meta.elements = o.som_text;
         meta.validate = model::CallMeta::parsesWith([&](const std::string& text) { model::parseAction(text, actx); });
         model::Response r = ctx.call(req, meta, opts.provider);
@@ -221,7 +221,7 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
             const std::string line = "Step " + std::to_string(step) + ": 需要用户：" + why;
             std::string reply;
             try {
-                reply = s.awaitUser("needs_user", why, {{"agent_step", step}, {"model_call", call_id}});
+                reply = s.awaitUser("needs_user", why, {{"autopilot_step", step}, {"model_call", call_id}});
             } catch (const StepError& e) {
                 if (e.code != failure::kBlocked) throw;
                 res.history.push_back(line);
@@ -242,10 +242,10 @@ AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOpti
         s.intent(a.thought.empty() ? std::string(model::actionName(a.type)) + " " + label : a.thought);
         ActionOutcome out;
         try {
-            out = performModelAction(ctx, a, o.frame, o.frame_id, label, {{"agent_step", step}, {"model_call", call_id}},
+            out = performModelAction(ctx, a, o.frame, o.frame_id, label, {{"autopilot_step", step}, {"model_call", call_id}},
                                      aimer ? &*aimer : nullptr);
         } catch (const StepError& e) {
-            // The run's limits, a refused risky action, a pointer that went astray: the agent
+            // The run's limits, a refused risky action, a pointer that went astray: the autopilot
             // stops here, with its summary step, and the error goes on to the script.
             res.history.push_back("Step " + std::to_string(step) + ": " + clipUtf8(e.what(), 200) + " ✗");
             finish(e.code, e.what());

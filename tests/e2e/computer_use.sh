@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The computer-tool loop (seed 003) end to end: agent(task, {protocol = "computer"}) against the
+# The computer-tool loop (seed 003) end to end: autopilot(task, {protocol = "computer"}) against the
 # suite's local model server (tests/model_server/fake_model.py), which answers like a model
 # using the tool: a screenshot, then a click on each key of "12*34=" at the declared display's
 # pixels. A real xcalc on a private 1600x1000 Xvfb, so the display declared to the tool is the
@@ -19,8 +19,8 @@ export EACU_MODEL=fake-claude EACU_MODEL_API_KEY=$key EACU_MODEL_MAX_RETRIES=0 E
 cat >"$OUT/task.lua" <<'LUA'
 local calc = require "calculator"
 calc.open()
-local r = agent("compute 12*34 on the calculator", { protocol = "computer", tool = arg[1], max_steps = 12 })
-print(string.format("computer agent: %s after %d steps", r.status, r.steps))
+local r = autopilot("compute 12*34 on the calculator", { protocol = "computer", tool = arg[1], max_steps = 12 })
+print(string.format("computer autopilot: %s after %d steps", r.status, r.steps))
 verify(function() return calc.read_display() == "408" end, "the display shows 408", 3)
 print("display: " .. calc.read_display())
 LUA
@@ -31,10 +31,10 @@ for variant in anthropic:computer_20250124 anthropic:computer_20251124 openai:co
   url=http://127.0.0.1:$port; [ "$provider" = openai ] && url=$url/v1
   out=$(EACU_MODEL_PROVIDER=$provider EACU_MODEL_BASE_URL=$url "$EACU" run "$OUT/task.lua" --display virtual:1600x1000 \
         --db "$db" -- "$tool" 2>"$OUT/$tool.$provider.err") || { cat "$OUT/$tool.$provider.err" >&2; fail "$variant: the run failed"; }
-  expect_contains "$out" "computer agent: done after 9 steps" "$variant: the loop"
+  expect_contains "$out" "computer autopilot: done after 9 steps" "$variant: the loop"
   expect_contains "$out" "display: 408" "$variant: xcalc's display"
   run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
-  expect_eq "$(sqlite3 "$db" "SELECT method || ' ' || status FROM steps WHERE run_id=$run AND action='agent'")" "computer ok" "$variant: the agent step"
+  expect_eq "$(sqlite3 "$db" "SELECT method || ' ' || status FROM steps WHERE run_id=$run AND action='autopilot'")" "computer ok" "$variant: the autopilot step"
   # Seven clicks, each through the one action path, mapped from the 1280x800 display to the screen.
   expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='model' AND status='ok'")" "7" "$variant: taps recorded"
   expect_eq "$(sqlite3 "$db" "SELECT input_x || ',' || input_y FROM steps WHERE run_id=$run AND action='tap' AND method='model' ORDER BY id LIMIT 1")" "203,78" "$variant: AC at (162,62) on the display is (203,78) on the screen"
@@ -60,7 +60,7 @@ expect_eq "$code" "1" "exit status at --max-actions 3"
 expect_contains "$(cat "$OUT/limit.err")" "the run's limit of 3 actions is reached" "the limit's message"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND status='ok'")" "3" "taps before the limit"
-expect_eq "$(sqlite3 "$db" "SELECT status FROM steps WHERE run_id=$run AND action='agent'")" "failed" "the agent step at the limit"
+expect_eq "$(sqlite3 "$db" "SELECT status FROM steps WHERE run_id=$run AND action='autopilot'")" "failed" "the autopilot step at the limit"
 expect_display_gone "$(display_of_run "$db" "$run")"
 
 # The click check of seed 001 §4.1 on this path: with EACU_CLICK_CHECK=1 each click first moves
@@ -68,11 +68,11 @@ expect_display_gone "$(display_of_run "$db" "$run")"
 # target, the click goes where the check saw the pointer.
 out=$(EACU_CLICK_CHECK=1 EACU_MODEL_PROVIDER=anthropic EACU_MODEL_BASE_URL=http://127.0.0.1:$port "$EACU" run "$OUT/task.lua" \
       --display virtual:1600x1000 --db "$db" -- computer_20250124 2>"$OUT/check.err") || { cat "$OUT/check.err" >&2; fail "click check: the run failed"; }
-expect_contains "$out" "computer agent: done after 9 steps" "click check: the loop"
+expect_contains "$out" "computer autopilot: done after 9 steps" "click check: the loop"
 expect_contains "$out" "display: 408" "click check: xcalc's display"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='click_check' AND status='ok' AND json_extract(params, '\$.on_target') = 1")" "7" "click check: one check per click, on target"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='move' AND method='click_check'")" "7" "click check: the pointer moved through the action path"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM model_calls WHERE run_id=$run AND kind='click_check' AND status='ok'")" "7" "click check: the model calls"
 expect_eq "$(sqlite3 "$db" "SELECT group_concat(t.input_x || ',' || t.input_y = c.input_x || ',' || c.input_y) FROM steps t JOIN steps c ON c.run_id = t.run_id AND c.action = 'click_check' AND c.id = (SELECT MAX(id) FROM steps WHERE run_id = t.run_id AND action = 'click_check' AND id < t.id) WHERE t.run_id=$run AND t.action='tap'")" "1,1,1,1,1,1,1" "click check: each click where its check saw the pointer"
-echo "computer_agent: $n protocols, the limit and the click check passed"
+echo "computer_use: $n protocols, the limit and the click check passed"

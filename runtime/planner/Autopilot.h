@@ -1,4 +1,4 @@
-// The Set-of-Marks agent loop (seed 000): capture → Set-of-Marks → model → one JSON action →
+// The Set-of-Marks autopilot loop (seed 000): capture → Set-of-Marks → model → one JSON action →
 // execute → effect check → history line → ... until done, fail, needs_user or the step limit.
 // Also the execution of one model action as a recorded step, shared with grounding and plans.
 #pragma once
@@ -43,12 +43,12 @@ ActionOutcome performModelAction(ModelContext& ctx, const model::Action& a, cons
 /// The label of an element for steps and history: `[5] asset "="`, `[3] button (无文字)`.
 std::string elementLabel(const SomResult& som, int id);
 
-/// Agent settings: `max_steps` (model calls, default 20), `keep_images` (screenshots kept in
+/// Autopilot settings: `max_steps` (model calls, default 20), `keep_images` (screenshots kept in
 /// the conversation, default 3), `max_invalid` (consecutive answers that are not a valid
 /// action before giving up, default 3), `provider` (a member of the fallback chain, "" = the
 /// configured order), `click_check` (seed 001 §4.1: every click is aimed by the model first,
 /// ClickAimer; default $EACU_CLICK_CHECK), `click` (its N and r).
-struct AgentOptions {
+struct AutopilotOptions {
     int max_steps = 20;
     int keep_images = 3;
     int max_invalid = 3;
@@ -57,12 +57,12 @@ struct AgentOptions {
     ClickCheckOptions click;
 };
 
-/// How an agent run ended: `status` done | fail | needs_user | max_steps (or, in the summary
+/// How an autopilot run ended: `status` done | fail | needs_user | max_steps (or, in the summary
 /// step only, the failure code that stopped it: limit, timeout, refused...); `message` (the
 /// model's text or reason, or the last error); `steps` (model calls made); `history` (seed 000
 /// §3.2 lines); `actions` (the parsed actions as JSON); `cached` (answers served from the
-/// cache); `step_id` (the summary "agent" step).
-struct AgentResult {
+/// cache); `step_id` (the summary "autopilot" step).
+struct AutopilotResult {
     std::string status;
     std::string message;
     int steps = 0;
@@ -72,16 +72,16 @@ struct AgentResult {
     int64_t step_id = 0;
 };
 
-/// Runs the loop for `task`. Model calls are kind "agent" (cached in record/replay: a replayed
+/// Runs the loop for `task`. Model calls are kind "autopilot" (cached in record/replay: a replayed
 /// answer is used only when it is still a valid action for the live Set-of-Marks). Before each
 /// action the model's thought goes to Session::intent. needs_user asks the person through the
 /// run's user channel (Session::awaitUser kind "needs_user", the model's text); after their
 /// reply the loop goes on with a fresh screenshot and the history line "需要用户：<text> →
-/// 用户已操作: <reply>"; when nobody can be asked (StepError "blocked") the agent ends with
+/// 用户已操作: <reply>"; when nobody can be asked (StepError "blocked") the autopilot ends with
 /// status needs_user. done sets the run's answer (Session::setAnswer). Ends with
-/// an "agent" step (status ok for done, failed otherwise) whose params hold the history.
+/// an "autopilot" step (status ok for done, failed otherwise) whose params hold the history.
 /// Throws model::ModelError when a call fails (network, HTTP, no cached answer), and
 /// std::runtime_error("cancelled") on cancellation.
-AgentResult runAgent(ModelContext& ctx, const std::string& task, const AgentOptions& opts = {});
+AutopilotResult runAutopilot(ModelContext& ctx, const std::string& task, const AutopilotOptions& opts = {});
 
 }  // namespace eacu

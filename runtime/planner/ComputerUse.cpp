@@ -1,4 +1,4 @@
-#include "planner/ComputerAgent.h"
+#include "planner/ComputerUse.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +28,7 @@ const char* kSystem =
     "payment, a choice that is theirs), call the `needs_user` tool with what they should do: they act on "
     "the screen and you get a new screenshot.";
 
-// The tool that hands the screen to the person (as the Set-of-Marks agent's needs_user action).
+// The tool that hands the screen to the person (as the Set-of-Marks autopilot's needs_user action).
 model::ToolSpec needsUserTool() {
     return {"needs_user",
             "Hands the screen to the person: they do what `text` asks on it (log in, solve a captcha, "
@@ -191,12 +191,12 @@ std::string performComputerAction(Session& s, const json& in, const ModelImageTr
     return "";
 }
 
-AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const ComputerAgentOptions& opts) {
-    if (task.empty()) throw std::invalid_argument("agent: expected a task, got an empty string");
-    if (opts.max_steps < 1) throw std::invalid_argument("agent: max_steps must be >= 1, got " + std::to_string(opts.max_steps));
+AutopilotResult runComputerUse(ModelContext& ctx, const std::string& task, const ComputerUseOptions& opts) {
+    if (task.empty()) throw std::invalid_argument("autopilot: expected a task, got an empty string");
+    if (opts.max_steps < 1) throw std::invalid_argument("autopilot: max_steps must be >= 1, got " + std::to_string(opts.max_steps));
     model::computerBetaFlag(opts.version);  // throws for an unknown version
     Session& s = ctx.session();
-    AgentResult res;
+    AutopilotResult res;
     const double t0 = monotonicSeconds();
     int64_t first_frame = 0, last_frame = 0;
     const bool anthropic = ctx.client() ? ctx.client()->provider() == "anthropic" : true;
@@ -204,13 +204,13 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
     if (opts.click_check) aimer.emplace(ctx, task, opts.click);
 
     auto finish = [&](const std::string& status, const std::string& message) {
-        StepRecord summary = s.beginStep("agent", task);
+        StepRecord summary = s.beginStep("autopilot", task);
         res.status = status;
         res.message = message;
         summary.started_at = wallSeconds() - (monotonicSeconds() - t0);
         summary.method = "computer";
         summary.status = status == "done" ? "ok" : "failed";
-        if (status != "done") summary.error = "agent " + status + ": " + message;
+        if (status != "done") summary.error = "autopilot " + status + ": " + message;
         summary.action_ms = (monotonicSeconds() - t0) * 1000;
         if (first_frame) summary.frame_before = first_frame;
         if (last_frame) summary.frame_after = last_frame;
@@ -280,7 +280,7 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
                                  functionSchema(opts.version == "computer_20251124")});
             req.tools.push_back(needsUserTool());
         }
-        model::CallMeta meta = ModelContext::callMeta(o, "agent", std::string(kSystem) + "\n" + task + "\n#" +
+        model::CallMeta meta = ModelContext::callMeta(o, "autopilot", std::string(kSystem) + "\n" + task + "\n#" +
                                                                         std::to_string(step));
         meta.validate = [](const model::Response&) { return true; };
         model::Response r = ctx.call(req, meta, opts.provider);
@@ -308,7 +308,7 @@ AgentResult runComputerAgent(ModelContext& ctx, const std::string& task, const C
                     if (why.empty()) why = r.text.empty() ? "(no reason given)" : r.text;
                     std::string reply;
                     try {
-                        reply = s.awaitUser("needs_user", why, {{"agent_step", step}});
+                        reply = s.awaitUser("needs_user", why, {{"autopilot_step", step}});
                     } catch (const StepError& e) {
                         if (e.code != failure::kBlocked) throw;
                         res.history.push_back("Step " + std::to_string(step) + ": 需要用户：" + why);

@@ -1,4 +1,4 @@
-// The computer tool's actions (runtime/task/ComputerAgent performComputerAction) on a static
+// The computer tool's actions (runtime/planner/ComputerUse performComputerAction) on a static
 // screenshot: display pixels mapped back to physical ones, each action through the one action
 // path as a recorded step, and bad actions refused with a message the model gets back.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ImageSession.h"
-#include "planner/ComputerAgent.h"
+#include "planner/ComputerUse.h"
 
 using namespace eacu;
 using json = nlohmann::json;
@@ -19,7 +19,7 @@ namespace {
 struct Fixture : test::ImageSession {
     ModelImageTransform t;  // a 1600x1000 screen shown as 1280x800
 
-    Fixture() : ImageSession("test_computer_agent", quick()) {
+    Fixture() : ImageSession("test_computer_use", quick()) {
         t.physical = {1600, 1000};
         t.image = {1280, 800};
         t.policy = "xga";
