@@ -4,7 +4,7 @@
 # floor are siblings: neither includes the other. bindings/ includes runtime/ and itself, never
 # the executable's app/ code.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}  # the checkout to check (default: this one)
 # One entry a floor, lowest first; folders on one floor are separated by spaces.
 floors=(base geometry process device vision assets model runlog "step server" "planner recorder run")
 bad=0
