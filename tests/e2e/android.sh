@@ -103,5 +103,5 @@ adb_here -s "$serial" shell input keyevent 4
 out=$("$EACU" bench adb --device "adb:$serial" --n 2 --tap 张三 2>&1) || fail "eacu bench adb: $out"
 echo "$out"
 expect_contains "$out" "step: tap it by the tree" "the whole-step benchmark"
-expect_contains "$out" "ratio to the raw capture floor" "the whole steps against the capture floor"
+expect_contains "$out" "ratio to one raw screencap" "the whole steps against one raw screencap"
 echo PASS
