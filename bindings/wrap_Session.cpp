@@ -137,9 +137,10 @@ int w_input(lua_State* L) {
     const char* text = luaL_checklstring(L, 1, &n);
     std::optional<uint64_t> window = optWindow(L, 2);
     bool focus = lua_isnoneornil(L, 3) ? true : lua_toboolean(L, 3) != 0;
+    bool secret = lua_toboolean(L, 4) != 0;
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
-        s.input(std::string(text, n), window, focus);
+        s.input(std::string(text, n), window, focus, secret);
         return 0;
     });
 }

@@ -48,18 +48,47 @@ void wholeSteps(Session& session, const TargetSpec& target, int n, std::vector<d
     }
 }
 
-// Whole steps by the tree element named `name` and by its image; prints them and their ratio to
-// the raw capture's median `floor_ms`.
-void benchSteps(AdbDevice& d, const std::string& name, int n, double floor_ms) {
+TargetSpec treeTarget(std::optional<std::string> role, std::optional<std::string> name) {
+    TargetSpec t;
+    t.a11y = A11yQuery{};
+    t.a11y->role = role;
+    t.a11y->name = name;
+    t.label = std::string("{") + (role ? "role=\"" + *role + "\"" : "") + (role && name ? ", " : "") +
+              (name ? "name=\"" + *name + "\"" : "") + "}";
+    return t;
+}
+
+// `n` send-message tasks as a person's script takes them: the chat of `contact` opened by the
+// tree, its text field tapped, `text` and the round's number typed, 发送 tapped, the message
+// waited for in the tree, BACK to the list. Returns each task's milliseconds.
+std::vector<double> sendTasks(Session& session, const std::string& contact, const std::string& text, int n) {
+    std::vector<double> ms;
+    for (int i = 0; i < n; ++i) {
+        const std::string message = text + " " + std::to_string(i + 1);
+        double t = monotonicSeconds();
+        session.tap(treeTarget(std::nullopt, contact));
+        session.tap(treeTarget(std::string("text"), std::nullopt));
+        session.input(message);
+        session.tap(treeTarget(std::string("button"), std::string("发送")));
+        session.wait(treeTarget(std::string("label"), message), 10);
+        session.key("back");
+        session.wait(treeTarget(std::nullopt, contact), 10);
+        ms.push_back((monotonicSeconds() - t) * 1000);
+    }
+    return ms;
+}
+
+// Whole steps by the tree element named `name`, by its text (OCR) and by its image, then (with
+// `send`) the send-message task; prints them and their ratio to the raw capture's median
+// `floor_ms`.
+void benchSteps(AdbDevice& d, const std::string& name, const std::string& send, int n, double floor_ms,
+                double dump_ms) {
     AssetLibrary assets = AssetLibrary::loadFrom(eacuHome());
     Locator locator;
     SessionOptions so;
     so.limits = {};  // a benchmark may take more actions and time than a run's defaults
     Session session(d, assets, locator, nullptr, 0, so);
-    TargetSpec tree;
-    tree.a11y = A11yQuery{};
-    tree.a11y->name = name;
-    tree.label = "{name=\"" + name + "\"}";
+    TargetSpec tree = treeTarget(std::nullopt, name);
     Match found = session.wait(tree, 10);
     Frame frame = d.capture();
     cv::Rect r = cv::Rect(found.box.x, found.box.y, found.box.w, found.box.h) & cv::Rect(0, 0, frame.width(), frame.height());
@@ -77,28 +106,43 @@ void benchSteps(AdbDevice& d, const std::string& name, int n, double floor_ms) {
     TargetSpec image;
     image.image = png.string();
     image.label = "the image of " + tree.label;
-    std::vector<double> tree_ms, image_ms, back_ms;
+    TargetSpec text;
+    text.text = name;
+    text.label = "text:" + name;
+    std::vector<double> tree_ms, text_ms, image_ms, back_ms;
     wholeSteps(session, tree, n, tree_ms, back_ms);
+    wholeSteps(session, text, n, text_ms, back_ms);
     wholeSteps(session, image, n, image_ms, back_ms);
     std::printf("  whole steps on %s (capture, locate, input, effect and settle), %d each:\n", tree.label.c_str(), n);
     printAdbRow("step: tap it by the tree", tree_ms, "ms");
+    printAdbRow("step: tap it by its text (OCR)", text_ms, "ms");
     printAdbRow("step: tap it by its image", image_ms, "ms");
     printAdbRow("step: key back", back_ms, "ms");
-    std::printf("  ratio to the raw capture floor (median %.1f ms): tree step %.2fx, image step %.2fx, key step %.2fx\n",
-                floor_ms, percentiles(tree_ms).median / floor_ms, percentiles(image_ms).median / floor_ms,
-                percentiles(back_ms).median / floor_ms);
+    std::vector<double> send_ms;
+    if (!send.empty()) {
+        send_ms = sendTasks(session, name, send, n);
+        printAdbRow("task: send a message", send_ms, "ms");
+    }
+    const double f = floor_ms;
+    std::printf("  ratio to one raw screencap (median %.1f ms): tree step %.2fx, text step %.2fx, image step %.2fx, "
+                "key step %.2fx",
+                f, percentiles(tree_ms).median / f, percentiles(text_ms).median / f, percentiles(image_ms).median / f,
+                percentiles(back_ms).median / f);
+    if (!send_ms.empty()) std::printf(", send-message task %.2fx", percentiles(send_ms).median / f);
+    std::printf("\n  tree step / (one dump + one raw screencap, median %.1f ms): %.2fx\n", dump_ms + f,
+                percentiles(tree_ms).median / (dump_ms + f));
 }
 
 }  // namespace
 
-int benchAdb(const std::string& spec, int n, const std::string& tap_name) {
+int benchAdb(const std::string& spec, int n, const std::string& tap_name, const std::string& send) {
     DeviceSpec s = parseDeviceSpec(spec.empty() ? "adb" : spec);
     if (s.kind != DeviceSpec::Kind::Adb)
         throw std::invalid_argument("eacu bench adb: expected --device adb[:SERIAL], got \"" + spec + "\"");
     std::unique_ptr<AdbDevice> d = AdbDevice::open(s.serial);
     std::printf("eacu bench adb: %s, %d rounds\n", d->describe().c_str(), n);
     const AdbClient& c = d->client();
-    std::vector<double> raw_ms, raw_bytes, png_ms, png_bytes, shell_ms, process_ms;
+    std::vector<double> raw_ms, raw_bytes, png_ms, png_bytes, shell_ms, process_ms, live_ms, dump_ms;
     for (int i = 0; i < n; ++i) {
         double t = monotonicSeconds();
         std::string raw = c.exec("screencap", 30);
@@ -108,6 +152,15 @@ int benchAdb(const std::string& spec, int n, const std::string& tap_name) {
         std::string png = c.exec("screencap -p", 60);
         png_ms.push_back((monotonicSeconds() - t) * 1000);
         png_bytes.push_back(double(png.size()));
+        t = monotonicSeconds();
+        d->captureLive();
+        live_ms.push_back((monotonicSeconds() - t) * 1000);
+        t = monotonicSeconds();
+        AdbShellResult dump = c.shell("uiautomator dump /sdcard/eacu_bench_dump.xml", 60);
+        if (dump.out.find("dumped to") == std::string::npos)
+            throw DeviceError("adb " + c.serial() + ": uiautomator dump gave no tree: " + dump.out + dump.err);
+        c.pull("/sdcard/eacu_bench_dump.xml", 30);
+        dump_ms.push_back((monotonicSeconds() - t) * 1000);
     }
     Point centre{d->screenSize().w / 2, d->screenSize().h / 2};
     std::string tap = "input tap " + std::to_string(centre.x) + " " + std::to_string(centre.y);
@@ -125,12 +178,17 @@ int benchAdb(const std::string& spec, int n, const std::string& tap_name) {
     printAdbRow("  bytes per raw frame", raw_bytes, "B ");
     printAdbRow("capture PNG (screencap -p)", png_ms, "ms");
     printAdbRow("  bytes per PNG frame", png_bytes, "B ");
+    printAdbRow("live frame (captureLive)", live_ms, "ms");
+    printAdbRow("uiautomator dump + sync: pull", dump_ms, "ms");
     printAdbRow("tap through the long-lived shell", shell_ms, "ms");
     printAdbRow("tap, one shell connection each", process_ms, "ms");
+    const double floor = percentiles(raw_ms).median;
+    std::printf("  live frames: %.2f frames/s, one every %.2fx a raw screencap\n", 1000 / percentiles(live_ms).median,
+                percentiles(live_ms).median / floor);
     if (tap_name.empty())
         std::printf("  (whole steps: give --tap NAME, an element of the tree that BACK brings back)\n");
     else
-        benchSteps(*d, tap_name, n, percentiles(raw_ms).median);
+        benchSteps(*d, tap_name, send, n, floor, percentiles(dump_ms).median);
     return 0;
 }
 

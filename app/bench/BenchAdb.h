@@ -14,9 +14,14 @@ namespace eacu {
 /// as a run takes them (Session::tap: capture, locate, input, wait for the effect and settle),
 /// by the tree target {name = tap_name} and by its image (cut from a capture at the start), each
 /// followed by a BACK key step (input, settle) that brings the element back; printed also as
-/// ratios to the raw capture's median of the same run (the floor: one frame). Returns 0; throws
+/// ratios to the raw capture's median of the same run (the floor: one frame); by its text (OCR)
+/// too. Returns 0; throws
 /// DeviceError when the device cannot be opened, std::runtime_error when the element is not in
 /// the tree or its step fails.
-int benchAdb(const std::string& spec, int n, const std::string& tap_name = "");
+/// With `send` too (and `tap_name`, a contact of a messenger laid out like the stand-in's):
+/// `n` send-message tasks (the chat by the tree, its field, `send` and the round's number typed,
+/// 发送, the message waited for, BACK), each a real message to that contact. Also timed: `n`
+/// live frames (AdbDevice::captureLive), printed as frames/s.
+int benchAdb(const std::string& spec, int n, const std::string& tap_name = "", const std::string& send = "");
 
 }  // namespace eacu

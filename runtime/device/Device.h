@@ -49,6 +49,14 @@ public:
     virtual void scroll(int dx, int dy) = 0;
     /// Types UTF-8 text, any Unicode character. Throws std::invalid_argument on invalid UTF-8.
     virtual void typeText(const std::string& utf8) = 0;
+    /// Types a secret (a password, a code): as typeText where nothing else can read the keys on
+    /// their way (the default); a device whose usual path for some text is readable by other
+    /// programs (Android's ADB keyboard broadcast) takes another path or throws DeviceError
+    /// saying why, never naming the text.
+    virtual void typeSecret(const std::string& utf8) { typeText(utf8); }
+    /// True when the focused field takes a secret (a password field), as far as the device can
+    /// tell (Android: the element tree's `password`); false where it cannot tell (the default).
+    virtual bool focusIsSecret() { return false; }
     /// Presses the keys of a combo in order and releases them in reverse, e.g. {Control, t}
     /// (see parseKeyCombo). Every key is resolved before any is pressed: a Key::Platform name
     /// the device does not know throws std::invalid_argument (`unknown key "foo" (...)`: the

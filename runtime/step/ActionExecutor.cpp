@@ -18,9 +18,16 @@ using json = nlohmann::json;
 namespace {
 
 std::string whatOf(const InputAction& a) {
-    if (a.action == "input") return "input " + json(a.text).dump();
+    if (a.action == "input") return "input " + (a.secret ? a.target : json(a.text).dump());
     if (a.action == "key" || a.action == "hold_key") return a.action + " " + a.combo;
     return a.action + (a.target.empty() ? "" : " " + a.target);
+}
+
+// What the run log says of a secret text: its length only.
+std::string secretLabel(const std::string& utf8) {
+    size_t n = 0;
+    for (unsigned char c : utf8) n += (c & 0xC0) != 0x80;
+    return "(secret, " + std::to_string(n) + " characters)";
 }
 
 bool pointerAction(const std::string& action) {
@@ -85,7 +92,8 @@ void ActionExecutor::send(const InputAction& a, Point p) {
         return;
     }
     if (a.action == "input") {
-        d.typeText(a.text);
+        if (a.secret) d.typeSecret(a.text);
+        else d.typeText(a.text);
     } else if (a.action == "key") {
         d.keyCombo(parseKeyCombo(a.combo));
     } else if (a.action == "scroll") {
@@ -131,6 +139,8 @@ void ActionExecutor::send(const InputAction& a, Point p) {
 InputResult ActionExecutor::perform(InputAction a) {
     Session& s = session_;
     const SessionOptions& o = s.options();
+    if (a.action == "input" && !a.send_events && !a.secret && s.device().focusIsSecret()) a.secret = true;
+    if (a.secret) a.target = secretLabel(a.text);
     const std::string what = whatOf(a);
     const bool by_user = a.actor == "user";
     s.cancel().check();

@@ -66,6 +66,10 @@ struct InputAction {
     int dx = 0, dy = 0;
     double duration = 0.3;
     bool risky = false;
+    /// input: the text is a secret (the script said so, or the focused field is a password):
+    /// typed with Device::typeSecret, never written to the run log (its target and messages say
+    /// "(secret, N characters)").
+    bool secret = false;
     bool retry_without_effect = true;
     bool wait_effect = true;
     std::string method;

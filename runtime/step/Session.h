@@ -166,8 +166,11 @@ public:
     /// Throws DeviceError on a device without one, or when the tree is still not readable then.
     A11yElement a11ySnapshot(std::optional<uint64_t> window = std::nullopt, double deadline = -1);
     /// Types UTF-8 text into the focused window; with `window`, into that window: focused
-    /// first, or (`focus` false) sent to it as events without focusing it.
-    void input(const std::string& text, std::optional<uint64_t> window = std::nullopt, bool focus = true);
+    /// first, or (`focus` false) sent to it as events without focusing it. `secret` (or a
+    /// focused password field the device knows of): typed with Device::typeSecret and written to
+    /// the run log as its length only (InputAction::secret).
+    void input(const std::string& text, std::optional<uint64_t> window = std::nullopt, bool focus = true,
+               bool secret = false);
     /// Presses a key combo ("ctrl+s", "Return"). Throws std::invalid_argument for unknown keys.
     /// `window` and `focus` as for input().
     void key(const std::string& combo, std::optional<uint64_t> window = std::nullopt, bool focus = true);

@@ -189,11 +189,12 @@ void Session::keyboardTo(InputAction& a, std::optional<uint64_t> window, bool fo
     }
 }
 
-void Session::input(const std::string& text, std::optional<uint64_t> window, bool focus) {
+void Session::input(const std::string& text, std::optional<uint64_t> window, bool focus, bool secret) {
     InputAction a;
     a.action = "input";
     a.target = text;
     a.text = text;
+    a.secret = secret;
     keyboardTo(a, window, focus);
     executor_.perform(std::move(a));
 }

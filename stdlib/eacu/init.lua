@@ -68,10 +68,10 @@ function M.long_press(t, seconds, opts)
 end
 
 -- The window id and focus flag of keyboard input's opts {window=, focus=}.
-local function keyboard_opts(fname, opts)
+local function keyboard_opts(fname, opts, fields)
   if opts == nil then return nil, nil end
   if type(opts) ~= "table" then error(fname .. ": expected options {window=, focus=}, got " .. type(opts), 3) end
-  target.check_fields(opts, fname, { "window", "focus" }, "option", 3)
+  target.check_fields(opts, fname, fields or { "window", "focus" }, "option", 3)
   if opts.focus ~= nil and type(opts.focus) ~= "boolean" then
     error(fname .. ": focus must be true or false, got " .. type(opts.focus), 3)
   end
@@ -82,15 +82,21 @@ local function keyboard_opts(fname, opts)
   return windows.id_of(opts.window, fname, 4), opts.focus
 end
 
---- input(text [, {window=, focus=}]): types UTF-8 text (any script, "\n" presses Return) into
---- the focused window; with `window`, that window is focused first, or with focus = false the
---- keys are sent to it as events without focusing it.
+--- input(text [, {window=, focus=, secret=}]): types UTF-8 text (any script, "\n" presses Return)
+--- into the focused window; with `window`, that window is focused first, or with focus = false
+--- the keys are sent to it as events without focusing it. secret = true: a password or code,
+--- typed only where no other program can read it (on Android never through the ADB keyboard's
+--- broadcast: `input text` for ASCII, else an error) and written to the run log as its length.
 function M.input(text, opts)
   if type(text) ~= "string" and type(text) ~= "number" then
     error("input: expected text (a string), got " .. type(text), 2)
   end
-  local win, focus = keyboard_opts("input", opts)
-  failure.call(2, native.input, tostring(text), win, focus)
+  local win, focus = keyboard_opts("input", opts, { "window", "focus", "secret" })
+  local secret = opts ~= nil and opts.secret
+  if secret ~= nil and type(secret) ~= "boolean" then
+    error("input: secret must be true or false, got " .. type(secret), 2)
+  end
+  failure.call(2, native.input, tostring(text), win, focus, secret == true)
 end
 
 --- key(combo [, {window=, focus=}]): presses a key combo such as "ctrl+s", "alt+F4", "Return"

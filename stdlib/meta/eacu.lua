@@ -39,9 +39,10 @@ function double_tap(target, opts) end
 function long_press(target, seconds, opts) end
 
 ---Types UTF-8 text (any script, Chinese included) into the focused window; "\n" presses Return.
----Invalid UTF-8 is an error.
+---Invalid UTF-8 is an error. `opts.secret = true` marks a password or code: typed only where no
+---other program can read it (Android: never the ADB keyboard's broadcast) and logged as its length.
 ---@param text string|number
----@param opts? KeyboardOptions
+---@param opts? InputOptions
 function input(text, opts) end
 
 ---Presses a key combo: "ctrl+shift+t", "alt+F4", "Return". Names: ctrl, shift, alt, super,

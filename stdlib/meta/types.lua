@@ -200,6 +200,10 @@ function Process:pid() end
 ---@field window? Window|string|WindowQuery type into this window: focused first, or sent as events with focus = false
 ---@field focus? boolean false: send the keys to the window as events without focusing it (Xaw takes them; GTK3, Tk and xterm ignore them)
 
+---Options of input: KeyboardOptions and `secret`.
+---@class InputOptions: KeyboardOptions
+---@field secret? boolean a password or code: typed only where no other program can read it (on Android `input text` for ASCII, never the ADB keyboard's broadcast; other text is refused) and written to the run log as "(secret, N characters)"
+
 ---@class TapOptions: WindowOptions
 ---@field button? "left"|"right"|"middle" (default "left")
 ---@field timeout? number seconds to find the target (default: `settings` find_timeout, 5)

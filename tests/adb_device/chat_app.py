@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A messenger-like app for the Android stand-in (standin.py), laid out like WeChat's: a chat list
-(a title, a search button described "搜索", the contacts, the tabs 微信 通讯录 发现 我), a search
+(a title, a search button described "搜索", the contacts, the tabs 微信 通讯录 发现 我; 我 opens a
+payment PIN field, a password EditText), a search
 screen (a field, the contacts whose name holds its text, 王五 too who has no row in the list), and a
 chat (a back button described "返回", the title, the messages, a text field and a 发送 button),
 drawn with Tk on the stand-in's own Xvfb at the phone's size. argv: W H [PACKAGE].
@@ -74,8 +75,23 @@ class ChatApp:
                 x=0, y=180 + i * 200, width=self.w, height=180)
         tab_w = self.w // len(TABS)
         for i, tab in enumerate(TABS):
-            self.widget(tk.Label, f"tab_{i}", text=tab, font=self.font, bg="#f0f0f0",
-                        fg="#2e7d32" if i == 0 else "black").place(x=i * tab_w, y=self.h - 180, width=tab_w, height=180)
+            label = self.widget(tk.Label, f"tab_{i}", text=tab, font=self.font, bg="#f0f0f0",
+                                fg="#2e7d32" if i == 0 else "black")
+            label.place(x=i * tab_w, y=self.h - 180, width=tab_w, height=180)
+            if tab == "我":
+                label.bind("<Button-1>", lambda _e: self.show_me())
+        self.root.update_idletasks()
+
+    def show_me(self):
+        """The 我 tab: a payment PIN field (a password EditText: the tree says password="true")."""
+        self.clear()
+        self.contact = None
+        self.widget(tk.Button, "me_back", desc="返回", text="<", font=self.big, command=self.show_list).place(
+            x=0, y=0, width=160, height=160)
+        self.widget(tk.Label, "me_title", text="支付密码", font=self.big).place(x=180, y=0, width=self.w - 180, height=160)
+        self.entry = self.widget(tk.Entry, "pin", font=self.font, show="*")
+        self.entry.place(x=20, y=200, width=self.w - 40, height=160)
+        self.entry.focus_set()
         self.root.update_idletasks()
 
     def show_search(self):
@@ -135,7 +151,7 @@ class ChatApp:
         bw, bh = wdg.winfo_width(), wdg.winfo_height()
         text = ""
         if isinstance(wdg, tk.Entry):
-            text = wdg.get()
+            text = "•" * len(wdg.get()) if wdg.cget("show") else wdg.get()  # a password shows dots
         elif isinstance(wdg, (tk.Button, tk.Label)):
             text = wdg.cget("text")
         rid = f"{PKG}:id/{self.ids[wdg]}" if wdg in self.ids else ""
@@ -146,7 +162,7 @@ class ChatApp:
             "clickable": "true" if isinstance(wdg, (tk.Button, tk.Entry)) else "false",
             "enabled": "true", "focusable": "true" if isinstance(wdg, (tk.Button, tk.Entry)) else "false",
             "focused": "true" if focused else "false", "scrollable": "false", "long-clickable": "false",
-            "password": "false", "selected": "false", "bounds": f"[{x},{y}][{x + bw},{y + bh}]",
+            "password": "true" if isinstance(wdg, tk.Entry) and wdg.cget("show") else "false", "selected": "false", "bounds": f"[{x},{y}][{x + bw},{y + bh}]",
         }
         kids = "".join(self.node(c, i) for i, c in enumerate(w for w in wdg.winfo_children() if w.winfo_ismapped()))
         a = " ".join(f"{k}={quoteattr(str(v))}" for k, v in attrs.items())
@@ -186,6 +202,7 @@ class ChatApp:
         elif cmd == "screen":
             out = {"screen": f"chat:{self.contact}" if self.contact else "search" if self.searching else "list",
                    "messages": self.messages[self.contact] if self.contact else []}
+
         else:
             out = {"error": f"unknown command {cmd}"}
         self.root.update()

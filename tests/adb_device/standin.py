@@ -8,7 +8,7 @@ phone whose debugging prompt was not accepted), so the real adb server reaches i
 
 Services: exec:CMD, shell:CMD, shell,v2,...:CMD (packets, and an interactive shell when CMD is
 empty), sync: (STAT, RECV, SEND, LIST, QUIT). Shell commands: echo, true, false, getprop, wm
-size|density, dumpsys input|window|display, grep -m1, settings get|put, ime list|set, screencap
+size|density, dumpsys input|input_method|window|display, grep [-m1] [-E], settings get|put, ime list|set, screencap
 [-p], input tap|swipe|keyevent|keycombination|text, uiautomator dump, am start|force-stop|
 broadcast, monkey -p, pm list packages, cat, rm. Every command is logged (--log), one line each.
 
@@ -18,6 +18,15 @@ the next N dumps print "ERROR: could not get idle state."), `format` (the pixel 
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
 cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 
+--costs phone (class Costs): it costs what a phone costs, as sleeps (screencap raw and PNG scaled
+by the screen's pixels, each Java process, uiautomator's idle wait and walk, every byte over a
+link of --link MB/s, shared by the device's streams) and behaves like one: an input is drawn 50-300
+ms after its command returns (a capture shows what is drawn), ADBKeyBoard binds 0.2-0.5 s after
+`ime set` (`dumpsys input_method` shows mCurMethodId) and commits a broadcast only once bound and
+while a text field has the focus (else the broadcast completes unheard). --sdk picks `dumpsys
+input`'s format (SurfaceOrientation to SDK 32, InputDeviceOrientation: N on 33-34, RotationN from
+35). Connections and streams are served concurrently (one lock on the app's pipe only).
+
 --package PKG: the app's package (default com.example.chat; com.tencent.mm for the wechat
 module's Android path: the app is laid out like WeChat's, see chat_app.py). Several stand-ins
 (one process each, their own Xvfb, log and control folder) are several devices on one adb server.
@@ -26,6 +35,8 @@ import argparse
 import base64
 import json
 import os
+import re
+import random
 import shlex
 import shutil
 import signal
@@ -51,6 +62,65 @@ KEYS = {66: "Return", 67: "BackSpace", 112: "Delete", 61: "Tab", 62: "space", 19
 KEYS.update({7 + i: str(i) for i in range(10)})
 KEYS.update({29 + i: chr(ord("a") + i) for i in range(26)})
 APP_KEYS = {4: "back", 3: "home"}
+# Programs that start a Java process (app_process) on a phone: each costs the process's start.
+JAVA_PROGRAMS = ("input", "am", "monkey", "uiautomator")
+
+
+class Costs:
+    """What a phone's work costs, as sleeps (--costs phone; --costs none: all zero, the stand-in
+    answers at once). The published figures (../shared/reference/adb.md), scaled by the screen's
+    pixels where the work is per pixel:
+    - raw `screencap`: 0.18 s at 1080x2400 on the device (AzurLaneAutoScript's screenshot
+      benchmark, PR #3086; issue 38 puts it at a 1080x2400 frame), plus its bytes over the link;
+    - `screencap -p`: 2.1 s at 1440x3120 (handsets.dev's benchmark: the phone's PNG encoder);
+    - each new Java process (`input`, `am`, `monkey`, `uiautomator`): 0.3-0.7 s, drawn uniformly
+      (uiautomator#132, scrcpy#231: a key event about 690 ms);
+    - `uiautomator dump`: its process, then the idle wait of AOSP's DumpCommand.java
+      (`waitForIdle(1000, 10000)`: 1 s without a screen change, at most 10 s, else "ERROR: could
+      not get idle state."), then the walk of the tree: 0.3 s (dumps "one to several seconds",
+      uiautomator2 #867, #1122);
+    - the link: `link_mbs` MB/s for every byte the device sends (USB 2 about 35 MB/s, Wi-Fi adb
+      about 5 MB/s: 10.4 MB in about 0.3 s and 2 s, reference/adb.md), one link per device: two
+      streams at once share it.
+    - an input is drawn 50-300 ms after its command (a frame or two of a busy app, issue 38 item
+      4); a capture returns what is drawn then."""
+
+    def __init__(self, kind, link_mbs, w, h):
+        self.phone = kind == "phone"
+        self.link_bps = link_mbs * 1e6
+        self.pixels = w * h
+        self.link_free_at = 0.0
+        self.link_lock = threading.Lock()
+
+    def raw_screencap(self):
+        return 0.18 * self.pixels / (1080 * 2400) if self.phone else 0.0
+
+    def png_screencap(self):
+        return 2.1 * self.pixels / (1440 * 3120) if self.phone else 0.0
+
+    def process(self):
+        return random.uniform(0.3, 0.7) if self.phone else 0.0
+
+    def dump_walk(self):
+        return 0.3 if self.phone else 0.0
+
+    def draw_delay(self):
+        return random.uniform(0.05, 0.3) if self.phone else 0.0
+
+    def send(self, n):
+        """Sleeps while `n` bytes cross the link (after those of other streams queued before)."""
+        if not self.phone:
+            return
+        with self.link_lock:
+            start = max(time.monotonic(), self.link_free_at)
+            self.link_free_at = start + n / self.link_bps
+            until = self.link_free_at
+        pause(until - time.monotonic())
+
+
+def pause(seconds):
+    if seconds > 0:
+        time.sleep(seconds)
 
 
 class Phone:
@@ -59,9 +129,16 @@ class Phone:
     def __init__(self, args):
         self.args = args
         self.w, self.h = args.width, args.height
-        self.lock = threading.Lock()
+        self.costs = Costs(args.costs, args.link, self.w, self.h)
+        self.app_lock = threading.Lock()  # one request at a time on the app's pipe
+        self.log_lock = threading.Lock()
         self.files = {}
         self.ime = LATIN_IME
+        self.ime_bound_at = 0.0  # when the selected IME is bound to the focused field (monotonic)
+        self.last_draw = time.monotonic()  # when the screen last changed (an input drawn)
+        self.drawing = []  # inputs waiting to be drawn: (due, seq, action), in order
+        self.draw_cv = threading.Condition()
+        threading.Thread(target=self.draw_loop, daemon=True).start()
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
         side = max(self.w, self.h)
         r, wfd = os.pipe()
@@ -99,11 +176,37 @@ class Phone:
         self.app = None
 
     def app_call(self, req):
-        if not self.app:
-            return {}
-        self.app.stdin.write(json.dumps(req) + "\n")
-        self.app.stdin.flush()
-        return json.loads(self.app.stdout.readline())
+        with self.app_lock:
+            if not self.app:
+                return {}
+            self.app.stdin.write(json.dumps(req) + "\n")
+            self.app.stdin.flush()
+            return json.loads(self.app.stdout.readline())
+
+    def later(self, action):
+        """Runs `action` (an input reaching the app) when the app draws it: at once with --costs
+        none, else after Costs.draw_delay(), in the order the inputs came."""
+        if not self.costs.phone:
+            action()
+            self.last_draw = time.monotonic()
+            return
+        with self.draw_cv:
+            due = max([time.monotonic() + self.costs.draw_delay()] + [d for d, _, _ in self.drawing])
+            self.drawing.append((due, len(self.drawing), action))
+            self.draw_cv.notify_all()
+
+    def draw_loop(self):
+        while True:
+            with self.draw_cv:
+                while not self.drawing or self.drawing[0][0] > time.monotonic():
+                    self.draw_cv.wait(self.drawing[0][0] - time.monotonic() if self.drawing else None)
+                _, _, action = self.drawing.pop(0)
+            try:
+                action()
+                self.app_call({"cmd": "screen"})  # drawn: the next capture shows it
+            except Exception as e:  # a bug of the stand-in: say so on stderr
+                print(f"standin: a late input: {e!r}", file=sys.stderr)
+            self.last_draw = time.monotonic()
 
     def control(self, name):
         if not self.args.control:
@@ -141,7 +244,8 @@ class Phone:
         w, h = self.screen_size()
         if self.control("black") is not None:
             return w, h, bytes(w * h * 4)
-        self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
+        if not self.costs.phone:
+            self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
         with open(os.path.join(self.fbdir, "Xvfb_screen0"), "rb") as f:
             xwd = f.read()
         head = struct.unpack(">25I", xwd[:100])
@@ -156,9 +260,15 @@ class Phone:
         return w, h, bytes(out)
 
     def screencap(self, png):
+        # The frame grabbed at the start, then the device's work on it: the cost less what the
+        # stand-in itself took (reading Xvfb's frame, zlib).
+        t0 = time.monotonic()
         w, h, px = self.rgba()
         if png:
-            return png_bytes(w, h, px)
+            data = png_bytes(w, h, px)
+            pause(self.costs.png_screencap() - (time.monotonic() - t0))
+            return data
+        pause(self.costs.raw_screencap() - (time.monotonic() - t0))
         head = struct.pack("<III", w, h, int(self.control("format") or 1))
         if self.args.header == 16:
             head += struct.pack("<I", 0)  # colour space: unknown
@@ -195,14 +305,17 @@ class Phone:
 
     def note(self, line):
         if self.log:
-            self.log.write(line + "\n")
-            self.log.flush()
+            with self.log_lock:
+                self.log.write(line + "\n")
+                self.log.flush()
 
     def command(self, argv, stdin):
         self.note(" ".join(argv))
         if self.control("drop") is not None:
             raise ConnectionAbortedError("drop")
         self.apply_rotation()
+        if argv and argv[0] in JAVA_PROGRAMS:
+            pause(self.costs.process())
         try:
             return self.dispatch(argv, stdin)
         except (IndexError, ValueError) as e:
@@ -223,7 +336,10 @@ class Phone:
             return ok(props.get(a[1], "")) if len(a) > 1 else ok("\n".join(f"[{k}]: [{v}]" for k, v in props.items()))
         if cmd == "grep":
             pat = a[-1]
-            lines = [ln for ln in stdin.decode().splitlines() if pat in ln]
+            if "-E" in a:
+                lines = [ln for ln in stdin.decode().splitlines() if re.search(pat, ln)]
+            else:
+                lines = [ln for ln in stdin.decode().splitlines() if pat in ln]
             if "-m1" in a:
                 lines = lines[:1]
             return ("".join(ln + "\n" for ln in lines)).encode(), b"", 0 if lines else 1
@@ -234,7 +350,10 @@ class Phone:
         if cmd == "dumpsys":
             what = a[1] if len(a) > 1 else ""
             if what == "input":
-                return ok(f"INPUT MANAGER (dumpsys input)\n  Viewport: displayId=0\n    SurfaceOrientation: {self.rotation}")
+                return ok(f"INPUT MANAGER (dumpsys input)\n  Viewport: displayId=0\n    {self.orientation_line()}")
+            if what == "input_method":
+                bound = self.ime if time.monotonic() >= self.ime_bound_at else LATIN_IME
+                return ok(f"Current Input Method Manager state:\n  mCurMethodId={bound}\n  mInputShown=true")
             if what == "window":
                 return ok(f"  mCurrentFocus=Window{{1a2b u0 {self.current_activity()}}}")
             return ok(f"DUMP OF SERVICE {what}:")
@@ -248,6 +367,9 @@ class Phone:
             if a[1] == "set":
                 if a[2] == ADB_IME and not self.args.adbkeyboard:
                     return b"", f"Unknown input method {a[2]} cannot be selected for user #0\n".encode(), 255
+                if a[2] != self.ime:
+                    # The new IME binds to the focused field a moment later (a phone's IME switch).
+                    self.ime_bound_at = time.monotonic() + (random.uniform(0.2, 0.5) if self.costs.phone else 0)
                 self.ime = a[2]
                 return ok(f"Input method {a[2]} selected for user #0")
             return ok()
@@ -262,8 +384,9 @@ class Phone:
             return self.input(a[1:])
         if cmd == "uiautomator" and a[1] == "dump":
             path = a[2] if len(a) > 2 else "/sdcard/window_dump.xml"
-            if self.take_control("idle_failures"):
+            if self.take_control("idle_failures") or not self.wait_idle():
                 return ok("ERROR: could not get idle state.")
+            pause(self.costs.dump_walk())
             self.files[path] = self.app_call({"cmd": "dump", "rotation": self.rotation}).get("xml", "").encode()
             return ok(f"UI hierchary dumped to: {path}")
         if cmd == "am":
@@ -286,33 +409,62 @@ class Phone:
             return ok()
         return b"", f"/system/bin/sh: {cmd}: inaccessible or not found\n".encode(), 127
 
+    def orientation_line(self):
+        """The display's rotation as TouchInputMapper's dump prints it on --sdk's Android:
+        `SurfaceOrientation: 1` to Android 12 (SDK 32), `InputDeviceOrientation: 1` on 13 and 14,
+        `InputDeviceOrientation: Rotation90` from 15 (SDK 35; reference/adb.md)."""
+        if self.args.sdk <= 32:
+            return f"SurfaceOrientation: {self.rotation}"
+        if self.args.sdk <= 34:
+            return f"InputDeviceOrientation: {self.rotation}"
+        return f"InputDeviceOrientation: Rotation{self.rotation * 90}"
+
     def current_activity(self):
         return f"{PKG}/{PKG}.MainActivity" if self.app else "com.android.launcher3/.Launcher"
 
+    def wait_idle(self):
+        """uiautomator's idle wait with --costs phone (AOSP DumpCommand.java: waitForIdle(1000,
+        10000)): until 1 s passed without a screen change, at most 10 s. False when it timed out."""
+        if not self.costs.phone:
+            return True
+        t0 = time.monotonic()
+        while True:
+            with self.draw_cv:
+                busy = bool(self.drawing)
+            quiet = time.monotonic() - self.last_draw
+            if not busy and quiet >= 1.0:
+                return True
+            if time.monotonic() - t0 >= 10:
+                return False
+            pause(0.02 if busy else 1.0 - quiet)
+
     def input(self, a):
         kind = a[0]
+        actions = []
         if kind == "tap":
             x, y = int(float(a[1])), int(float(a[2]))
-            self.xdotool("mousemove", str(x), str(y), "click", "1")
+            actions.append(lambda: self.xdotool("mousemove", str(x), str(y), "click", "1"))
         elif kind == "swipe":
             x1, y1, x2, y2 = (str(int(float(v))) for v in a[1:5])
-            self.xdotool("mousemove", x1, y1, "mousedown", "1", "mousemove", x2, y2, "mouseup", "1")
+            actions.append(lambda: self.xdotool("mousemove", x1, y1, "mousedown", "1", "mousemove", x2, y2, "mouseup", "1"))
         elif kind in ("keyevent", "keycombination"):
             for code in a[1:]:
                 code = int(code) if code.isdigit() else code
                 if code in APP_KEYS:
-                    self.app_call({"cmd": APP_KEYS[code]})
+                    actions.append(lambda c=code: self.app_call({"cmd": APP_KEYS[c]}))
                 elif code in KEYS:
-                    self.xdotool("key", KEYS[code])
+                    actions.append(lambda c=code: self.xdotool("key", KEYS[c]))
                 else:
                     return b"", f"Error: unknown key code {code}\n".encode(), 1
         elif kind == "text":
             text = a[1].replace("%s", " ")
             if any(ord(c) > 126 for c in text):
                 return b"", b"Exception occurred while executing 'text': characters outside ASCII\n", 1
-            self.xdotool("type", "--delay", "0", "--", text)
+            actions.append(lambda: self.xdotool("type", "--delay", "0", "--", text))
         else:
             return b"", f"Error: Unknown command: {kind}\n".encode(), 1
+        for act in actions:
+            self.later(act)
         return b"", b"", 0
 
     def am(self, a):
@@ -330,9 +482,11 @@ class Phone:
             return b"", b"Error: Activity not started, unable to resolve Intent\n", 1
         if a[0] == "broadcast":
             action = a[a.index("-a") + 1]
-            if action == "ADB_INPUT_B64" and self.ime == ADB_IME:
+            # ADBKeyBoard commits only while it is the current IME, bound to a focused text field
+            # (the app's commit does nothing without one); else the broadcast completes unheard.
+            if action == "ADB_INPUT_B64" and self.ime == ADB_IME and time.monotonic() >= self.ime_bound_at:
                 text = base64.b64decode(a[a.index("msg") + 1]).decode("utf-8")
-                self.app_call({"cmd": "commit", "text": text})
+                self.later(lambda: self.app_call({"cmd": "commit", "text": text}))
             return ok(f"Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0")
         return b"", f"Unknown command: {a[0]}\n".encode(), 1
 
@@ -371,7 +525,9 @@ class Stream:
                 if self.closed:
                     return
                 self.acked = False
-            self.conn.send(A_WRTE, self.local, self.remote, data[i:i + self.conn.max_data])
+            chunk = data[i:i + self.conn.max_data]
+            self.conn.phone.costs.send(len(chunk))
+            self.conn.send(A_WRTE, self.local, self.remote, chunk)
 
     def close(self):
         with self.cv:
@@ -472,15 +628,13 @@ class Connection:
     def run_service(self, stream, service):
         try:
             if service.startswith("exec:"):
-                with self.phone.lock:
-                    out, err, _ = self.phone.run_line(service[5:], 0)
+                out, err, _ = self.phone.run_line(service[5:], 0)
                 stream.write(out)
             elif service.startswith("shell,") or service.startswith("shell:"):
                 opts, _, command = service.partition(":")
                 v2 = "v2" in opts.split(",")
                 if command:
-                    with self.phone.lock:
-                        out, err, st = self.phone.run_line(command, 0)
+                    out, err, st = self.phone.run_line(command, 0)
                     if v2:
                         stream.write(packet(1, out) + packet(2, err) + packet(3, bytes([st & 0xFF])))
                     else:
@@ -517,8 +671,7 @@ class Connection:
             line += data
             while b"\n" in line:
                 one, line = line.split(b"\n", 1)
-                with self.phone.lock:
-                    out, err, status = self.phone.run_line(one.decode(), status)
+                out, err, status = self.phone.run_line(one.decode(), status)
                 if v2:
                     stream.write((packet(1, out) if out else b"") + (packet(2, err) if err else b""))
                 else:
@@ -535,8 +688,7 @@ class Connection:
             if arg is None:
                 return
             path = arg.decode()
-            with self.phone.lock:
-                self.phone.command(["sync", rid.decode(), path], b"")
+            self.phone.command(["sync", rid.decode(), path], b"")
             if rid == b"STAT":
                 data = files.get(path)
                 mode = 0o100644 if data is not None else 0
@@ -565,7 +717,7 @@ class Connection:
                 stream.write(b"OKAY" + struct.pack("<I", 0))
             elif rid == b"LIST":
                 out = b""
-                for p, d in files.items():
+                for p, d in list(files.items()):
                     if os.path.dirname(p) == path.rstrip("/"):
                         name = os.path.basename(p).encode()
                         out += b"DENT" + struct.pack("<IIII", 0o100644, len(d), 0, len(name)) + name
@@ -601,7 +753,10 @@ def main():
     p.add_argument("--width", type=int, default=1080)
     p.add_argument("--height", type=int, default=2400)
     p.add_argument("--density", type=int, default=420)
-    p.add_argument("--sdk", type=int, default=30)
+    p.add_argument("--sdk", type=int, default=30, help="ro.build.version.sdk; also dumpsys input's format (29, 34, 35)")
+    p.add_argument("--costs", choices=("none", "phone"), default="none",
+                   help="phone: sleep what a phone's screencap, processes, dumps and link cost, draw inputs late (class Costs)")
+    p.add_argument("--link", type=float, default=35.0, help="with --costs phone: the link's MB/s (USB 2 about 35, Wi-Fi adb about 5)")
     p.add_argument("--header", type=int, choices=(12, 16), default=16, help="screencap's raw header size")
     p.add_argument("--no-adbkeyboard", dest="adbkeyboard", action="store_false")
     p.add_argument("--unauthorized", action="store_true", help="answer CNXN with AUTH and refuse every signature")

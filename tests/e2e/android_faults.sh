@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 start_test
 db=$OUT/runs.db
 [ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the faults are injected into the stand-in"; unset EACU_TEST_ADB_SERIAL; }
-start_android --header 12
+start_android --header 12 --sdk 34
 run_case() {
   "$EACU" run "$here/android_faults.lua" --device "adb:$serial" --db "$db" -- "$1" "$control" 2>"$OUT/$1.err" || {
     cat "$OUT/$1.err" >&2; tail -30 "$standin_log" >&2; fail "the $1 run exited non-zero"; }

@@ -63,5 +63,18 @@ expect_contains "$tree" 'text="通讯录"' "back on the Chats tab"
 tree=$(open_chat 270)
 expect_contains "$tree" 'text="张三" resource-id="com.tencent.mm:id/chat_title"' "张三's chat"
 expect_contains "$tree" 'text="你好" resource-id="com.tencent.mm:id/message_0"' "你好 in 张三's chat"
+case "$tree" in *早上好*) fail "早上好 landed in 张三's chat" ;; esac
+adb_here -s "$serial" shell input keyevent 4
+# 王五's chat, reached as a person would: search (its button), 王五 typed (ADBKeyBoard), the result.
+adb_here -s "$serial" shell input tap 1000 80
+for i in $(seq 100); do dump_tree | grep -q 'com.tencent.mm:id/search_input' && break; sleep 0.1; done
+adb_here -s "$serial" shell ime set com.android.adbkeyboard/.AdbIME >/dev/null
+for i in $(seq 50); do adb_here -s "$serial" shell dumpsys input_method | grep -q 'mCurMethodId=com.android.adbkeyboard' && break; sleep 0.1; done
+adb_here -s "$serial" shell am broadcast -a ADB_INPUT_B64 --es msg "$(printf '王五' | base64)" >/dev/null
+for i in $(seq 100); do dump_tree | grep -q 'text="王五" resource-id="com.tencent.mm:id/result"' && break; sleep 0.1; done
+tree=$(open_chat 270)
+expect_contains "$tree" 'text="王五" resource-id="com.tencent.mm:id/chat_title"' "王五's chat"
+expect_contains "$tree" 'text="早上好" resource-id="com.tencent.mm:id/message_0"' "早上好 in 王五's chat"
+case "$tree" in *'text="你好"'*) fail "你好 landed in 王五's chat" ;; esac
 adb_here -s "$serial" shell input keyevent 4
 echo PASS

@@ -40,6 +40,17 @@ TEST_CASE("parseAndroidInfo: sizes, overrides, density and rotation", "[adb]") {
     CHECK_THROWS_WITH(parseAndroidInfo("30\nX\n", "emu"), Catch::Contains("adb emu: expected the screen size"));
 }
 
+TEST_CASE("parseOrientation: the formats of Android 12, 13-14 and 15", "[adb]") {
+    CHECK(parseOrientation("    SurfaceOrientation: 3\n") == 3);
+    CHECK(parseOrientation("      InputDeviceOrientation: 1\n") == 1);
+    CHECK(parseOrientation("      InputDeviceOrientation: Rotation270\n") == 3);
+    CHECK(parseOrientation("      InputDeviceOrientation: Rotation0\n") == 0);
+    CHECK(parseOrientation("no orientation here") == 0);
+    AndroidInfo i = parseAndroidInfo("34\nX\nPhysical size: 1080x2400\nPhysical density: 420\n"
+                                     "      InputDeviceOrientation: 1\n", "s");
+    CHECK(i.size == Size{2400, 1080});
+}
+
 TEST_CASE("shell v2 packets: stdout, stderr and the exit status", "[adb]") {
     std::string s = std::string("\x01\x03\0\0\0out", 8) + std::string("\x02\x02\0\0\0er", 7) +
                     std::string("\x03\x01\0\0\0\x07", 6);

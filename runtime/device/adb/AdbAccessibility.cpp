@@ -16,10 +16,33 @@ constexpr const char* kDumpPath = "/sdcard/eacu_window_dump.xml";
 
 AdbAccessibility::AdbAccessibility(AdbDevice& device) : device_(device) {}
 
+bool AdbAccessibility::reusable() {
+    if (last_dump_.empty() || dump_mark_.frame == 0 || device_.inputs() != dump_mark_.inputs) return false;
+    AdbScreenMark m = device_.lastMark();
+    // No frame since the tree was last handed out: look at the screen now when a frame costs
+    // less than a dump, else read the tree again.
+    if (m.frame == checked_frame_) {
+        if (dump_s_ <= 0 || device_.captureSeconds() >= dump_s_) return false;
+        device_.capture();
+        m = device_.lastMark();
+    }
+    if (m.hash != dump_mark_.hash || m.inputs != dump_mark_.inputs) return false;
+    checked_frame_ = m.frame;
+    return true;
+}
+
 A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
     const std::string& serial = device_.client().serial();
-    const double t0 = monotonicSeconds();
     found_deadline_ = scope.deadline;
+    if (reusable()) {
+        ++reused_;
+        return parse(scope);
+    }
+    // The frame the tree is read on: the newest, when no input came after it (else the tree,
+    // read after the input, may not match it: no mark, no reuse).
+    AdbScreenMark mark = device_.lastMark();
+    if (mark.inputs != device_.inputs()) mark = {};
+    const double t0 = monotonicSeconds();
     std::string last;
     for (int attempt = 1;; ++attempt) {
         AdbShellResult r = device_.client().shell(std::string("uiautomator dump ") + kDumpPath, 30);
@@ -37,10 +60,19 @@ A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
     last_dump_ = device_.client().pull(kDumpPath, 30);
+    const double took = monotonicSeconds() - t0;
+    dump_s_ = dump_s_ > 0 ? 0.7 * dump_s_ + 0.3 * took : took;
+    dump_mark_ = mark;
+    checked_frame_ = mark.frame;
+    ++dumps_;
+    return parse(scope);
+}
+
+A11yElement AdbAccessibility::parse(const A11yScope& scope) const {
     try {
         return parseUiautomatorXml(last_dump_, scope);
     } catch (const std::runtime_error& e) {
-        throw DeviceError("adb " + serial + ": " + e.what());
+        throw DeviceError("adb " + device_.client().serial() + ": " + e.what());
     }
 }
 
@@ -97,7 +129,9 @@ void AdbAccessibility::setText(const A11yElement& element, const std::string& ut
         for (size_t i = 0; i < n; ++i) line += " 67";  // DEL
         device_.run(line);
     }
-    if (!utf8.empty()) device_.typeText(utf8);
+    if (utf8.empty()) return;
+    if (e.has("password")) device_.typeSecret(utf8);  // never the ADB keyboard's broadcast
+    else device_.typeText(utf8);
 }
 
 }  // namespace eacu

@@ -7,6 +7,8 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <thread>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -25,7 +27,7 @@ namespace {
 constexpr const char* kAdbKeyboard = "com.android.adbkeyboard/.AdbIME";
 constexpr const char* kInfoCommand =
     "getprop ro.build.version.sdk; getprop ro.product.model; wm size; wm density; "
-    "dumpsys input | grep -m1 SurfaceOrientation";
+    "dumpsys input | grep -m1 -E 'SurfaceOrientation|InputDeviceOrientation'";
 
 // The value after `label` ("Physical size: 1080x2400"), the override's when there is one.
 std::string lastValue(const std::string& text, const std::string& physical, const std::string& override_label) {
@@ -42,6 +44,14 @@ std::string lastValue(const std::string& text, const std::string& physical, cons
 }
 
 }  // namespace
+
+int parseOrientation(const std::string& text) {
+    std::smatch m;
+    static const std::regex orientation("(SurfaceOrientation|InputDeviceOrientation): *(Rotation)?([0-9]+)");
+    if (!std::regex_search(text, m, orientation)) return 0;
+    int v = std::stoi(m[3]);
+    return (m[2].matched ? v / 90 : v) % 4;
+}
 
 AndroidInfo parseAndroidInfo(const std::string& out, const std::string& serial) {
     AndroidInfo info;
@@ -60,9 +70,7 @@ AndroidInfo parseAndroidInfo(const std::string& out, const std::string& serial) 
     std::string density = lastValue(out, "Physical density:", "Override density:");
     info.density = std::max(1, std::atoi(density.c_str()));
     if (density.empty()) info.density = 160;
-    std::smatch m;
-    static const std::regex orientation("SurfaceOrientation: *([0-3])");
-    if (std::regex_search(out, m, orientation)) info.rotation = std::stoi(m[1]);
+    info.rotation = parseOrientation(out);
     info.size = info.rotation % 2 ? Size{h, w} : Size{w, h};
     return info;
 }
@@ -97,6 +105,7 @@ AdbDevice::~AdbDevice() {
 }
 
 std::string AdbDevice::run(const std::string& command, double timeout) {
+    ++inputs_;
     AdbShellResult r = shell_.run(command, timeout);
     if (r.exit_code != 0)
         throw DeviceError("adb " + client_.serial() + ": `" + command + "` exited with status " +
@@ -130,6 +139,7 @@ Frame AdbDevice::decodeRaw(const std::string& bytes) {
 }
 
 Frame AdbDevice::capture() {
+    const double t0 = monotonicSeconds();
     Frame f;
     if (raw_capture_) {
         f = decodeRaw(client_.exec("screencap", 20));
@@ -140,6 +150,12 @@ Frame AdbDevice::capture() {
     f.monotonic = monotonicSeconds();
     if (f.width() != info_.size.w || f.height() != info_.size.h) readInfo();
     f.scale = scaleFactor();
+    const double took = monotonicSeconds() - t0;
+    capture_s_ = capture_s_ > 0 ? 0.7 * capture_s_ + 0.3 * took : took;
+    cv::Mat px = f.bgr.isContinuous() ? f.bgr : f.bgr.clone();
+    mark_ = {mark_.frame + 1,
+             std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(px.data), px.total() * px.elemSize())),
+             inputs_};
     cv::Mat gray;
     cv::cvtColor(f.bgr, gray, cv::COLOR_BGR2GRAY);
     double mx = 0;
@@ -164,7 +180,25 @@ Frame AdbDevice::capturePng() const {
     return f;
 }
 
-Frame AdbDevice::captureLive() { return capturePng(); }
+Frame AdbDevice::captureLive() {
+    const double raw = live_raw_s_, png = live_png_s_;
+    const bool use_raw = raw >= 0 && (raw == 0 || (png > 0 && raw <= png));
+    const double t0 = monotonicSeconds();
+    auto mean = [](std::atomic<double>& m, double took) { m = m > 0 ? 0.7 * m + 0.3 * took : took; };
+    if (use_raw) {
+        Frame f = decodeRaw(client_.exec("screencap", 20));
+        if (!f.empty()) {
+            mean(live_raw_s_, monotonicSeconds() - t0);
+            f.timestamp = wallSeconds();
+            f.monotonic = monotonicSeconds();
+            return f;
+        }
+        live_raw_s_ = -1;  // a pixel format raw frames cannot be read in: PNG from now on
+    }
+    Frame f = capturePng();
+    mean(live_png_s_, monotonicSeconds() - t0);
+    return f;
+}
 
 void AdbDevice::click(MouseButton button, int count) {
     std::string tap = "input tap " + std::to_string(cursor_.x) + " " + std::to_string(cursor_.y);
@@ -217,18 +251,90 @@ void AdbDevice::typeText(const std::string& utf8) {
         for (const std::string& c : asciiTextCommands(utf8)) run(c);
         return;
     }
-    if (previous_ime_.empty()) {
-        std::string list = shell_.run("ime list -s").out;
-        if (list.find(kAdbKeyboard) == std::string::npos)
-            throw DeviceError("adb " + client_.serial() + ": typing non-ASCII text needs the ADBKeyBoard IME (" +
-                              kAdbKeyboard + ", github.com/senzhk/ADBKeyBoard): install it and enable it with `adb "
-                              "shell ime enable " + kAdbKeyboard + "` (`input text` types ASCII only)");
-        std::string current = run("settings get secure default_input_method");
-        while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) current.pop_back();
-        if (current != kAdbKeyboard) run(std::string("ime set ") + kAdbKeyboard);
-        previous_ime_ = current.empty() || current == "null" ? kAdbKeyboard : current;
-    }
+    selectAdbKeyboard();
     run("am broadcast -a ADB_INPUT_B64 --es msg " + shellQuote(base64Encode(utf8)));
+    checkTyped(utf8);
+}
+
+void AdbDevice::selectAdbKeyboard() {
+    if (!previous_ime_.empty()) return;
+    std::string list = shell_.run("ime list -s").out;
+    if (list.find(kAdbKeyboard) == std::string::npos)
+        throw DeviceError("adb " + client_.serial() + ": typing non-ASCII text needs the ADBKeyBoard IME (" +
+                          kAdbKeyboard + ", github.com/senzhk/ADBKeyBoard): install it and enable it with `adb "
+                          "shell ime enable " + kAdbKeyboard + "` (`input text` types ASCII only)");
+    std::string current = run("settings get secure default_input_method");
+    while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) current.pop_back();
+    previous_ime_ = current.empty() || current == "null" ? kAdbKeyboard : current;
+    if (current == kAdbKeyboard) return;
+    run(std::string("ime set ") + kAdbKeyboard);
+    // The keyboard binds to the input a moment after `ime set`: a broadcast before that is lost.
+    const double deadline = monotonicSeconds() + 5;
+    std::string bound;
+    for (;;) {
+        bound = shell_.run("dumpsys input_method | grep -m1 mCurMethodId").out;
+        if (bound.find(kAdbKeyboard) != std::string::npos) return;
+        // A dump that does not name the current method (another Android's format): nothing to wait on.
+        if (bound.find("mCurMethodId") == std::string::npos) return;
+        if (monotonicSeconds() + 0.1 > deadline)
+            throw DeviceError("adb " + client_.serial() + ": ADBKeyBoard was selected (`ime set " + kAdbKeyboard +
+                              "`) but the input method is still \"" + bound.substr(0, 200) + "\" after 5 s");
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
+namespace {
+// The focused editable element under `e` (nullptr when none).
+const A11yElement* focusedField(const A11yElement& e) {
+    if (e.editable_text && e.has("focused")) return &e;
+    for (const A11yElement& c : e.children)
+        if (const A11yElement* f = focusedField(c)) return f;
+    return nullptr;
+}
+}  // namespace
+
+bool AdbDevice::focusIsSecret() {
+    A11yScope scope;
+    scope.deadline = monotonicSeconds() + 5;
+    try {
+        const A11yElement root = accessibility().snapshot(scope);
+        const A11yElement* field = focusedField(root);
+        return field && field->has("password");
+    } catch (const DeviceError&) {
+        return false;  // no tree now (an animating screen): the step's own typing goes on
+    }
+}
+
+void AdbDevice::typeSecret(const std::string& utf8) {
+    decodeUtf8(utf8);  // std::invalid_argument on invalid UTF-8
+    if (!isTypableAscii(utf8))
+        throw DeviceError("adb " + client_.serial() +
+                          ": a secret (a password field, or input(text, {secret = true})) is typed only with `input "
+                          "text`, which carries ASCII only; this one has other characters, and the ADB keyboard's "
+                          "broadcast can be read by any app on the phone: not sent");
+    for (const std::string& c : asciiTextCommands(utf8)) {
+        ++inputs_;
+        AdbShellResult r = shell_.run(c);
+        if (r.exit_code != 0)
+            throw DeviceError("adb " + client_.serial() + ": `input text` of a secret exited with status " +
+                              std::to_string(r.exit_code));
+    }
+}
+
+void AdbDevice::checkTyped(const std::string& utf8) {
+    const double deadline = monotonicSeconds() + 10;
+    for (;;) {
+        A11yScope scope;
+        scope.deadline = deadline;
+        A11yElement root = accessibility().snapshot(scope);
+        const A11yElement* field = focusedField(root);
+        if (field && field->name.find(utf8) != std::string::npos) return;
+        if (monotonicSeconds() + 0.2 > deadline)
+            throw DeviceError("adb " + client_.serial() + ": the text sent through ADBKeyBoard did not arrive within 10 s: " +
+                              (field ? "the focused field holds \"" + clipUtf8(field->name, 80) + "\""
+                                     : std::string("no text field has the focus in the tree (tap the field first)")));
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
 }
 
 void AdbDevice::checkKeys(const std::vector<Key>& keys) const {
@@ -281,6 +387,7 @@ void checkPackage(const std::string& serial, const std::string& package) {
 
 void AdbDevice::launchApp(const std::string& package) {
     checkPackage(client_.serial(), package);
+    ++inputs_;
     AdbShellResult r = shell_.run("monkey -p " + package + " -c android.intent.category.LAUNCHER 1");
     if (r.exit_code != 0 || r.out.find("No activities found") != std::string::npos ||
         r.err.find("No activities found") != std::string::npos)

@@ -26,8 +26,23 @@ struct AndroidInfo {
     std::string model;
 };
 
+/// The display's rotation (0..3 quarter turns) in `dumpsys input` as Android prints it by
+/// version (AOSP TouchInputMapper's dump): `SurfaceOrientation: 1` to Android 12,
+/// `InputDeviceOrientation: 1` on 13 and 14, `InputDeviceOrientation: Rotation90` from 15. 0
+/// when none of them is there.
+int parseOrientation(const std::string& dumpsys_input);
+
+/// What an AdbDevice knows of the screen for reusing a tree (AdbAccessibility): `frame`, the
+/// number of the newest frame capture() gave (0: none yet); `hash`, a hash of its pixels;
+/// `inputs`, how many screen-changing commands had been sent when it was captured.
+struct AdbScreenMark {
+    uint64_t frame = 0;
+    uint64_t hash = 0;
+    uint64_t inputs = 0;
+};
+
 /// Parses the output of `getprop ro.build.version.sdk; getprop ro.product.model; wm size;
-/// wm density; dumpsys input | grep -m1 SurfaceOrientation`. Throws DeviceError naming what is
+/// wm density; dumpsys input | grep -m1 -E 'SurfaceOrientation|InputDeviceOrientation'`. Throws DeviceError naming what is
 /// missing ("no screen size in `wm size`: ...").
 AndroidInfo parseAndroidInfo(const std::string& output, const std::string& serial);
 
@@ -46,8 +61,10 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// over the time held (a drag). scroll() swipes from the pointer, an eighth of the screen's
 /// height (or width) per wheel click. typeText(): ASCII through `input text`; any other text
 /// through the ADBKeyBoard IME (com.android.adbkeyboard/.AdbIME: selected on first use, the
-/// previous IME restored when the device closes) with `am broadcast -a ADB_INPUT_B64`; without
-/// ADBKeyBoard installed it throws DeviceError naming it. keyDown()/keyUp() throw DeviceError:
+/// previous IME restored when the device closes; its binding to the input waited for in `dumpsys
+/// input_method`) with `am broadcast -a ADB_INPUT_B64`, then the tree read until the focused text
+/// field holds the text (a broadcast completes whether a field heard it or not); without
+/// ADBKeyBoard installed, or when the text did not arrive within 10 s, it throws DeviceError. keyDown()/keyUp() throw DeviceError:
 /// `input` has no separate key down and up.
 /// Apps (AppControl): `monkey -p PKG -c android.intent.category.LAUNCHER 1`, `am force-stop`,
 /// the focused window of `dumpsys window`, `am start -a android.intent.action.VIEW -d URL`.
@@ -67,10 +84,12 @@ public:
     /// True: live frames (server/LiveScreen) may be taken on a second thread beside the run's
     /// steps; each is its own adb connection and cursor() is atomic.
     bool concurrentCapture() const override { return true; }
-    /// A frame for the live view only: `exec:screencap -p` (PNG: a fraction of the raw frame's
-    /// bytes over USB) on a connection of its own. It touches none of capture()'s state (the
-    /// raw/PNG choice, the black-frame note, the display re-read); the frame's scale is left at
-    /// 1. Throws DeviceError("adb SERIAL: ...") when the device is gone or gives no image.
+    /// A frame for the live view only, on a connection of its own: raw `exec:screencap` or
+    /// `screencap -p`, whichever took less so far (each tried once, then their running means:
+    /// on USB the raw frame's 10 MB cost less than the phone's PNG encoder, over Wi-Fi adb more).
+    /// It touches none of capture()'s state (the raw/PNG choice, the black-frame note, the
+    /// display re-read); the frame's scale is left at 1. Throws DeviceError("adb SERIAL: ...")
+    /// when the device is gone or gives no image.
     Frame captureLive() override;
     void move(Point p) override {
         cursor_ = p;
@@ -86,6 +105,12 @@ public:
     void release(MouseButton button) override;
     void scroll(int dx, int dy) override;
     void typeText(const std::string& utf8) override;
+    /// A secret through `input text` only (ASCII; the ADB keyboard's broadcast can be read by
+    /// any app on the phone): other text throws DeviceError saying so; no message names the text.
+    void typeSecret(const std::string& utf8) override;
+    /// Whether the focused field of the tree (uiautomator dump, reused while the screen did not
+    /// change) is a password field; false when no field has the focus or the tree cannot be read.
+    bool focusIsSecret() override;
     void keyCombo(const std::vector<Key>& keys) override;
     void checkKeys(const std::vector<Key>& keys) const override;
     void keyDown(const Key& key) override;
@@ -109,17 +134,28 @@ public:
     std::string captureNote() const override { return black_note_; }
     /// The client of the adb server for this device.
     const AdbClient& client() const { return client_; }
-    /// Runs one command line in the input shell; throws DeviceError with its stderr when it
-    /// exits non-zero.
+    /// Runs one command line in the input shell (counted as an input: it may change the
+    /// screen); throws DeviceError with its stderr when it exits non-zero.
     std::string run(const std::string& command, double timeout = 20);
+    /// How many commands that may change the screen were sent (run(), launchApp()).
+    uint64_t inputs() const { return inputs_; }
+    /// The newest frame capture() gave, as a mark (AdbScreenMark).
+    AdbScreenMark lastMark() const { return mark_; }
+    /// What one capture() takes, in seconds: a running mean (0 before the first).
+    double captureSeconds() const { return capture_s_; }
 
 private:
     explicit AdbDevice(AdbClient client);
-    Frame decodeRaw(const std::string& bytes);
+    static Frame decodeRaw(const std::string& bytes);
     // `exec:screencap -p` on a connection of its own, decoded (scale 1, timestamps set); touches
     // no member but client_ (const), so a second thread may call it. Throws DeviceError.
     Frame capturePng() const;
     void swipe(Point from, Point to, int ms);
+    // Selects ADBKeyBoard (first use) and waits until it is bound to the input (dumpsys input_method).
+    void selectAdbKeyboard();
+    // Reads the tree until the focused text field holds `utf8` (ADBKeyBoard's broadcast completes
+    // whether or not a field heard it). Throws DeviceError saying what the field holds.
+    void checkTyped(const std::string& utf8);
 
     AdbClient client_;
     AdbShell shell_;
@@ -131,6 +167,10 @@ private:
     bool raw_capture_ = true;
     std::string black_note_;
     std::string previous_ime_;  // the IME to restore ("" while ADBKeyBoard was not selected)
+    uint64_t inputs_ = 0;
+    AdbScreenMark mark_;
+    double capture_s_ = 0;
+    std::atomic<double> live_raw_s_{0}, live_png_s_{0};  // captureLive's running means (-1: raw does not decode)
     std::unique_ptr<AdbAccessibility> a11y_;
 };
 

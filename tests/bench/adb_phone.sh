@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `eacu bench adb` on the phone-cost stand-in (tests/adb_device/standin.py --costs phone) at
+# 1080x2400, once over a USB 2 link (35 MB/s) and once over Wi-Fi adb (5 MB/s): raw and PNG
+# captures, live frames/s, taps, whole steps on 张三 by the tree, by its text and by its image,
+# and N send-message tasks, each as a ratio to one raw screencap of the same run (issue 38's goals).
+# Not part of make test (minutes by design). Usage: tests/bench/adb_phone.sh EACU [N] [OUT]
+set -euo pipefail
+EACU=$(realpath "$1"); N=${2:-5}; OUT=${3:-$(mktemp -d /tmp/eacu-bench-adb-XXXXXX)}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../e2e/lib.bash"
+. "$here/../adb_device/standin.bash"
+export EACU_HOME=${EACU_HOME:-$(cd "$here/../.." && pwd)}
+unset EACU_TEST_ADB_SERIAL
+start_test
+start_android --costs phone --link 35
+usb=$serial
+start_more_android wifi --costs phone --link 5
+wifi=$more_serial
+for link in "USB 2 (35 MB/s) $usb" "Wi-Fi (5 MB/s) $wifi"; do
+  s=${link##* }
+  echo "== ${link% *}: eacu bench adb --device adb:$s --n $N --tap 张三 --send 你好"
+  "$EACU" bench adb --device "adb:$s" --n "$N" --tap 张三 --send 你好
+done
