@@ -102,6 +102,8 @@ local function known_fields(fname, in_step)
   return known
 end
 
+local with_alternatives  -- below: a target table with alt = { ... }
+
 -- A string target's table form: {text=}, {name=} or {image} with the string form's label.
 local function string_form(s, label)
   local out
@@ -140,7 +142,7 @@ end
 function M.plain(t, fname, level, in_step)
   level = level or 3
   local kind = type(t)
-  if kind == "table" and t.alt ~= nil and not match.is(t) then return M.with_alternatives(t, fname, level, in_step) end
+  if kind == "table" and t.alt ~= nil and not match.is(t) then return with_alternatives(t, fname, level, in_step) end
   if kind == "string" then
     if t == "" then error(fname .. ": empty target (expected an asset name or image path)", level) end
     return t
@@ -204,11 +206,11 @@ local function is_point(n)
   return type(n) == "table" and n.x ~= nil and n.y ~= nil and n.image == nil and n.text == nil and n[1] == nil
 end
 
---- with_alternatives(t, fname, level, in_step) -> plain()'s results for a target table with
---- `alt`: its first target is t[1] when that is a table (the table's other keys are then the
---- verb's options or label), else the table without `alt`; alt is a non-empty list of
---- targets, none a point or a Match (a point is always found), none with alternatives of its own.
-function M.with_alternatives(t, fname, level, in_step)
+-- with_alternatives(t, fname, level, in_step) -> plain()'s results for a target table with
+-- `alt`: its first target is t[1] when that is a table (the table's other keys are then the
+-- verb's options or label), else the table without `alt`; alt is a non-empty list of
+-- targets, none a point or a Match (a point is always found), none with alternatives of its own.
+function with_alternatives(t, fname, level, in_step)
   local alt = t.alt
   if type(alt) ~= "table" or #alt == 0 or match.is(alt) then
     error(string.format('%s: alt must be a list of targets, e.g. alt = { "text:OK", "ok.png" }, got %s', fname,
