@@ -152,6 +152,23 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     if ((t.raise || !t.focus) && !t.window)
         luaL_error(L, "raise = true and focus = false need a window (window = ...)");
     if (t.raise && !t.focus) luaL_error(L, "raise = true and focus = false contradict each other: pick one");
+    lua_getfield(L, idx, "alt");
+    if (!lua_isnil(L, -1)) {
+        if (!lua_istable(L, -1) || lua_objlen(L, -1) == 0)
+            luaL_error(L, "alt must be a list of targets, e.g. alt = { \"text:OK\", \"ok.png\" }, got %s",
+                       lua_istable(L, -1) ? "an empty table" : luaL_typename(L, -1));
+        if (t.point) luaL_error(L, "a point target {x=, y=} cannot have alternatives (alt =): a point is always found");
+        const int alts = luax_absindex(L, -1);
+        for (int i = 1; i <= int(lua_objlen(L, alts)); ++i) {
+            lua_rawgeti(L, alts, i);
+            TargetSpec a = luax_checktarget(L, -1);
+            lua_pop(L, 1);
+            if (a.point) luaL_error(L, "alt %d is a point {x=, y=}: an alternative must be searched for (a point is always found)", i);
+            if (!a.alternatives.empty()) luaL_error(L, "alt %d has alternatives of its own: give them all in one alt list", i);
+            t.alternatives.push_back(std::move(a));
+        }
+    }
+    lua_pop(L, 1);
     if (auto label = luax_optstringfield(L, idx, "label")) t.label = *label;
     else if (t.image) t.label = "\"" + *t.image + "\"";
     else if (t.text) t.label = "{text=\"" + *t.text + "\"}";

@@ -88,13 +88,18 @@ int cmdRecord(int argc, char** argv) {
              "Each line says why its target was chosen; run it with: eacu run " + file.script.filename().string()});
         session.stopProcesses();
         if (!quiet) {
-            std::printf("eacu record: wrote %s: %zu lines of actions (%d a11y, %d relative, %d text, %d image, %d coordinates)",
-                        file.script.string().c_str(), items.size(), w.a11y, w.relative, w.text, w.image, w.points);
+            std::printf("eacu record: wrote %s: %zu lines of actions (%d a11y, %d relative, %d text, %d image, %d coordinates; "
+                        "%d alternatives)",
+                        file.script.string().c_str(), items.size(), w.a11y, w.relative, w.text, w.image, w.points,
+                        w.alternatives);
             if (!w.images.empty()) std::printf(", %zu images in %s", w.images.size(), file.assets_dir.string().c_str());
             std::printf("\n");
             if (!w.proof_ms.empty())
                 std::printf("eacu record: analysis per pointer action: median %.1f ms, max %.1f ms (%zu actions)\n",
                             median(w.proof_ms), *std::max_element(w.proof_ms.begin(), w.proof_ms.end()), w.proof_ms.size());
+            if (!w.proof_ms.empty() && w.locate_ms > 0)
+                std::printf("eacu record: one full-frame locate of a crop (a replay's first look): %.1f ms; proof median / locate = %.1f\n",
+                            w.locate_ms, median(w.proof_ms) / w.locate_ms);
             const std::vector<double>& ahead = recorder.readAheadMs();
             if (!ahead.empty())
                 std::printf("eacu record: OCR band read while recording, per press: median %.1f ms, max %.1f ms (%zu presses)\n",

@@ -22,10 +22,13 @@ bool PersonRecorder::poll() {
             if (e.kind == RecordedInput::Kind::KeyDown) stopped_ = true;
             continue;
         }
+        if (e.kind == RecordedInput::Kind::Motion && set_off_ < 0) set_off_ = e.time;
         if (e.kind == RecordedInput::Kind::ButtonDown) {
             screens_[e.time] = history_.before(e.time);
+            if (set_off_ >= 0) approaches_[e.time] = history_.before(set_off_);
             reader_.add(e.time, screens_[e.time], e.at);
         }
+        if (e.kind == RecordedInput::Kind::ButtonDown || e.kind == RecordedInput::Kind::ButtonUp) set_off_ = -1;
         events_.push_back(std::move(e));
     }
     if (!history_.error().empty()) throw std::runtime_error("the screen capture stopped: " + history_.error());
@@ -43,6 +46,7 @@ std::vector<ScriptItem> PersonRecorder::finish() {
         ScriptItem it;
         it.action = a;
         if (auto s = screens_.find(a.time); s != screens_.end()) it.before = s->second;
+        if (auto s = approaches_.find(a.time); s != approaches_.end() && s->second != it.before) it.approach = s->second;
         if (auto b = read.bands.find(a.time); b != read.bands.end()) it.band = b->second;
         items.push_back(it);
     }

@@ -30,8 +30,10 @@ public:
     /// Throws std::runtime_error when the screen capture failed.
     bool poll();
     /// Stops both recordings and returns the person's actions, each pointer action with the
-    /// screen before it (recorder/RecordedActions.h groupInputs) and the OCR band around its point
-    /// read during the recording (PhraseReader).
+    /// screen before it (recorder/RecordedActions.h groupInputs), the screen before the pointer
+    /// set off towards it after the last button event (what a replay sees: the pointer where
+    /// the last action left it) and the OCR band around its point read during the recording
+    /// (PhraseReader).
     std::vector<ScriptItem> finish();
     /// The milliseconds each press's band took to read during the recording (after finish()).
     const std::vector<double>& readAheadMs() const { return read_ms_; }
@@ -42,6 +44,9 @@ private:
     PhraseReader reader_;  // each press's OCR band, read while the person goes on
     std::vector<RecordedInput> events_;
     std::map<double, std::shared_ptr<const ScreenState>> screens_;  // press time -> screen before
+    // press time -> the screen before the pointer set off towards it (ProofOptions::approach)
+    std::map<double, std::shared_ptr<const ScreenState>> approaches_;
+    double set_off_ = -1;  // when the pointer first moved after the last button event (-1: not yet)
     bool stopped_ = false;
     std::vector<double> read_ms_;
 };

@@ -5,7 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <opencv2/imgcodecs.hpp>
+
+#include "base/Clock.h"
 #include "base/Utf8.h"
+#include "vision/PreparedFrame.h"
 
 namespace fs = std::filesystem;
 
@@ -21,42 +25,90 @@ std::string seconds(double s) {
 
 bool isPointer(UserAction::Kind k) { return k != UserAction::Kind::Input && k != UserAction::Kind::Key; }
 
+// The targets proven for one point as a line's target: the first alone, or with the others as
+// its alternatives.
+std::string lineTarget(const std::vector<ProvenTarget>& ts) {
+    if (ts.size() == 1) return ts.front().lua;
+    std::string alts;
+    for (size_t i = 1; i < ts.size(); ++i) alts += (i > 1 ? ", " : "") + ts[i].lua;
+    return "{ " + ts.front().lua + ", alt = { " + alts + " } }";
+}
+
+// Why each was kept: the first's reason, then each alternative's.
+std::string lineWhy(const std::vector<ProvenTarget>& ts) {
+    std::string why = ts.front().why;
+    for (size_t i = 1; i < ts.size(); ++i) why += "; alt " + std::string(ts[i].kindName()) + ": " + ts[i].why;
+    return why;
+}
+
 struct Writer {
     const Locator& locator;
     const ScriptOptions& o;
     WrittenScript out;
-    std::vector<std::pair<cv::Mat, std::string>> saved;  // crops written, and their Lua names
+    std::vector<std::pair<cv::Mat, std::string>> saved;  // crops written, and their paths as the script names them
 
-    // The target for `p` on the item's screen, its image saved when it is one.
-    ProvenTarget prove(const ScriptItem& it, Point p, const std::string& stem) {
+    // Every target proven for `p` on the item's screen, crops saved (the same pixels tapped
+    // again: one file), and the screen they were proven on saved once per item (`frame_ref`).
+    std::vector<ProvenTarget> prove(const ScriptItem& it, Point p, const std::string& stem, std::string& frame_ref) {
         ProofOptions po;
         if (p == it.action.at) po.band = it.band;
         po.image_ref = o.assets_ref;
         po.image_stem = stem;
+        if (it.approach) po.approach = &it.approach->frame;
         const A11yElement* tree = it.before && it.before->tree ? &*it.before->tree : nullptr;
-        ProvenTarget t = proveTarget(it.before->frame, tree, p, locator, po);
-        out.proof_ms.push_back(t.ms);
-        switch (t.kind) {
+        std::vector<ProvenTarget> ts = proveTargets(it.before->frame, tree, p, locator, po);
+        out.proof_ms.push_back(ts.front().ms);
+        switch (ts.front().kind) {
         case ProvenTarget::Kind::A11y: ++out.a11y; break;
         case ProvenTarget::Kind::Relative: ++out.relative; break;
         case ProvenTarget::Kind::Text: ++out.text; break;
         case ProvenTarget::Kind::Image: ++out.image; break;
         case ProvenTarget::Kind::Point: ++out.points; break;
         }
-        if (t.kind == ProvenTarget::Kind::Image) {
-            for (const auto& [crop, lua] : saved) {  // the same pixels tapped again: one file
-                if (crop.size() == t.crop.size() && cv::norm(crop, t.crop, cv::NORM_INF) == 0) {
-                    t.lua = lua;
-                    return t;
-                }
+        out.alternatives += int(ts.size()) - 1;
+        for (ProvenTarget& t : ts)
+            if (t.kind == ProvenTarget::Kind::Image) {
+                if (out.locate_ms == 0) out.locate_ms = timeLocate(it.before->frame, t);
+                saveCrop(t);
             }
+        if (frame_ref.empty() && ts.front().kind != ProvenTarget::Kind::Point) {
             fs::create_directories(o.assets_dir);
-            std::string path = (fs::path(o.assets_dir) / t.image_file).string();
-            writeScaledPng(path, t.crop, t.scale);
-            out.images.push_back(path);
-            saved.emplace_back(t.crop, t.lua);
+            const std::string name = stem + "_frame.jpg";
+            const std::string path = (fs::path(o.assets_dir) / name).string();
+            if (!cv::imwrite(path, it.before->frame.bgr, {cv::IMWRITE_JPEG_QUALITY, 80}))
+                throw std::runtime_error("cannot write \"" + path + "\"");
+            frame_ref = o.assets_ref + "/" + name;
         }
-        return t;
+        return ts;
+    }
+
+    // The time of one full-frame locate of `t`'s crop on `frame` as a replay's first look.
+    double timeLocate(const Frame& frame, const ProvenTarget& t) const {
+        Template tpl;
+        tpl.bgr = t.crop;
+        tpl.scale = t.scale;
+        if (t.threshold) tpl.threshold = *t.threshold;
+        LocateHints hints;
+        hints.expected_scale = frame.scale / t.scale;
+        PreparedFrame pf(frame.bgr);
+        const double t0 = monotonicSeconds();
+        locator.locate(pf, {tpl}, hints);
+        return (monotonicSeconds() - t0) * 1000.0;
+    }
+
+    void saveCrop(ProvenTarget& t) {
+        for (const auto& [crop, file] : saved) {
+            if (crop.size() == t.crop.size() && cv::norm(crop, t.crop, cv::NORM_INF) == 0) {
+                const std::string mine = luaQuote(o.assets_ref + "/" + t.image_file);
+                if (size_t at = t.lua.find(mine); at != std::string::npos) t.lua.replace(at, mine.size(), luaQuote(file));
+                return;
+            }
+        }
+        fs::create_directories(o.assets_dir);
+        std::string path = (fs::path(o.assets_dir) / t.image_file).string();
+        writeScaledPng(path, t.crop, t.scale);
+        out.images.push_back(path);
+        saved.emplace_back(t.crop, o.assets_ref + "/" + t.image_file);
     }
 };
 
@@ -89,17 +141,17 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
             prev_end = a.end;
             continue;
         }
-        std::string target, why;
+        std::string target, why, frame_ref;
         bool point = false;
         if (!it.target.empty()) {
             target = it.target;
             why = it.comment;
             ++w.out.known;
         } else if (it.before) {
-            ProvenTarget t = w.prove(it, a.at, stem);
-            target = t.lua;
-            why = t.why + (it.comment.empty() ? "" : "; " + it.comment);
-            point = t.kind == ProvenTarget::Kind::Point;
+            std::vector<ProvenTarget> ts = w.prove(it, a.at, stem, frame_ref);
+            target = lineTarget(ts);
+            why = lineWhy(ts) + (it.comment.empty() ? "" : "; " + it.comment);
+            point = ts.front().kind == ProvenTarget::Kind::Point;
         } else {
             target = "{ x = " + std::to_string(a.at.x) + ", y = " + std::to_string(a.at.y) + " }";
             why = "no target could be proven, so screen coordinates: no screen was recorded before it";
@@ -125,9 +177,9 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
         case UserAction::Kind::Drag: {
             std::string to, to_why;
             if (it.before && it.target.empty()) {
-                ProvenTarget t = w.prove(it, a.to, stem + "_to");
-                to = t.lua;
-                to_why = t.why;
+                std::vector<ProvenTarget> ts = w.prove(it, a.to, stem + "_to", frame_ref);
+                to = lineTarget(ts);
+                to_why = lineWhy(ts);
             } else {
                 to = "{ x = " + std::to_string(a.to.x) + ", y = " + std::to_string(a.to.y) + " }";
                 to_why = "the end as recorded";
@@ -138,7 +190,7 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
         }
         default: break;
         }
-        lua += "   -- " + why + "\n";
+        lua += "   -- " + why + (frame_ref.empty() ? "" : " (proven on " + frame_ref + ")") + "\n";
         prev_end = a.end;
     }
     return w.out;

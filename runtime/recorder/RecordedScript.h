@@ -22,6 +22,8 @@ struct ScriptItem {
     UserAction action;
     std::shared_ptr<const ScreenState> before;
     std::shared_ptr<const OcrResult> band;  // the OCR band around action.at read ahead, or null
+    // The screen before the pointer set off towards action.at (ProofOptions::approach), or null.
+    std::shared_ptr<const ScreenState> approach;
     std::string target;
     std::string comment;
     std::string launch;
@@ -44,13 +46,22 @@ struct ScriptOptions {
 struct WrittenScript {
     std::string lua;
     int a11y = 0, relative = 0, text = 0, image = 0, points = 0, known = 0;
+    int alternatives = 0;  // targets written as a line's alternatives (alt = { ... })
+    /// One full-frame locate (the replay's first look: the expected scale, no other hint) of
+    /// the first image crop written, on the screen it was proven on, milliseconds: the floor a
+    /// proof's time is compared with (0 when no crop was written).
+    double locate_ms = 0;
     std::vector<double> proof_ms;
     std::vector<std::string> images;
 };
 
 /// Writes the items as Lua: `launch "CMD"`; `tap(T)`, `tap(T, { button = "right" })`,
 /// `double_tap(T)`, `long_press(T, S)`, `drag(A, B, S)`, `scroll { dy = N, at = T }`;
-/// `input "..."` for typed text, `key "combo"` for keys. Every line ends in a comment saying
+/// `input "..."` for typed text, `key "combo"` for keys. A pointer action's target is every
+/// target proven for it (proveTargets): one alone as it is, several as the first with the
+/// others as its alternatives, `{ FIRST, alt = { SECOND, ... } }` (docs/targets.md,
+/// "Alternatives"); the screen they were proven on is saved beside the crops as
+/// `<action>_<n>_frame.jpg` and named in the comment. Every line ends in a comment saying
 /// why its target was chosen (or whose step it was). No sleep is written: a tap looks for its
 /// target (5 s), and a `wait` on the next target is written before an action the person
 /// reached only after a while. Throws std::runtime_error when an image cannot be saved.

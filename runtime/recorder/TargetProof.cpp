@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "base/Clock.h"
 #include "step/A11yTarget.h"
@@ -23,7 +24,6 @@ namespace eacu {
 namespace {
 
 constexpr double kTextSimilarity = 0.8;  // TargetSpec's default text threshold
-constexpr double kAlikeScore = 0.9;      // another place scoring this is a copy of the crop
 constexpr int kBand[2] = {640, 64};      // logical pixels read around a point for its phrase
 
 std::string fmt2(double v) {
@@ -117,19 +117,87 @@ std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::str
     return t;
 }
 
+// A phrase OCR reads at a point: its text, box and the lowest confidence of its words.
+struct Phrase {
+    std::string text;
+    Rect box;
+    float confidence = 0;
+};
+
+// A word read with less confidence than this (Tesseract's, 0..1) is not a reading to replay
+// (a check box read as a glyph, a small CJK glyph read as a similar one): the confidence at
+// which the OCR engine itself takes a word as read (OcrOptions::proposal_covered_confidence).
+constexpr float kMinReadConfidence = 0.8f;
+
+// Words `a`..`b` of `line` as one phrase: their text joined by spaces, their box, the lowest
+// confidence.
+Phrase wordsOf(const OcrLine& line, size_t a, size_t b) {
+    Phrase ph{"", line.words[a].box, 1};
+    for (size_t i = a; i <= b; ++i) {
+        ph.text += (i > a ? " " : "") + line.words[i].text;
+        ph.box = ph.box.united(line.words[i].box);
+        ph.confidence = std::min(ph.confidence, line.words[i].confidence);
+    }
+    return ph;
+}
+
 // The phrases OCR reads at `p`, the likeliest label first: the short line holding it (up to 4
-// words, 30 bytes: a button's label), then its word; each with its box.
-std::vector<std::pair<std::string, Rect>> phrasesAt(const OcrResult& ocr, Point p) {
+// words, 30 bytes: a button's label); the confident words round the point's word (the line
+// without a neighbour read as noise, such as a check box's square read as a glyph); the word.
+std::vector<Phrase> phrasesAt(const OcrResult& ocr, Point p) {
     for (const OcrLine& line : ocr.lines) {
-        for (const OcrWord& w : line.words) {
-            if (!w.box.grown(2).contains(p)) continue;
-            std::vector<std::pair<std::string, Rect>> out;
-            if (line.words.size() > 1 && line.words.size() <= 4 && line.text.size() <= 30) out.emplace_back(line.text, line.box);
-            out.emplace_back(w.text, w.box);
+        for (size_t k = 0; k < line.words.size(); ++k) {
+            if (!line.words[k].box.grown(2).contains(p)) continue;
+            std::vector<Phrase> out;
+            const size_t n = line.words.size();
+            const bool short_line = n > 1 && n <= 4 && line.text.size() <= 30;
+            if (short_line) out.push_back(wordsOf(line, 0, n - 1));
+            size_t a = k, b = k;
+            while (a > 0 && line.words[a - 1].confidence >= kMinReadConfidence) --a;
+            while (b + 1 < n && line.words[b + 1].confidence >= kMinReadConfidence) ++b;
+            if (short_line && b > a && b - a + 1 < n) out.push_back(wordsOf(line, a, b));
+            out.push_back(wordsOf(line, k, k));
             return out;
         }
     }
     return {};
+}
+
+// Why `ph` is not a reading of the element's label ("" when it is): with `label` (the name of
+// the tree's element under the point), the phrase must read as it (similarity >= 0.8); without
+// one, every word must be read with confidence >= kMinReadConfidence, and a phrase in Latin
+// letters must not stand where Chinese is read (its box read with chi_sim alone shows CJK
+// characters as confidently): the script that fits the place.
+std::string readingFault(const Frame& frame, const Phrase& ph, const std::string& label) {
+    if (!label.empty()) {
+        double sim = 0;
+        try {
+            sim = textSimilarity(ph.text, label);
+        } catch (const std::exception&) {
+        }
+        if (sim >= kTextSimilarity) return "";
+        return "OCR reads " + luaQuote(ph.text) + " where the element's name is " + luaQuote(label) + " (similarity " +
+               fmt2(sim) + ")";
+    }
+    if (ph.confidence < kMinReadConfidence)
+        return "OCR reads " + luaQuote(ph.text) + " with confidence " + fmt2(ph.confidence) + " only (noise, not a label)";
+    if (OcrEngine::langsFor(ph.text) == "eng") {
+        Rect r = ph.box.grown(std::max(2, ph.box.h / 2)).intersect({0, 0, frame.width(), frame.height()});
+        std::shared_ptr<const OcrResult> cjk = OcrCache::shared().get(frame.bgr, r, "chi_sim");
+        std::string text;
+        float sum = 0;
+        int n = 0;
+        for (const OcrLine& l : cjk->lines)
+            for (const OcrWord& w : l.words) {
+                text += w.text;
+                sum += w.confidence;
+                ++n;
+            }
+        if (n > 0 && OcrEngine::langsFor(text) != "eng" && sum / n >= std::max(kMinReadConfidence, ph.confidence))
+            return "OCR reads " + luaQuote(ph.text) + " where Chinese reads better (" + luaQuote(text) + ", confidence " +
+                   fmt2(sum / n) + ")";
+    }
+    return "";
 }
 
 // Whether a tap at the centre of `box` (where a replay taps a phrase found there) lands where
@@ -180,21 +248,127 @@ std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string
 }
 
 std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::shared_ptr<const OcrResult> band,
-                                      std::string& tried) {
+                                      const std::string& label, std::string& tried) {
     // What is written at the point is read from a band around it (kBand logical pixels), not
     // from the whole frame: that was most of the time a proof took; the recorder reads it
     // ahead while the person acts (`band`). Only a phrase worth proving costs the whole
     // frame, read as a replay reads it (provePhrase).
     std::shared_ptr<const OcrResult> seen =
         band ? band : OcrCache::shared().get(frame.bgr, phraseBand(frame, p), kPhraseBandLangs);
-    std::vector<std::pair<std::string, Rect>> phrases = phrasesAt(*seen, p);
+    std::vector<Phrase> phrases = phrasesAt(*seen, p);
     if (phrases.empty()) {
         tried += "OCR reads no word at the point; ";
         return std::nullopt;
     }
-    for (const auto& [phrase, box] : phrases)
-        if (auto t = provePhrase(frame, p, phrase, tried)) return t;
+    for (const Phrase& ph : phrases) {
+        if (std::string fault = readingFault(frame, ph, label); !fault.empty()) {
+            tried += fault + "; ";
+            continue;
+        }
+        if (auto t = provePhrase(frame, p, ph.text, tried)) return t;
+    }
     return std::nullopt;
+}
+
+// One screen a crop is proven on: the frame before the action, or the one before the pointer
+// set off towards it.
+struct ProofLook {
+    ProofLook(const Frame* f, const char* n) : frame(f), prepared(f->bgr), name(n) {}
+    const Frame* frame;
+    PreparedFrame prepared;
+    const char* name;
+};
+
+// Whether the replay's own locate (as Session::lookForImage: a first look with the expected
+// scale, then a later look with the place and score it was found with) takes `tpl` at `box` on
+// `look`; "" when it does, else why not. `score` receives the first look's score.
+std::string replayTakes(const Locator& locator, const ProofLook& look, const Template& tpl, const Rect& box, double& score) {
+    LocateHints first;
+    first.expected_scale = look.frame->scale / tpl.scale;
+    LocateReport r = locator.locate(look.prepared, {tpl}, first);
+    score = r.match.score;
+    if (!r.match.found || r.match.box.iou(box) < 0.8)
+        return "the replay's locate takes " + boxText(r.match.box) + " (" + r.match.method + ", score " + fmt3(r.match.score) +
+               (r.match.found ? "" : ", not found") + ") on the screen " + look.name;
+    LocateHints later = first;
+    later.last_seen = r.match.box;
+    later.last_scale = r.match.scale;
+    later.last_score = r.match.score;
+    LocateReport again = locator.locate(look.prepared, {tpl}, later);
+    if (!again.match.found || again.match.box.iou(box) < 0.8)
+        return "a later look of the replay takes " + boxText(again.match.box) + " on the screen " + look.name;
+    return "";
+}
+
+// The crop of `w`x`h` logical pixels around `p`, cut from `source`, proven on every look;
+// nullopt with `why_not` set when it is not.
+std::optional<ProvenTarget> proveCrop(const Frame& source, const std::vector<ProofLook*>& looks, Point p, int w, int h,
+                                      const Locator& locator, const ProofOptions& o, std::string& why_not) {
+    Rect screen{0, 0, source.width(), source.height()};
+    Rect box = Rect{p.x - w / 2, p.y - h / 2, w, h}.intersect(screen);
+    if (box.w < 8 || box.h < 8) return std::nullopt;
+    const std::string size = std::to_string(box.w) + "x" + std::to_string(box.h);
+    Template tpl;
+    tpl.name = o.image_stem;
+    tpl.bgr = source.bgr(cv::Rect(box.x, box.y, box.w, box.h)).clone();
+    tpl.scale = source.scale;
+    // The cheap pass first: one correlation of the crop over each screen at its own size
+    // gives its own score and the best of any other place (a look-alike, e.g. a key with
+    // another digit, or the key the pointer rests on, highlighted). Only a crop that stands
+    // clearly above them costs the full locate a replay makes.
+    Template scan = tpl;
+    scan.threshold = 0.5;
+    double own = 2, next = 0;
+    for (const ProofLook* look : looks) {
+        // The best three places: its own and the best other are among them unless two others
+        // already score above its own (then it is not unique either way).
+        double here = 0;
+        for (const Match& m : TemplateMatcher().findAll(look->frame->bgr, scan, std::nullopt, 3)) {
+            if (m.box.iou(box) >= 0.5) here = std::max(here, m.score);
+            else next = std::max(next, m.score);
+        }
+        own = std::min(own, here);
+    }
+    if (own - next < kSeparation) {
+        why_not = "a " + size + " crop scores " + fmt3(own) + " at its place and " + fmt3(next) + " elsewhere";
+        return std::nullopt;
+    }
+    // The threshold the line runs with: the default, unless a look-alike reaches it; then half
+    // way between the crop's own score and the look-alike's, so that neither a hover nor the
+    // look-alike decides.
+    double threshold = kDefaultThreshold;
+    if (next + kSeparation / 2 > kDefaultThreshold) threshold = std::floor((own + next) / 2 * 100) / 100;
+    tpl.threshold = threshold;
+    std::vector<double> scores;
+    for (const ProofLook* look : looks) {
+        double score = 0;
+        std::string no = replayTakes(locator, *look, tpl, box, score);
+        if (!no.empty()) {
+            why_not = "a " + size + " crop: " + no;
+            return std::nullopt;
+        }
+        scores.push_back(score);
+    }
+    ProvenTarget t;
+    t.kind = ProvenTarget::Kind::Image;
+    t.box = box;
+    t.crop = tpl.bgr;
+    t.scale = source.scale;
+    t.image_file = o.image_stem + ".png";
+    std::string ref = luaQuote(o.image_ref + "/" + t.image_file);
+    if (threshold != kDefaultThreshold) {
+        t.threshold = threshold;
+        t.lua = "{ " + ref + ", threshold = " + fmt2(threshold) + " }";
+    } else {
+        t.lua = ref;
+    }
+    std::string seen = "score " + fmt3(scores.front());
+    if (scores.size() > 1) seen += ", " + fmt3(scores.back()) + " " + looks.back()->name;
+    t.why = "a " + size + " image around the point (scale " + fmt2(source.scale) + ")" +
+            (looks.size() > 1 ? " cut before the pointer came" : "") + " is found only there on the screen (" + seen +
+            (next > 0 ? ", next best " + fmt3(next) : "") +
+            (t.threshold ? "; threshold " + fmt2(threshold) + " keeps the look-alike out" : "") + ")";
+    return t;
 }
 
 std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locator& locator, const ProofOptions& o,
@@ -202,54 +376,35 @@ std::optional<ProvenTarget> proveImage(const Frame& frame, Point p, const Locato
     // Larger crops carry more context; where the context repeats (a keypad's grid) a smaller
     // one, mostly the element's own mark, is the one that differs.
     static const int sizes[][2] = {{40, 28}, {56, 36}, {80, 48}, {112, 64}, {160, 96}, {28, 20}, {20, 14}};
-    Rect screen{0, 0, frame.width(), frame.height()};
-    PreparedFrame prepared(frame.bgr);
+    ProofLook at(&frame, "at the press");
+    std::optional<ProofLook> before;
+    // Only when the place looks mostly as it did (a hover changes a border or a shade; a
+    // window that opened meanwhile changes most of it): half the pixels round the point.
+    bool approach = o.approach && !o.approach->empty() && o.approach->bgr.size() == frame.bgr.size();
+    if (approach) {
+        const int w = int(160 * frame.scale), h = int(96 * frame.scale);
+        Rect r = Rect{p.x - w / 2, p.y - h / 2, w, h}.intersect({0, 0, frame.width(), frame.height()});
+        cv::Mat diff, grey;
+        cv::absdiff(o.approach->bgr(cv::Rect(r.x, r.y, r.w, r.h)), frame.bgr(cv::Rect(r.x, r.y, r.w, r.h)), diff);
+        cv::cvtColor(diff, grey, cv::COLOR_BGR2GRAY);
+        const int changed = cv::countNonZero(grey);
+        approach = changed * 2 < r.area() && cv::norm(o.approach->bgr, frame.bgr, cv::NORM_INF) > 0;
+    }
+    if (approach) before.emplace(o.approach, "before the pointer came");
+    // A replay sees the screen as it was before the pointer came (the pointer where the last
+    // action left it): the crop is cut from there and must hold on both screens; when the
+    // element was not there yet (the screen changed meanwhile), from the screen at the press.
     std::string last;
-    for (const auto& s : sizes) {
-        int w = int(s[0] * frame.scale), h = int(s[1] * frame.scale);
-        Rect box = Rect{p.x - w / 2, p.y - h / 2, w, h}.intersect(screen);
-        if (box.w < 8 || box.h < 8) continue;
-        Template tpl;
-        tpl.name = o.image_stem;
-        tpl.bgr = frame.bgr(cv::Rect(box.x, box.y, box.w, box.h)).clone();
-        tpl.scale = frame.scale;
-        // The cheap pass first: one correlation of the crop over the frame at its own size
-        // says whether anything else looks nearly the same (a look-alike scoring clearly less,
-        // e.g. a key with another digit, is not taken by a replay's locate). Only a crop with
-        // no look-alike costs the full locate a replay makes, which must find it at its place.
-        double next = 0;
-        int alike = 0;
-        for (const Match& m : TemplateMatcher().findAll(frame.bgr, tpl)) {
-            if (m.box.iou(box) >= 0.5) continue;
-            next = std::max(next, m.score);
-            if (m.score >= kAlikeScore) ++alike;
+    for (int pass = approach ? 0 : 1; pass < 2; ++pass) {
+        const Frame& source = pass == 0 ? *o.approach : frame;
+        std::vector<ProofLook*> looks = {&at};
+        if (pass == 0) looks = {&*before, &at};
+        for (const auto& s : sizes) {
+            std::string no;
+            if (auto t = proveCrop(source, looks, p, int(s[0] * frame.scale), int(s[1] * frame.scale), locator, o, no))
+                return t;
+            if (last.empty() && !no.empty()) last = no;
         }
-        if (alike > 0) {
-            if (last.empty())
-                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found " + std::to_string(alike + 1) +
-                       " times (score " + fmt3(next) + " elsewhere)";
-            continue;
-        }
-        LocateHints hints;
-        hints.expected_scale = 1.0;
-        LocateReport r = locator.locate(prepared, {tpl}, hints);
-        if (!r.match.found || r.match.box.iou(box) < 0.8) {
-            if (last.empty())
-                last = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " crop is found at " + boxText(r.match.box) +
-                       " instead of its place";
-            continue;
-        }
-        ProvenTarget t;
-        t.kind = ProvenTarget::Kind::Image;
-        t.box = box;
-        t.crop = tpl.bgr;
-        t.scale = frame.scale;
-        t.image_file = o.image_stem + ".png";
-        t.lua = luaQuote(o.image_ref + "/" + t.image_file);
-        t.why = "a " + std::to_string(box.w) + "x" + std::to_string(box.h) + " image around the point (scale " + fmt2(frame.scale) +
-                ") is found only there on the screen (score " + fmt3(r.match.score) +
-                (next > 0 ? ", next best " + fmt3(next) : "") + ")";
-        return t;
     }
     tried += (last.empty() ? std::string("no image crop fits") : last + ", and no other size is unique either") + "; ";
     return std::nullopt;
@@ -331,24 +486,57 @@ void writeScaledPng(const std::string& path, const cv::Mat& bgr, double scale) {
     }
 }
 
-ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator, const ProofOptions& o) {
+const char* ProvenTarget::kindName() const {
+    switch (kind) {
+    case Kind::A11y: return "a11y";
+    case Kind::Relative: return "relative";
+    case Kind::Text: return "text";
+    case Kind::Image: return "image";
+    case Kind::Point: break;
+    }
+    return "point";
+}
+
+namespace {
+
+std::vector<ProvenTarget> prove(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
+                                const ProofOptions& o, bool all) {
     double t0 = monotonicSeconds();
     std::string tried;
-    std::optional<ProvenTarget> t;
-    if (tree) t = proveA11y(*tree, p, tried);
-    else tried += "no accessibility tree; ";
-    if (!t && o.text) t = proveText(frame, p, o.band, tried);
-    if (!t && o.image) t = proveImage(frame, p, locator, o, tried);
-    if (!t) {
-        t = ProvenTarget{};
-        t->kind = ProvenTarget::Kind::Point;
-        t->box = {p.x, p.y, 1, 1};
-        t->lua = "{ x = " + std::to_string(p.x) + ", y = " + std::to_string(p.y) + " }";
-        if (tried.size() >= 2) tried.resize(tried.size() - 2);
-        t->why = "no target could be proven, so screen coordinates: " + tried;
+    std::vector<ProvenTarget> out;
+    std::string label;  // the name of the tree's element under the point: what a text must read
+    if (tree) {
+        if (const A11yElement* e = elementAt(flatten(*tree), p)) label = e->name;
+        if (auto t = proveA11y(*tree, p, tried)) out.push_back(std::move(*t));
+    } else {
+        tried += "no accessibility tree; ";
     }
-    t->ms = (monotonicSeconds() - t0) * 1000.0;
-    return *t;
+    if ((all || out.empty()) && o.text)
+        if (auto t = proveText(frame, p, o.band, label, tried)) out.push_back(std::move(*t));
+    if ((all || out.empty()) && o.image)
+        if (auto t = proveImage(frame, p, locator, o, tried)) out.push_back(std::move(*t));
+    if (out.empty()) {
+        ProvenTarget t;
+        t.kind = ProvenTarget::Kind::Point;
+        t.box = {p.x, p.y, 1, 1};
+        t.lua = "{ x = " + std::to_string(p.x) + ", y = " + std::to_string(p.y) + " }";
+        if (tried.size() >= 2) tried.resize(tried.size() - 2);
+        t.why = "no target could be proven, so screen coordinates: " + tried;
+        out.push_back(std::move(t));
+    }
+    out.front().ms = (monotonicSeconds() - t0) * 1000.0;
+    return out;
+}
+
+}  // namespace
+
+ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator, const ProofOptions& o) {
+    return prove(frame, tree, p, locator, o, false).front();
+}
+
+std::vector<ProvenTarget> proveTargets(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
+                                       const ProofOptions& o) {
+    return prove(frame, tree, p, locator, o, true);
 }
 
 }  // namespace eacu

@@ -37,6 +37,13 @@ struct ProvenTarget {
     std::string image_file;
     double scale = 1;
     double ms = 0;
+    /// For Image: the threshold the line must run with when it is not the default
+    /// (kDefaultThreshold): a look-alike scores close enough to need it. It is in `lua`.
+    std::optional<double> threshold;
+
+    /// "a11y", "relative", "text", "image" or "point": the kind's name, as an alternative's
+    /// method is logged (`alt:<kind>`).
+    const char* kindName() const;
 };
 
 /// How to prove: `image_ref` is how the script names the folder crops are saved in (relative
@@ -49,6 +56,12 @@ struct ProofOptions {
     bool image = true;
     /// The phraseBand of this frame and point read ahead (PhraseReader), or null: read now.
     std::shared_ptr<const OcrResult> band;
+    /// The screen before the pointer set off towards the point (the recorder's: the pointer
+    /// still where the action before left it), or null. A replay looks for the target on such a
+    /// screen, with the pointer elsewhere: an image crop is cut from it and proven on it as well
+    /// as on `frame`, so the look a hover gives the element (a key highlighted under the
+    /// pointer) is neither what is written nor what makes it unique.
+    const Frame* approach = nullptr;
 };
 
 /// The most robust target for point `p` (physical pixels) on `frame`, proven on that frame:
@@ -57,17 +70,34 @@ struct ProofOptions {
 ///    taken by the label beside it ({ right_of = { role = "label", name = ... }, kind = "field" })
 ///    when that label is found and the entry is the field pickRelative chooses right of it;
 /// 2. else a phrase OCR reads at `p` in a 640x64 band around it (logical pixels, times the
-///    frame's scale; a short line of up to 4 words, else the word): kept when
-///    findText, on the frame read with the languages a replay uses, finds it first at `p`
-///    with similarity >= 0.8 (its centre, where a replay taps, near `p`) and nowhere else at
-///    that similarity;
+///    frame's scale; a short line of up to 4 words, else the word): kept when it is a reading
+///    of the element's label (provenReading: the name of the tree's element under `p` where it
+///    has one, else every word read with confidence >= 0.8 and in the script the place reads
+///    best in), and findText, on the frame read with the languages a replay uses, finds it
+///    first at `p` with similarity >= 0.8 (its centre, where a replay taps, near `p`) and
+///    nowhere else at that similarity;
 /// 3. else an image cut around `p` (40x28 up to 160x96 pixels, then 28x20 and 20x14, times the
-///    frame's scale): kept
-///    when `locator` finds it at its own place (IoU >= 0.8) and findAll finds no other place
-///    scoring 0.9 or more (a look-alike scoring less is not what a replay's locate takes);
+///    frame's scale; cut from `o.approach` when given, else from `frame`): kept when the
+///    replay's own locate (Locator::locate with the hints a replay's first look and later looks
+///    have: the expected scale, and the last-seen place with its score) finds it at its own
+///    place (IoU >= 0.8) on `frame` and on `o.approach`, with the threshold the line will run
+///    with: the default, or half way between its own lowest score there and the best score of
+///    any other place (TemplateMatcher::findAll at its size) when that look-alike reaches the
+///    default; a crop whose own score is not at least kSeparation above every look-alike's is
+///    not kept;
 /// 4. else the point, saying why.
 ProvenTarget proveTarget(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
                          const ProofOptions& o = {});
+
+/// Every target that can be proven for `p`, in proveTarget's order (the a11y element or the
+/// relative target, the text, the image crop), each proven as proveTarget proves it; a single
+/// Point target when none can be. A position is never an alternative: it is always "found".
+std::vector<ProvenTarget> proveTargets(const Frame& frame, const A11yElement* tree, Point p, const Locator& locator,
+                                       const ProofOptions& o = {});
+
+/// How far (raw score) an image crop's own score must stand above every other place's for it
+/// to be proven unique.
+inline constexpr double kSeparation = 0.04;
 
 /// The region OCR reads around `p` for the phrase there (proveTarget step 2): 640x64 logical
 /// pixels centred on it, times the frame's scale, clipped to the frame. Reading it ahead (the

@@ -13,6 +13,13 @@
 namespace eacu {
 
 std::string describeTarget(const TargetSpec& t) {
+    if (!t.alternatives.empty()) {  // as a script writes it: { first, alt = { ... } }
+        TargetSpec first = t;
+        first.alternatives.clear();
+        std::string alts;
+        for (const TargetSpec& a : t.alternatives) alts += (alts.empty() ? "" : ", ") + describeTarget(a);
+        return "{ " + describeTarget(first) + ", alt = { " + alts + " } }";
+    }
     if (!t.label.empty()) return t.label;
     if (t.image) return "\"" + *t.image + "\"";
     if (t.text) return "{text=\"" + *t.text + "\"}";

@@ -323,6 +323,8 @@ private:
                                const Frame* seen = nullptr);
     std::optional<Rect> regionFor(const TargetSpec& t) const;
     Located find(const TargetSpec& t, double timeout, bool want_present);
+    // find() of a target with alternatives: each look tries it, then each alternative, once.
+    Located findAny(const TargetSpec& t, double timeout, bool want_present);
     Located lookForText(const TargetSpec& t, Frame f) const;
     Located lookForImage(const TargetSpec& t, const std::vector<Template>& variants, Frame f);
     Located findOrDismiss(const TargetSpec& t, double timeout);
@@ -348,7 +350,7 @@ private:
     const AssetLibrary& assets_;
     const Locator& locator_;
     ScaleEstimator scales_;
-    std::map<std::string, std::pair<Rect, double>> last_seen_;  // target key -> box, scale
+    std::map<std::string, Match> last_seen_;  // target key -> where (box, scale, score) it was last found
     RunLog* log_;
     int64_t run_id_;
     SessionOptions options_;
@@ -384,7 +386,8 @@ private:
     std::string before_;
 };
 
-/// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`.
+/// The label of a target for messages: `"btn_1"`, `{x=10, y=20}`; with alternatives as a script
+/// writes them, `{ "text:OK", alt = { "ok.png" } }`.
 std::string describeTarget(const TargetSpec& t);
 
 /// An a11y query as the run log keeps it in a step's params ("query": {role, name, press}), and

@@ -87,14 +87,15 @@ Session::Located Session::lookForImage(const TargetSpec& t, const std::vector<Te
     hints.expected_scale = scales_.expectedScale(recorded).value_or(f.scale / recorded);
     std::string key = seenKey(t);
     if (auto it = last_seen_.find(key); it != last_seen_.end()) {
-        hints.last_seen = it->second.first;
-        hints.last_scale = it->second.second;
+        hints.last_seen = it->second.box;
+        hints.last_scale = it->second.scale;
+        hints.last_score = it->second.score;
     }
     PreparedFrame pf(f.bgr);
     LocateReport r = locator_.locate(pf, variants, hints);
     if (r.match.found) {
         scales_.observe(r.match, recorded);
-        last_seen_[key] = {r.match.box, r.match.scale};
+        last_seen_[key] = r.match;
     }
     return {r.match, std::move(f), r.stages};
 }
@@ -107,7 +108,48 @@ Frame Session::captureFor(const TargetSpec& t, Point& origin) {
     return std::move(wc.frame);
 }
 
+// What one look for a target gave, for the message of a miss: its best score, or what the
+// tree or the relative search saw.
+static std::string missText(const TargetSpec& t, const Match& m, const std::string& note) {
+    if (t.a11y || t.anchor) return note;
+    return "best score " + fixed(m.score) + " at " + m.box.str() + ", threshold " + fixed(m.threshold);
+}
+
+Session::Located Session::findAny(const TargetSpec& t, double timeout, bool want_present) {
+    TargetSpec first = t;
+    first.alternatives.clear();
+    std::vector<const TargetSpec*> all = {&first};
+    for (const TargetSpec& a : t.alternatives) all.push_back(&a);
+    const double deadline = monotonicSeconds() + std::max(0.0, timeout);
+    for (;;) {
+        Located primary, seen;
+        std::string tried;
+        bool any = false;
+        for (size_t i = 0; i < all.size(); ++i) {
+            Located l = find(*all[i], 0, true);
+            if (l.match.found) {
+                any = true;
+                if (i > 0) l.match.method = std::string("alt:") + all[i]->kindName();
+                if (want_present) return l;
+                seen = std::move(l);
+                break;
+            }
+            tried += (tried.empty() ? "" : "; ") + std::string(i ? "alt " : "") + describeTarget(*all[i]) + ": " +
+                     missText(*all[i], l.match, l.note);
+            if (i == 0) primary = std::move(l);
+        }
+        if (!want_present && !any) return primary;
+        if (monotonicSeconds() + options_.poll_interval > deadline) {
+            if (!want_present) return seen;  // still there: what was found
+            primary.note = "none of its " + std::to_string(all.size()) + " targets found (" + tried + ")";
+            return primary;
+        }
+        cancel().sleep(options_.poll_interval);
+    }
+}
+
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
+    if (!t.alternatives.empty()) return findAny(t, timeout, want_present);
     if (t.anchor) return findRelative(t, timeout);
     if (!t.text && !t.image && !t.a11y)
         throw std::invalid_argument("expected an image, text or a11y target, got " + describeTarget(t));
@@ -306,7 +348,7 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
     const Match& m = l.match;
     std::string msg = s.action + " " + describeTarget(t) + ": " + verb;
     if (timeout > 0) msg += " within " + fixed(timeout, 1) + " s";
-    if (t.a11y || t.anchor) msg += ": " + l.note;
+    if (t.a11y || t.anchor || !t.alternatives.empty()) msg += ": " + l.note;
     else msg += ": best score " + fixed(m.score) + " (colour " + fixed(m.color_score) + ") at " +
            m.box.str() + ", threshold " + fixed(m.threshold);
     if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "geometry/Rect.h"
 #include "step/A11yTarget.h"
@@ -37,6 +38,10 @@ namespace eacu {
 /// - `anchor` + `relative`: a relative target (step/RelativeTarget.h): the element in
 ///   `relative.relation` to where `anchor` is found, of `relative.kind`, the `relative.nth`
 ///   nearest; candidates are the frame's Set-of-Marks proposals and OCR lines.
+/// - `alternatives`: other targets for the same element (docs/targets.md, "Alternatives"),
+///   none of them a point and none with alternatives of its own: within the one timeout,
+///   each look tries this target, then each alternative in order, once; the first found wins
+///   (its match's method "alt:<kind>", kindName). Missing means none is found.
 /// - `label`: how the script wrote the target, for messages and the run log.
 struct TargetSpec {
     std::string label;
@@ -53,10 +58,21 @@ struct TargetSpec {
     bool focus = true;
     std::shared_ptr<const TargetSpec> anchor;
     RelQuery relative;
+    std::vector<TargetSpec> alternatives;
 
     /// True for targets that are searched for (an image, a text, an a11y element or a relative
     /// target), not points.
     bool searched() const { return image.has_value() || text.has_value() || a11y.has_value() || anchor != nullptr; }
+
+    /// "image", "text", "a11y", "relative" or "point": what kind of target this is, as a match
+    /// found by an alternative is logged ("alt:text").
+    const char* kindName() const {
+        if (anchor) return "relative";
+        if (a11y) return "a11y";
+        if (text) return "text";
+        if (image) return "image";
+        return "point";
+    }
 };
 
 }  // namespace eacu

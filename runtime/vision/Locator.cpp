@@ -79,7 +79,12 @@ LocateReport Locator::locate(const PreparedFrame& frame, const std::vector<Templ
             int grow = std::clamp(std::max(ls.w, ls.h) / 4, 16, 48);  // it moved a little, if at all
             Match m = search.confirmAt({ls.x, ls.y}, *hints.last_scale, grow, std::log(1.02), 1);
             m = search.refine(m, std::log(1.01), 2);
-            if (consider("last_seen", finish(search, m, "last_seen", tpl.threshold), msSince(t0))) break;
+            m = finish(search, m, "last_seen", tpl.threshold);
+            // Found there, but clearly worse than when it was seen there: the full search
+            // decides (what stands at the place now may be another element); a found match
+            // stays the best there is when the search finds nothing better.
+            const bool as_before = !hints.last_score || m.score >= *hints.last_score - kLastSeenDrop;
+            if (consider("last_seen", m, msSince(t0)) && as_before) break;
         }
         // 2. The expected scale.
         double prior = hints.expected_scale.value_or(1.0);

@@ -57,14 +57,23 @@ struct LocatorOptions {
 /// What a caller knows before searching (all optional):
 /// - `region`: search only here (physical pixels);
 /// - `last_seen`, `last_scale`: where and at what scale this target was found before;
+/// - `last_score`: the score it was found with there: the last-seen stage ends the search only
+///   with a match scoring at least this minus kLastSeenDrop (something else now standing at
+///   that place, scoring less, is not taken without the full search);
 /// - `expected_scale`: the template scale expected on this frame (the frame's device scale
 ///   factor over the template's recorded scale), tried before the full range.
 struct LocateHints {
     std::optional<Rect> region;
     std::optional<Rect> last_seen;
     std::optional<double> last_scale;
+    std::optional<double> last_score;
     std::optional<double> expected_scale;
 };
+
+/// How much less than LocateHints::last_score a match at the last-seen place may score and
+/// still end the search there: a pointer's hover or a blinking caret changes a few percent of
+/// a crop; another element standing where the target was scores far less.
+inline constexpr double kLastSeenDrop = 0.03;
 
 /// The best candidate of one stage, for diagnostics.
 struct StageResult {

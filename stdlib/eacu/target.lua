@@ -20,7 +20,7 @@ M.FIELDS = { "image", "text", "threshold", "region", "offset", "lang", "window",
 -- The fields of a relative target holding its anchor (any target), as runtime/step/RelativeTarget.h.
 M.RELATIONS = { "right_of", "left_of", "above", "below", "near", "inside" }
 -- Fields listed after the verb's options: a point, and the label the run log shows.
-M.FIELDS_TAIL = { "x", "y", "label" }
+M.FIELDS_TAIL = { "x", "y", "label", "alt" }
 
 --- The per-call options each verb takes in its options argument (also accepted in its target
 --- table). Verbs not listed (drag, swipe, scroll's at, resolve, on_blocker) take none there.
@@ -102,6 +102,8 @@ local function known_fields(fname, in_step)
   return known
 end
 
+local with_alternatives  -- below: a target table with alt = { ... }
+
 -- A string target's table form: {text=}, {name=} or {image} with the string form's label.
 local function string_form(s, label)
   local out
@@ -132,11 +134,15 @@ end
 ---   {right_of = T, kind=, nth=}     -> the table, T normalized (also left_of, above, below, near,
 ---                                      inside): a relative target, resolved natively
 ---   a Match                         -> its input point {x=cx, y=cy}
+---   {T, alt = {A, B, ...}} / {..., alt = {...}} -> the first target's table with alt = the list,
+---                                      each normalized: alternatives (docs/targets.md); T is any
+---                                      target (a string, or a table as [1]); none a point
 --- Raises an error naming what was expected otherwise, or the field a target table does not
 --- know. `in_step`: the target of a step{} action (per-call options belong to the step).
 function M.plain(t, fname, level, in_step)
   level = level or 3
   local kind = type(t)
+  if kind == "table" and t.alt ~= nil and not match.is(t) then return with_alternatives(t, fname, level, in_step) end
   if kind == "string" then
     if t == "" then error(fname .. ": empty target (expected an asset name or image path)", level) end
     return t
@@ -194,6 +200,60 @@ function M.plain(t, fname, level, in_step)
   end
   error(string.format("%s: expected a target (asset name, image path, \"text:...\", \"a11y:...\", {image=...}, {text=...}, {role=, name=}, {resource_id=}, {x=, y=} or a Match), got %s",
     fname, kind == "table" and "a table without image, text, role/name/resource_id or x/y" or kind), level)
+end
+
+local function is_point(n)
+  return type(n) == "table" and n.x ~= nil and n.y ~= nil and n.image == nil and n.text == nil and n[1] == nil
+end
+
+-- with_alternatives(t, fname, level, in_step) -> plain()'s results for a target table with
+-- `alt`: its first target is t[1] when that is a table (the table's other keys are then the
+-- verb's options or label), else the table without `alt`; alt is a non-empty list of
+-- targets, none a point or a Match (a point is always found), none with alternatives of its own.
+function with_alternatives(t, fname, level, in_step)
+  local alt = t.alt
+  if type(alt) ~= "table" or #alt == 0 or match.is(alt) then
+    error(string.format('%s: alt must be a list of targets, e.g. alt = { "text:OK", "ok.png" }, got %s', fname,
+      type(alt) == "table" and "a table that is not a non-empty list" or type(alt)), level)
+  end
+  local first = {}
+  for k, v in pairs(t) do if k ~= "alt" then first[k] = v end end
+  if type(first[1]) == "table" and not match.is(first[1]) then
+    local inner = first[1]
+    if inner.alt ~= nil then error(fname .. ": alt is given twice (inside the first target and beside it): give it once", level) end
+    first[1] = nil
+    local merged = {}
+    for k, v in pairs(inner) do merged[k] = v end
+    local allowed = { label = true }
+    for _, f in ipairs(in_step and {} or (M.VERB_OPTIONS[fname] or {})) do allowed[f] = true end
+    for k, v in pairs(first) do
+      if not allowed[k] then
+        error(string.format("%s: with the first target given as a table { {...}, alt = ... }, its field %s goes inside that table",
+          fname, key_text(k)), level)
+      end
+      merged[k] = v
+    end
+    first = merged
+  end
+  local out, opts = M.plain(first, fname, level + 1, in_step)
+  if type(out) == "string" then out = string_form(out) end
+  if is_point(out) then
+    error(fname .. ": a point {x=, y=} (or a Match) cannot have alternatives (alt =): a point is always found", level)
+  end
+  local alts = {}
+  for i, a in ipairs(alt) do
+    if type(a) == "table" and not match.is(a) and a.alt ~= nil then
+      error(string.format("%s: alt %d has alternatives of its own: give them all in one alt list", fname, i), level)
+    end
+    local n = M.plain(a, string.format("%s alt %d", fname, i), level + 1, true)
+    if is_point(n) then
+      error(string.format("%s: alt %d is a point (or a Match): an alternative must be searched for (a point is always found)",
+        fname, i), level)
+    end
+    alts[i] = n
+  end
+  out.alt = alts
+  return out, opts
 end
 
 -- The verb's options: `opts` (not changed) with the per-call options of the target table

@@ -26,7 +26,22 @@
 ---known ones. A positional string means what it means alone: `{"text:OK"}` is `"text:OK"`,
 ---`{"a11y:OK"}` is `"a11y:OK"`. The verb's per-call options (`CallOptions`) may be given in the
 ---target table too, with the same effect; given in both places with different values: an error.
----@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget|A11yTarget|RelativeTarget
+---- `AltTarget` (`{ T, alt = { A, B } }`, or `alt =` in any target table but a point's): the
+---  target and its alternatives, the first found wins (docs/targets.md, "Alternatives").
+---@alias Target string|ImageTarget|TextTarget|PointTarget|Match|DynamicTarget|A11yTarget|RelativeTarget|AltTarget
+
+---A target with alternatives: other targets for the same element (an accessibility element, a
+---phrase, an image crop...), as `eacu record` writes every target it proved for an action.
+---Within the verb's one timeout each look tries the first target, then each alternative in
+---order, once; the first found wins, and a step found by an alternative is logged with method
+---`alt:<kind>` (`alt:text`, `alt:image`, `alt:a11y`, `alt:relative`). A miss (code
+---`not_found`) lists every target tried and what it came closest to. No alternative may be a
+---point or a Match (always "found"), nor have alternatives of its own. `alt` may also be given
+---in a target table beside its fields: `{ text = "OK", alt = { "ok.png" } }`.
+---@class AltTarget: CallOptions
+---@field [1] Target the first target (a string, or a target table)
+---@field alt Target[] the alternatives, tried in order
+---@field label? string how errors and the run log name the target
 
 ---A region to search or read: `{x, y, w, h}` or `{x=, y=, w=, h=}`: physical pixels, or
 ---fractions of the screen when all four lie in 0..1 and one is fractional. Clipped to the

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # eacu record (issue 29 item 5): xdotool acts as the person on a private Xvfb that eacu record
 # watches (XRecord); the script it writes is run on a fresh display and must do the task.
-# 1. xcalc: 1 2 × 3 4 = clicked; the script (image targets: xcalc has no accessibility tree)
-#    computes 408 on a fresh xcalc; no sleep, no coordinates; the analysis time per action.
+# 1. xcalc: AC 1 2 × 3 4 = clicked, the pointer resting on each key before the press (xcalc
+#    highlights the key under the pointer); the script (image targets: xcalc has no
+#    accessibility tree) computes 408 on a fresh xcalc, each key found where it is, not at the
+#    key the pointer rests on (issue 37 item 4); no sleep, no coordinates; the analysis time
+#    per action and one full-frame locate.
 # 2. zenity (GTK3, with its tree): a form's entry clicked and Chinese typed, OK; then a
 #    checklist's check box and OK; stopped by the Pause key. The script fills both again.
 # 3. Chromium (kiosk, device scale 1) on a local canvas page: three shapes clicked, written as
 #    image targets cut at scale 1; the script runs on the chromium device at scale 2.
+# 4. A Tk form (no accessibility tree; Tk's default fonts): a check box labelled 加急, the row
+#    香蕉 of a Listbox, 确定. A text target must be a reading of the label, not OCR's noise
+#    (issue 37 item 5); the script fills the form again.
 # The person's eyes are eacu runs on the same display that only look (they send no input).
 set -euo pipefail
 EACU=$1; OUT=$2
@@ -40,6 +46,9 @@ eyes() {
 }
 # The person clicks at "x y", at a person's pace (a human does not click twice in 0.4 s).
 click_at() { DISPLAY=$disp xdotool mousemove $1 $2 click 1; sleep 0.5; }
+# The same, the pointer resting on the place a moment before the press (as a person's does:
+# what it hovers may be drawn highlighted).
+rest_click_at() { DISPLAY=$disp xdotool mousemove $1 $2; sleep 0.4; DISPLAY=$disp xdotool click 1; sleep 0.5; }
 # Waits up to 150 s for eacu record to end (it proves every action's target first: seconds
 # each on a loaded machine); fails when it did not or exited non-zero.
 await_record_end() {
@@ -58,20 +67,24 @@ expect_no_sleep_or_blind_points() {
 
 # ---- 1. xcalc ----
 start_record calc --launch xcalc -o "$OUT/calc.lua"
-mapfile -t keys < <(eyes '"1"' '"2"' '"×"' '"3"' '"4"' '"="')
-[ "${#keys[@]}" = 6 ] || fail "the eyes found ${#keys[@]} of the 6 keys"
-for k in "${keys[@]}"; do click_at $k; done
+mapfile -t keys < <(eyes '"AC"' '"1"' '"2"' '"×"' '"3"' '"4"' '"="')
+[ "${#keys[@]}" = 7 ] || fail "the eyes found ${#keys[@]} of the 7 keys"
+for k in "${keys[@]}"; do rest_click_at $k; done
 kill -INT "$rec_pid"
 await_record_end calc
 cat "$OUT/calc.out"; cat "$OUT/calc.lua"
 expect_contains "$(cat "$OUT/calc.lua")" 'launch "xcalc"' "the launched program"
-expect_eq "$(grep -c '^tap(' "$OUT/calc.lua")" "6" "one tap per key clicked"
-expect_eq "$(grep -c '^tap(.*-- a .* image around the point' "$OUT/calc.lua")" "6" "image targets (xcalc has no tree; its keys are too short to read)"
+expect_eq "$(grep -c '^tap(' "$OUT/calc.lua")" "7" "one tap per key clicked"
+expect_eq "$(grep -c '^tap(.*"calc_assets/tap_[0-9]*\.png".*-- .*image around the point' "$OUT/calc.lua")" "7" \
+  "an image target on every tap, first or as an alternative (xcalc has no tree; most keys are too short to read)"
 expect_eq "$(grep -c '^wait(' "$OUT/calc.lua")" "1" "a wait on the first key after the launch"
 expect_no_sleep_or_blind_points "$OUT/calc.lua"
-[ "$(ls "$OUT"/calc_assets/*.png | wc -l)" = 6 ] || fail "expected 6 images in calc_assets"
+[ "$(ls "$OUT"/calc_assets/*.png | wc -l)" = 7 ] || fail "expected 7 images in calc_assets"
+[ "$(ls "$OUT"/calc_assets/*_frame.jpg | wc -l)" = 7 ] || fail "expected the 7 screens the targets were proven on in calc_assets"
 bench=$(grep 'analysis per pointer action' "$OUT/calc.out") || fail "no analysis time printed"
 echo "BENCH xcalc: $bench"
+floor=$(grep 'one full-frame locate' "$OUT/calc.out") || fail "no full-frame locate time printed"
+echo "BENCH xcalc: $floor"
 # The script on a fresh display, with a check of the result appended.
 cp "$OUT/calc.lua" "$OUT/calc_check.lua"
 cat >>"$OUT/calc_check.lua" <<'LUA'
@@ -80,7 +93,11 @@ verify(function() return calc.read_display() == "408" end, "the display shows 40
 print("replayed display: " .. calc.read_display())
 LUA
 out=$("$EACU" run "$OUT/calc_check.lua" --display virtual --db "$db" 2>&1) || fail "the recorded script failed: $out"
+run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
+sqlite3 "$db" "SELECT idx, action, method, score, threshold, box_x, box_y FROM steps WHERE run_id=$run AND action IN ('tap', 'wait')"
 expect_contains "$out" "replayed display: 408" "the recorded script computes 12 × 34"
+expect_eq "$(sqlite3 "$db" "SELECT COUNT(DISTINCT box_x || ',' || box_y) FROM steps WHERE run_id=$run AND action='tap'")" "7" \
+  "each of the 7 taps found at a key of its own"
 
 # ---- 2. zenity: a form (Chinese text) and a checklist (a check box) ----
 rm -f "$OUT/form.txt" "$OUT/list.txt"
@@ -112,6 +129,8 @@ cat "$OUT/zen.out"; cat "$OUT/zen.lua"
 expect_contains "$(cat "$OUT/zen.lua")" 'input "张三"' "the typed Chinese text as one input"
 expect_contains "$(cat "$OUT/zen.lua")" '{ right_of = { role = "label", name = "姓名" }, kind = "field" }' "the entry by its label in the tree"
 expect_contains "$(cat "$OUT/zen.lua")" '{ role = "push button", name = "OK" }' "OK by the tree"
+grep -q '^tap({ { role = "push button", name = "OK" }, alt = { ' "$OUT/zen.lua" ||
+  fail "OK written with its other proven targets as alternatives (text, image)"
 expect_no_sleep_or_blind_points "$OUT/zen.lua"
 if grep -n 'Pause' "$OUT/zen.lua"; then fail "the stop key was written"; fi
 bench=$(grep 'analysis per pointer action' "$OUT/zen.out") || fail "no analysis time printed"
@@ -187,4 +206,29 @@ expect_eq "$(echo "$out" | sed -n 's/^replayed url: .*#//p')" "ABC" "the shapes 
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 sqlite3 "$db" "SELECT idx, action, method, score, transform FROM steps WHERE run_id=$run AND action='tap'"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND status='ok' AND input_x IS NOT NULL")" "3" "the taps at scale 2"
+
+# ---- 4. A Tk form: text targets are readings of the labels ----
+rm -f "$OUT/tk1.txt" "$OUT/tk2.txt" "$OUT/tk_places"
+start_record tk --launch "python3 $here/tk_form.py $OUT/tk1.txt $OUT/tk_places" -o "$OUT/tk.lua"
+for i in $(seq 300); do [ -s "$OUT/tk_places" ] && break; sleep 0.1; done
+[ -s "$OUT/tk_places" ] || fail "the Tk form did not say where its widgets are within 30 s"
+eyes '(function() wait_stable(20); return { cx = 0, cy = 0 } end)()' >/dev/null  # the form has drawn
+for w in checkbox row ok; do rest_click_at $(sed -n "s/^$w //p" "$OUT/tk_places"); done
+for i in $(seq 100); do [ -s "$OUT/tk1.txt" ] && break; sleep 0.1; done
+expect_eq "$(cat "$OUT/tk1.txt")" "urgent=1 fruit=香蕉" "what the person did on the form"
+kill -INT "$rec_pid"
+await_record_end tk
+cat "$OUT/tk.out"; cat "$OUT/tk.lua"
+expect_eq "$(grep -c '^tap(' "$OUT/tk.lua")" "3" "one tap per click"
+# Every text target is one of the form's labels as written (spaces aside: OCR spaces CJK
+# glyphs), not a misreading ("广 加 急", "BR").
+{ grep -o '"text:[^"]*"' "$OUT/tk.lua" || true; } | sort -u | while read -r t; do
+  case "${t// /}" in '"text:加急"'|'"text:香蕉"'|'"text:确定"') ;; *) fail "a text target that is not a label: $t" ;; esac
+done
+expect_no_sleep_or_blind_points "$OUT/tk.lua"
+cp "$OUT/tk.lua" "$OUT/tk_check.lua"
+sed -i "s|$OUT/tk1.txt $OUT/tk_places|$OUT/tk2.txt|" "$OUT/tk_check.lua"
+out=$("$EACU" run "$OUT/tk_check.lua" --display virtual --db "$db" 2>&1) || fail "the recorded Tk script failed: $out"
+for i in $(seq 100); do [ -s "$OUT/tk2.txt" ] && break; sleep 0.1; done
+expect_eq "$(cat "$OUT/tk2.txt" 2>/dev/null)" "urgent=1 fruit=香蕉" "the recorded script fills the form again"
 echo "PASS record"

@@ -22,7 +22,7 @@ send 'lines = stop()'
 wait_for "lines recorded"
 send 'n = 0; for l in lines:gmatch("[^\n]+") do if l:match("^tap%(") then n = n + 1 end end; print("LINES" .. n)'
 wait_for "LINES2"
-grep -q '^tap("repl_assets/tap_1.png")' "$OUT/history" || { cat "$OUT/history" >&2; fail "stop() did not put the lines in the history"; }
+grep -Eq '^tap\((\{ )?"repl_assets/tap_1.png"' "$OUT/history" || { cat "$OUT/history" >&2; fail "stop() did not put the lines in the history"; }
 [ "$(ls "$OUT"/repl_assets/*.png | wc -l)" = 2 ] || fail "expected the two keys' images in repl_assets"
 send 'tap "AC"; assert(load(lines))(); print("DISPLAY " .. require("calculator").read_display())'
 wait_for "DISPLAY 12" 30

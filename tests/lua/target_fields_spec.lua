@@ -11,7 +11,7 @@ local known = "(known: image, text, threshold, region, offset, lang, window, rai
 
 -- Unknown fields, named with the known ones, for every verb.
 local e = error_of(tap, { text = "OK", treshold = 0.9 })
-expect_has(e, 'tap: unknown target field "treshold" (did you mean "threshold"?) ' .. known .. "timeout, button, x, y, label)", "tap")
+expect_has(e, 'tap: unknown target field "treshold" (did you mean "threshold"?) ' .. known .. "timeout, button, x, y, label, alt)", "tap")
 local _, here = pcall(function() tap { text = "OK", treshold = 0.9 } end)
 expect_has(tostring(here), "target_fields_spec.lua:", "the error points at the script line")
 expect_has(error_of(tap, { imgae = "ok" }), 'tap: unknown target field "imgae" (did you mean "image"?)', "misspelled image")
@@ -19,11 +19,11 @@ expect_has(error_of(double_tap, { image = "1", colour = "red" }), 'double_tap: u
 expect_has(error_of(long_press, { image = "1", secs = 2 }), 'long_press: unknown target field "secs"', "long_press")
 expect_has(error_of(locate, { image = "1", regoin = { 0, 0, 10, 10 } }), 'locate: unknown target field "regoin" (did you mean "region"?)', "locate")
 expect_has(error_of(exists, { text = "DEC", language = "eng" }), 'exists: unknown target field "language"', "exists")
-expect_has(error_of(wait, { image = "1", timout = 1 }), 'wait: unknown target field "timout" (did you mean "timeout"?) ' .. known .. "timeout, x, y, label)", "wait")
+expect_has(error_of(wait, { image = "1", timout = 1 }), 'wait: unknown target field "timout" (did you mean "timeout"?) ' .. known .. "timeout, x, y, label, alt)", "wait")
 expect_has(error_of(wait_vanish, { image = "1", bogus = true }), 'wait_vanish: unknown target field "bogus"', "wait_vanish")
 expect_has(error_of(verify, { image = "1", ofset = { 1, 1 } }), 'verify: unknown target field "ofset" (did you mean "offset"?)', "verify")
-expect_has(error_of(find_all, { image = "1", limit = 3 }), 'find_all: unknown target field "limit" ' .. known .. "max, x, y, label)", "find_all")
-expect_has(error_of(drag, { image = "1", timeout = 1 }, "2"), 'drag: unknown target field "timeout" ' .. known .. "x, y, label)", "drag: no per-call options in its ends")
+expect_has(error_of(find_all, { image = "1", limit = 3 }), 'find_all: unknown target field "limit" ' .. known .. "max, x, y, label, alt)", "find_all")
+expect_has(error_of(drag, { image = "1", timeout = 1 }, "2"), 'drag: unknown target field "timeout" ' .. known .. "x, y, label, alt)", "drag: no per-call options in its ends")
 expect_has(error_of(swipe, { from = "1", to = { image = "2", speed = 3 } }), 'swipe: unknown target field "speed"', "swipe end")
 expect_has(error_of(scroll, { dy = 1, at = { image = "1", dy = 2 } }), 'scroll: unknown target field "dy"', "scroll at")
 expect_has(error_of(eacu.resolve, { "1", treshold = 0.5 }), 'resolve: unknown target field "treshold"', "resolve")

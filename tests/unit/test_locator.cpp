@@ -85,6 +85,34 @@ TEST_CASE("hints: the expected scale and the last-seen place are tried first", "
     CHECK(r2.match.box == r.match.box);
 }
 
+TEST_CASE("the last-seen place ends the search only with a match as good as before", "[locator]") {
+    // Key 7's label, last seen (score 1) where key 8's label now is: 8 scores far less there,
+    // above a low threshold; the full search takes 7 at its own place.
+    Locator locator;
+    PreparedFrame frame(xcalc());
+    LocateHints h8;
+    h8.expected_scale = 1.0;
+    LocateReport eight = locator.locate(frame, {Template::load(kImages + "btn_8.png")}, h8);
+    REQUIRE(eight.match.found);
+    Template t = Template::load(kImages + "btn_7.png");
+    t.threshold = 0.3;
+    LocateHints hints;
+    hints.expected_scale = 1.0;
+    hints.last_seen = eight.match.box;
+    hints.last_scale = 1.0;
+    LocateReport fooled = locator.locate(frame, {t}, hints);  // no score known: the old rule
+    REQUIRE(fooled.match.found);
+    CHECK(fooled.match.method == "last_seen");
+    CHECK(fooled.match.box.iou(eight.match.box) > 0.5);
+    hints.last_score = 1.0;
+    LocateReport r = locator.locate(frame, {t}, hints);
+    REQUIRE(r.match.found);
+    CHECK(r.match.box == kSeven);
+    CHECK(r.match.method == "expected_scale");
+    REQUIRE(r.stages.size() >= 2);
+    CHECK(r.stages.front().stage == "last_seen");
+}
+
 TEST_CASE("any variant matching is a hit", "[locator]") {
     Template absent = Template::load(kImages + "display_5.png");
     absent.threshold = 0.95;

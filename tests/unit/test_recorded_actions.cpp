@@ -108,10 +108,54 @@ TEST_CASE("an image target is proven only where its crop is unique", "[record]")
     // The two squares look alike in every crop that holds one of them: no image is unique.
     ProvenTarget u = proveTarget(f, nullptr, {260, 60}, locator, o);
     CHECK(u.kind == ProvenTarget::Kind::Point);
-    CHECK(u.why.find("times") != std::string::npos);
+    CHECK(u.why.find("elsewhere") != std::string::npos);
     // A plain grey place has nothing to prove: coordinates, saying why.
     ProvenTarget p = proveTarget(f, nullptr, {180, 280}, locator, o);
     CHECK(p.kind == ProvenTarget::Kind::Point);
     CHECK(p.lua == "{ x = 180, y = 280 }");
     CHECK(p.why.find("no target could be proven") == 0);
+}
+
+namespace {
+
+// A keypad of two keys, "7" and "8"; the key under the pointer drawn highlighted (a ring).
+cv::Mat keypad(int hovered) {
+    cv::Mat bgr(240, 360, CV_8UC3, cv::Scalar(215, 215, 215));
+    const char* labels[] = {"7", "8"};
+    for (int k = 0; k < 2; ++k) {
+        cv::Rect key(60 + 140 * k, 90, 80, 50);
+        cv::rectangle(bgr, key, cv::Scalar(250, 250, 250), -1);
+        cv::rectangle(bgr, key, cv::Scalar(60, 60, 60), 1);
+        cv::putText(bgr, labels[k], {key.x + 30, key.y + 36}, cv::FONT_HERSHEY_SIMPLEX, 1.0, cv::Scalar(0, 0, 0), 2);
+        if (k == hovered) cv::rectangle(bgr, key, cv::Scalar(0, 0, 0), 4);
+    }
+    return bgr;
+}
+
+}  // namespace
+
+TEST_CASE("an image crop is cut from the screen before the pointer came, proven on both", "[record]") {
+    // The person rested the pointer on 8 (highlighted) before pressing it; before that it was on
+    // 7, where the last press left it: the screen a replay sees.
+    Frame press, approach;
+    press.bgr = keypad(1);
+    approach.bgr = keypad(0);
+    Locator locator;
+    ProofOptions o;
+    o.text = false;
+    o.approach = &approach;
+    ProvenTarget t = proveTarget(press, nullptr, {240, 115}, locator, o);
+    REQUIRE(t.kind == ProvenTarget::Kind::Image);
+    CHECK(t.why.find("cut before the pointer came") != std::string::npos);
+    cv::Mat want = approach.bgr(cv::Rect(t.box.x, t.box.y, t.box.w, t.box.h));
+    CHECK(cv::norm(t.crop, want, cv::NORM_INF) == 0);  // the key as it looks without the pointer
+    // The crop found on the replay's screen (7 highlighted) at 8, with the line's threshold.
+    Template tpl;
+    tpl.bgr = t.crop;
+    if (t.threshold) tpl.threshold = *t.threshold;
+    LocateHints h;
+    h.expected_scale = 1.0;
+    LocateReport r = locator.locate(PreparedFrame(approach.bgr), {tpl}, h);
+    REQUIRE(r.match.found);
+    CHECK(r.match.box.contains({240, 115}));
 }
