@@ -16,7 +16,7 @@ namespace eacu {
 /// keycodes (keycodes with no keysyms), least recently used first; those mappings are kept
 /// while the device lives and removed by restoreKeyboardMapping() or the destructor. A keycode
 /// changes meaning (reused, or restored) only once the window holding the focus has drawn
-/// after its last key was delivered and stayed quiet 30 ms, or 2 s after that key
+/// after its last key was delivered and stayed quiet 150 ms, or 2 s after that key
 /// (X11KeyDelivery.cpp), so the receiving program reads each key with the mapping it was typed
 /// with.
 /// If the X server goes away, every later call throws DeviceError("X display :N went away").

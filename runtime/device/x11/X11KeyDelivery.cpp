@@ -28,9 +28,13 @@ namespace eacu {
 
 namespace {
 
-// How long the focused window must stay undrawn after its first drawing since the keys were
-// delivered: a toolkit drawing in several passes (GTK frames, xterm's echo) is done by then.
-constexpr double kQuiet = 0.03;
+// How long the focused window must stay undrawn after a drawing since the key was delivered.
+// A drawing proves less than it seems: a client with a backlog draws what it handled before
+// (after our key reached its socket) and only then looks our key up, and between the two it
+// may load fonts for a new glyph (Tk and GTK take 100 ms and more for a CJK fallback font)
+// without drawing. Not enough for Tk yet: with keycodes reused (50 mixed strings), Tk still
+// read 7 of 50 strings wrong with 30 ms and 3 with 150 ms (docs/not-there-yet.md).
+constexpr double kQuiet = 0.15;
 // The longest a changed mapping waits for the client to show the keys (a field that shows
 // nothing, a password entry drawn once). Generous: a first CJK glyph makes Tk or GTK load
 // fallback fonts for hundreds of milliseconds before it draws.
