@@ -71,6 +71,7 @@ def kill_mid_task(args, script, needs, what):
     api = Api(server, token=TOKEN)
     tid = api.ok("POST", "/task", {"script": script})["task_id"]
     wait_until(lambda: api.ok("GET", f"/task/{tid}").get("status") == "running", 60, f"{what}: task {tid} running")
+    wait_until(lambda: api.ok("GET", f"/task/{tid}").get("run_id"), 60, f"{what}: task {tid}'s run open")
 
     def ready():
         names = [c for _, c in descendants(server.proc.pid).values()]
