@@ -4,13 +4,13 @@
 #   make test   install the rest (TEST_PACKAGES), build everything, run the whole test suite (what .ci/run runs)
 #   make test-sanitize  the same sources built with AddressSanitizer + UBSan (clang, build-san):
 #               unit tests, Lua specs, fuzz regressions, and end-to-end tests that need no timing
-#   make fuzz   every libFuzzer target (tests/fuzz) for FUZZ_SECONDS each (default 60)
+#   make fuzz   every libFuzzer target (tests/fuzz) for FUZZ_SECONDS each (default 30)
 #   make agent-win  eacu-agent.exe, the Windows device agent (agent/), cross-built with mingw-w64
 #               into $(AGENT_BUILD)/eacu-agent.exe (not part of make demo)
 BUILD ?= build
 AGENT_BUILD ?= build-agent
 SAN_BUILD ?= build-san
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 JOBS  ?= 2
 # Debian packages. DEMO_PACKAGES: what building eacu and `make demo` need (the build, Xvfb,
 # xcalc, a window manager, OCR data). TEST_PACKAGES: what only the tests and the optional targets
@@ -18,7 +18,7 @@ JOBS  ?= 2
 # Wine and the mingw-w64 cross compilers for `make agent-win`).
 DEMO_PACKAGES = build-essential cmake pkg-config ccache \
   libluajit-5.1-dev libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libsqlite3-dev catch2 \
-  libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev \
+  libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev libxdamage-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
   libcpp-httplib-dev libatspi2.0-dev libboost-dev libhiredis-dev libxml2-dev \
   xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps openbox dbus at-spi2-core
@@ -67,7 +67,7 @@ test: build
 
 # One sanitizer build for both: clang with ASan + UBSan everywhere and libFuzzer's coverage.
 configure-san: deps
-	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_C_COMPILER=clang-14 \
 	  -DEACU_SANITIZE=ON -DEACU_FUZZ=ON
 
 test-sanitize: configure-san

@@ -5,6 +5,7 @@
 
 #include "Cli.h"
 #include "CommandTable.h"
+#include "process/DescendantGuard.h"
 #include "process/Process.h"
 
 namespace {
@@ -47,5 +48,6 @@ int main(int argc, char** argv) {
         std::fputs(commandHelp(*c).c_str(), stdout);
         return 0;
     }
+    guardDescendants();  // before any thread: nothing the command starts outlives it
     return c->run(argc, argv);
 }

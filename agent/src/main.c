@@ -10,6 +10,11 @@
 static const char *g_token = "";
 static int g_uia; // the element tree comes from UI Automation (agent_tree_init)
 static CRITICAL_SECTION g_lock;
+// Wrong tokens in a row (any connection): each costs 100 ms << that count (at most 5 s) under
+// g_auth_lock, so that guesses are taken one at a time ever more slowly, from however many
+// connections; a right token resets it.
+static CRITICAL_SECTION g_auth_lock;
+static unsigned g_bad_tokens;
 
 typedef const char *(*Handler)(Conn *, const Req *, Reply *);
 static const struct {
@@ -92,7 +97,17 @@ static const char *op_hello(Conn *c, const Req *r, Reply *out) {
     const JField *t = req_get(r, "token");
     const char *tok = t && t->type == J_STR ? t->str : "";
     size_t tn = t && t->type == J_STR ? t->str_n : 0;
-    if (!token_equal(tok, tn, g_token)) return "wrong token (EACU_AGENT_TOKEN must be the agent's --token)";
+    EnterCriticalSection(&g_auth_lock);
+    if (!token_equal(tok, tn, g_token)) {
+        unsigned n = g_bad_tokens < 6 ? g_bad_tokens : 6;
+        DWORD delay = 100u << n;
+        ++g_bad_tokens;
+        Sleep(delay > 5000 ? 5000 : delay);
+        LeaveCriticalSection(&g_auth_lock);
+        return "wrong token (EACU_AGENT_TOKEN must be the agent's --token)";
+    }
+    g_bad_tokens = 0;
+    LeaveCriticalSection(&g_auth_lock);
     c->authed = 1;
     OSVERSIONINFOW vi;
     memset(&vi, 0, sizeof vi);
@@ -264,6 +279,7 @@ int main(int argc, char **argv) {
     int len = sizeof sa;
     getsockname(ls, (struct sockaddr *)&sa, &len);
     InitializeCriticalSection(&g_lock);
+    InitializeCriticalSection(&g_auth_lock);
     char why[200];
     g_uia = agent_tree_init(why, sizeof why);
     if (g_uia) printf("eacu-agent: element tree through UI Automation\n");

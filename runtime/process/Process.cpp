@@ -1,5 +1,7 @@
 #include "process/Process.h"
 
+#include "process/DescendantGuard.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -205,6 +207,7 @@ std::unique_ptr<Process> Process::spawn(const std::vector<std::string>& argv,
     p->name_ = argv[0];
     p->pid_ = pid;
     p->registry_slot_ = registerGroup(pid);
+    noteSpawnedGroup(pid);
     p->out_fd_ = outPipe[0];
     p->err_fd_ = errPipe[0];
     p->out_eof_ = p->out_fd_ < 0;
@@ -392,6 +395,12 @@ void Process::stop(double grace_seconds) {
 }
 
 void Process::killAllChildren() { killRegistered(SIGTERM); }
+
+bool spawnedGroup(pid_t pid) {
+    for (int i = 0; i < kSlots; ++i)
+        if (g_groups[i].load(std::memory_order_relaxed) == pid) return true;
+    return false;
+}
 
 void Process::installSignalCleanup() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) {

@@ -210,7 +210,7 @@ void ServeChannel::onLine(const std::string& line) {
     } else if (type == "stop") {
         auto h = stop_handler_;
         lock.unlock();
-        if (h) h(j.value("reason", std::string("stopped by the server")));
+        if (h) h(j.contains("reason") && j["reason"].is_string() ? j["reason"].get<std::string>() : "stopped by the server");
         return;
     } else {
         std::fprintf(stderr, "eacu: serve channel: ignoring a %s line\n", j["type"].dump().c_str());
@@ -317,7 +317,8 @@ std::string ServeChannel::serveWait(Wait kind, const std::string& what, const js
 
 void ServeChannel::checkLease() {
     const double until = lease_until_.load();
-    if (until <= 0 || monotonicSeconds() < until) return;
+    // Once lost, lost for good: the task may be another worker's by now, whatever comes later.
+    if (!lease_lost_.load() && (until <= 0 || monotonicSeconds() < until)) return;
     const std::string why = "lost the lease: the worker did not renew it in time (it ran out " +
                             std::to_string(int((monotonicSeconds() - until) * 1000)) + " ms ago): no further input";
     if (!lease_lost_.exchange(true)) {

@@ -76,7 +76,8 @@ public:
     /// The lease check of a remote run (docs/serve-protocol.md §1 lease line): once the
     /// supervisor told the run a lease ({"type":"lease","seconds":S}: it holds the task for S
     /// more seconds) and that ran out without a newer one, ends the run as a stop line does and
-    /// throws Cancelled; else returns at once. Called by checkpoint() (before every input of the
+    /// throws Cancelled (and keeps throwing: a lease line after that does not bring the run
+    /// back); else returns at once. Called by checkpoint() (before every input of the
     /// script or the model, and before each target lookup and sleep) and before each input of
     /// the person: every input of the run passes it. Without a lease line it never refuses
     /// (a local serve gives none).

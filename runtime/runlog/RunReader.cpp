@@ -230,12 +230,13 @@ std::optional<RunRecord> RunReader::run(int64_t id) const {
 }
 
 std::vector<RunRecord> RunReader::listRuns(const RunFilter& f) const {
-    // "running" and "crashed" are both stored as running: select those, then keep the ones
-    // whose shown status matches, applying the limit after that.
+    // A crashed run is stored as running until a server closes it as crashed (ServiceLog::
+    // closeCrashedRun): select both, then keep the ones whose shown status matches, applying
+    // the limit after that.
     const bool live = f.status == "running" || f.status == "crashed";
     try {
         std::string sql = std::string("SELECT ") + kRunColumns +
-                          " FROM runs r WHERE (?1 = '' OR r.status = ?1) AND (?2 = '' OR "
+                          " FROM runs r WHERE (?1 = '' OR r.status = ?1 OR (?1 = 'running' AND r.status = 'crashed')) AND (?2 = '' OR "
                           "instr(r.script, ?2) > 0) AND r.started_at >= ?3 AND (?5 = 0 OR r.replay_of "
                           "IS NOT NULL) ORDER BY r.id DESC LIMIT ?4";
         Statement q(db_, sql);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "base/Clock.h"
+#include "runlog/RunLiveness.h"
 #include "runlog/Statement.h"
 
 namespace eacu {
@@ -169,6 +170,21 @@ void ServiceLog::endTask(int64_t id, const std::string& status, const std::strin
     } catch (const std::exception& e) {
         fail(e.what());
     }
+}
+
+bool ServiceLog::closeCrashedRun(int64_t run_id, const std::string& error) {
+    auto r = run(run_id);
+    if (!r || shownRunStatus(*r, wallSeconds()) != "crashed") return false;
+    try {
+        Statement q(db(),
+                    "UPDATE runs SET status='crashed', error=?, ended_at=COALESCE(heartbeat_at, started_at) "
+                    "WHERE id=? AND status='running'");
+        q.bind(1, error).bind(2, run_id);
+        q.run();
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+    return true;
 }
 
 int64_t ServiceLog::addMessage(const MessageRecord& m) {

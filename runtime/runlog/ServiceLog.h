@@ -84,6 +84,11 @@ public:
     void setTaskRun(int64_t id, int64_t run_id);
     /// Ends the task: status, answer, error and ended_at.
     void endTask(int64_t id, const std::string& status, const std::string& answer, const std::string& error);
+    /// Closes run `run_id` as "crashed" (status, `error`, ended_at = its last heartbeat, else
+    /// its start) when it is stored "running" and its writer is gone (shownRunStatus says
+    /// "crashed"); a run still written by a live process, or already ended, is left as it is.
+    /// True when it was closed.
+    bool closeCrashedRun(int64_t run_id, const std::string& error);
 
     /// Inserts a message (created_at 0 = now); returns its id.
     int64_t addMessage(const MessageRecord& m);

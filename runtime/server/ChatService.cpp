@@ -52,6 +52,8 @@ void ChatService::recover() {
     for (const auto& t : left) {
         store_.with([&](ServiceLog& log) {
             log.endTask(t.id, "interrupted", "", why);
+            // Its worker went with the server (DescendantGuard): the server closes the run.
+            if (t.run_id) log.closeCrashedRun(*t.run_id, "crashed: the server stopped while task " + std::to_string(t.id) + " ran");
             return log.addMessage(taskMessage(t, "assistant", "assistant_error", why));
         });
         store_.publish(t, "task.failed", {{"error", why}});

@@ -23,12 +23,22 @@ std::optional<LiveFrame> liveFrameOfLine(int64_t task_id, const nlohmann::json& 
     f.task_id = task_id;
     f.width = m["width"].get<int>();
     f.height = m["height"].get<int>();
-    if (m.contains("cursor") && m["cursor"].is_array() && m["cursor"].size() == 2 && m["cursor"][0].is_number() &&
-        m["cursor"][1].is_number()) {
-        f.cursor_x = m["cursor"][0].get<int>();
-        f.cursor_y = m["cursor"][1].get<int>();
+    // A worker's numbers may be anything: a cursor off any screen (or not a number) is dropped.
+    auto pixel = [](const nlohmann::json& v, int& out) {
+        if (!v.is_number()) return false;
+        double d = v.get<double>();
+        if (!(d > -1e6 && d < 1e6)) return false;
+        out = int(d);
+        return true;
+    };
+    if (m.contains("cursor") && m["cursor"].is_array() && m["cursor"].size() == 2) {
+        int x = 0, y = 0;
+        if (pixel(m["cursor"][0], x) && pixel(m["cursor"][1], y)) {
+            f.cursor_x = x;
+            f.cursor_y = y;
+        }
     }
-    f.time = m.value("time", 0.0);
+    f.time = m.contains("time") && m["time"].is_number() ? m["time"].get<double>() : 0.0;
     f.jpeg_base64 = m["jpeg"].get<std::string>();
     std::string bytes;
     try {

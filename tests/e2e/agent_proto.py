@@ -128,6 +128,26 @@ if h.get("ok"):
 h, _ = call(s, {"op": "launch"}, "Z:\\no\\such\\program.exe".encode())
 check(h.get("ok") is False and "CreateProcessW failed" in h.get("error", ""), f"launching a missing program: {h}")
 
+# An unknown window action on a window that exists: refused as an unknown action (the window's
+# being there is not what the answer is about), and the window is still there after it.
+h, _ = call(s, {"op": "launch"}, b"notepad.exe")
+check(h.get("ok") is True, f"launch notepad: {h}")
+win = None
+deadline = time.time() + 30
+while time.time() < deadline and not win:
+    w, _ = call(s, {"op": "windows"})
+    win = next((x for x in w.get("windows", []) if x.get("pid") == h.get("pid")), None)
+    if not win:
+        time.sleep(0.1)
+check(win is not None, "notepad's window is listed within 30 s")
+if win:
+    r, _ = call(s, {"op": "window", "action": "spin", "window": win["id"]})
+    check(r.get("ok") is False and 'unknown action "spin"' in r.get("error", ""),
+          f"an unknown action on notepad's window {win['id']}: {r}")
+    r, _ = call(s, {"op": "window", "action": "info", "window": win["id"]})
+    check(r.get("ok") is True and (r.get("window") or {}).get("id") == win["id"], f"the window is still there: {r}")
+    call(s, {"op": "window", "action": "close", "window": win["id"]})
+
 # Capture: a whole frame, then only what changed (nothing, or the clock), timed.
 def capture(base):
     t = time.perf_counter()

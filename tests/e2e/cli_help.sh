@@ -16,7 +16,15 @@ call() {
   out=$(cat "$OUT/stdout"); err=$(cat "$OUT/stderr")
 }
 
-commands="run runs show report replay frames repl locate bench devices help version"
+# Every command of the table: the unknown-command message names them all (commandNames()),
+# so a command added to the table is covered here without editing this list.
+"$EACU" frobnicate >/dev/null 2>"$OUT/unknown" || true
+commands=$(sed -n 's/.*(expected one of \(.*\); see eacu --help)$/\1/p' "$OUT/unknown" | tr -d ',')
+[ -n "$commands" ] || fail "no command list in the unknown-command message: $(cat "$OUT/unknown")"
+for c in run runs show report replay frames repl locate bench devices serve worker help version; do
+  grep -qw "$c" <<<"$commands" || fail "the command table lacks '$c': $commands"
+done
+echo "cli_help: the table's commands: $commands"
 
 # eacu --help (and -h, and help alone): every command with its synopsis, exit 0.
 call --help

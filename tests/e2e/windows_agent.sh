@@ -238,7 +238,12 @@ sleep 1  # let the wait poll the agent a few times
 kill -9 "$agent_pid"
 t0=$(date +%s)
 rc=0
-timeout 30 tail --pid="$run_pid" -f /dev/null || true
+# Bounded: a run that outlives 30 s is killed and the test fails (no unbounded wait on it).
+if ! timeout 30 tail --pid="$run_pid" -f /dev/null; then
+  kill -9 "$run_pid" 2>/dev/null || true
+  wait "$run_pid" 2>/dev/null || true
+  fail "the run was still going 30 s after the agent was killed"
+fi
 wait "$run_pid" || rc=$?
 elapsed=$(( $(date +%s) - t0 ))
 [ "$rc" != 0 ] || fail "the run went on after the agent was killed"

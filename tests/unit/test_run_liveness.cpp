@@ -16,6 +16,7 @@
 #include "runlog/DiskReserve.h"
 #include "runlog/RunLiveness.h"
 #include "runlog/RunLog.h"
+#include "runlog/ServiceLog.h"
 
 using namespace eacu;
 namespace fs = std::filesystem;
@@ -128,6 +129,43 @@ TEST_CASE("the writer records its identity and heartbeat; readers reconcile", "[
     }
     log.endRun(id, "passed", "");
     CHECK(RunReader(db).run(id)->status == "passed");
+}
+
+TEST_CASE("a server closes a crashed run as crashed; a live or ended run it leaves", "[record][liveness]") {
+    std::string db = freshDb("close.db");
+    RunLog log(db);
+    RunRecord rec;
+    rec.script = "task.lua";
+    int64_t live = log.beginRun(rec);
+    int64_t dead = log.beginRun(rec);
+    int64_t ended = log.beginRun(rec);
+    log.endRun(ended, "passed", "");
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+    std::string sql = "UPDATE runs SET pid=" + std::to_string(deadPid()) + ", heartbeat_at=started_at+7 WHERE id=" +
+                      std::to_string(dead) + " OR id=" + std::to_string(ended);
+    REQUIRE(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(h);
+    ServiceLog service(db);
+    CHECK_FALSE(service.closeCrashedRun(live, "crashed: test"));
+    CHECK(service.closeCrashedRun(dead, "crashed: the server stopped while task 3 ran"));
+    CHECK_FALSE(service.closeCrashedRun(ended, "crashed: test"));
+    RunReader reader(db);
+    auto d = reader.run(dead);
+    REQUIRE(d);
+    CHECK(d->stored_status == "crashed");
+    CHECK(d->status == "crashed");
+    CHECK(d->error == "crashed: the server stopped while task 3 ran");
+    CHECK(d->ended_at == Approx(d->started_at + 7));  // its last heartbeat
+    CHECK(reader.run(live)->stored_status == "running");
+    CHECK(reader.run(ended)->stored_status == "passed");
+    // --status crashed lists it (stored crashed) with the ones only shown crashed.
+    RunFilter f;
+    f.status = "crashed";
+    auto crashed = reader.listRuns(f);
+    REQUIRE(crashed.size() == 1);
+    CHECK(crashed[0].id == dead);
+    log.endRun(live, "passed", "");
 }
 
 TEST_CASE("the heartbeat refreshes heartbeat_at until the run ends", "[record][liveness]") {

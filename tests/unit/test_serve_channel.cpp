@@ -372,3 +372,80 @@ TEST_CASE("ServeChannel: input while the run neither waits nor is paused is refu
     CHECK(seen[2]["type"] == "paused");
     CHECK(seen[3]["type"] == "resumed");
 }
+
+namespace {
+
+// Sends `line` and then an input line the worker refuses at once (it neither waits nor is
+// paused): once the refusal is back, `line` has been read (lines are read in order).
+void sendAndSettle(Pair& p, const std::string& line, int seq) {
+    REQUIRE(p.server.write(line + "\n{\"type\":\"input\",\"seq\":" + std::to_string(seq) +
+                           ",\"event\":{\"kind\":\"click\",\"x\":1,\"y\":1}}\n"));
+    json r = p.server.next();
+    REQUIRE(r.value("type", "") == "input_refused");
+    REQUIRE(r.value("seq", -1) == seq);
+}
+
+}  // namespace
+
+TEST_CASE("ServeChannel lease: none given never refuses; a live lease passes; a renewal extends it", "[serve][lease]") {
+    Pair p;
+    std::atomic<int> stops{0};
+    p.worker->setStopHandler([&](const std::string&) { ++stops; });
+    CancelToken cancel;
+    sendAndSettle(p, R"({"type":"intent_ack"})", 1);  // an unknown line: no lease
+    CHECK_NOTHROW(p.worker->checkLease());
+    CHECK_FALSE(p.worker->checkpoint(cancel));
+
+    sendAndSettle(p, R"({"type":"lease","seconds":30})", 2);
+    CHECK_NOTHROW(p.worker->checkLease());
+    // A lease that would have run out, renewed before: the newer one counts.
+    sendAndSettle(p, R"({"type":"lease","seconds":0.3})", 3);
+    sendAndSettle(p, R"({"type":"lease","seconds":30})", 4);
+    const double t0 = monotonicSeconds();
+    while (monotonicSeconds() - t0 < 0.4) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK_NOTHROW(p.worker->checkLease());
+    // A lease line whose seconds are not a number is ignored.
+    sendAndSettle(p, R"({"type":"lease","seconds":"0"})", 5);
+    CHECK_NOTHROW(p.worker->checkLease());
+    CHECK(stops == 0);
+}
+
+TEST_CASE("ServeChannel lease: once it runs out every input is refused and the run is stopped once", "[serve][lease]") {
+    Pair p;
+    std::atomic<int> stops{0};
+    std::string why;
+    p.worker->setStopHandler([&](const std::string& w) {
+        why = w;
+        ++stops;
+    });
+    CancelToken cancel;
+    const double sent = monotonicSeconds();
+    sendAndSettle(p, R"({"type":"lease","seconds":2})", 1);
+    const double given = monotonicSeconds();  // the worker took the line between sent and given
+    // Still held just after it came.
+    CHECK_NOTHROW(p.worker->checkLease());
+    // It runs out: checkLease throws Cancelled 2 s after the line came, not before.
+    double refused_at = 0;
+    while (monotonicSeconds() - given < 10) {
+        try {
+            p.worker->checkLease();
+        } catch (const Cancelled&) {
+            refused_at = monotonicSeconds();
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    REQUIRE(refused_at > 0);
+    CHECK(refused_at - sent >= 2.0 - 0.01);
+    CHECK(refused_at - given < 3.0);
+    CHECK(stops == 1);
+    CHECK(why.find("lost the lease") != std::string::npos);
+    // Every later check refuses too (the checkpoint before each input, the person's input), and
+    // the stop handler is not called again.
+    CHECK_THROWS_AS(p.worker->checkLease(), Cancelled);
+    CHECK_THROWS_AS(p.worker->checkpoint(cancel), Cancelled);
+    CHECK(stops == 1);
+    // A lease that comes after it was lost does not bring the run back.
+    sendAndSettle(p, R"({"type":"lease","seconds":30})", 2);
+    CHECK_THROWS_AS(p.worker->checkLease(), Cancelled);
+}

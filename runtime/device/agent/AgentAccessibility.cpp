@@ -1,5 +1,7 @@
 #include "device/agent/AgentAccessibility.h"
 
+#include "device/PeerJson.h"
+
 #include "base/Utf8.h"
 #include "device/Device.h"
 #include "device/agent/AgentConnection.h"
@@ -8,23 +10,24 @@ namespace eacu {
 
 namespace {
 
+const std::string kTreeWho = "agent tree";
+
 A11yElement fromJson(const nlohmann::json& j, const std::string& app, int depth) {
     if (depth > 200) throw DeviceError("agent tree: deeper than 200 levels");
     A11yElement e;
-    e.role = j.value("role", "");
-    e.name = j.value("name", "");
-    e.description = j.value("value", "");
-    e.id = j.value("id", "");
-    e.states = j.value("states", std::vector<std::string>{});
-    e.actions = j.value("actions", std::vector<std::string>{});
-    e.editable_text = j.value("editable", false);
-    e.path = j.value("path", std::vector<int>{});
-    e.pid = j.value("pid", 0);
+    e.role = peerString(j, "role", kTreeWho, "");
+    e.name = peerString(j, "name", kTreeWho, "");
+    e.description = peerString(j, "value", kTreeWho, "");
+    e.id = peerString(j, "id", kTreeWho, "");
+    e.states = peerStrings(j, "states", kTreeWho);
+    e.actions = peerStrings(j, "actions", kTreeWho);
+    e.editable_text = peerBool(j, "editable", kTreeWho, false);
+    e.path = peerInts(j, "path", kTreeWho, std::vector<int>{});
+    e.pid = int(peerInt(j, "pid", kTreeWho, 0));
     e.app = e.role == "application" ? e.name : app;
-    auto b = j.value("bounds", std::vector<int>{});
+    auto b = peerInts(j, "bounds", kTreeWho, std::vector<int>{});
     if (b.size() == 4) e.bounds = Rect{b[0], b[1], b[2], b[3]};
-    if (j.contains("children"))
-        for (const auto& c : j["children"]) e.children.push_back(fromJson(c, e.app, depth + 1));
+    for (const auto& c : peerArray(j, "children", kTreeWho)) e.children.push_back(fromJson(c, e.app, depth + 1));
     return e;
 }
 
@@ -42,8 +45,10 @@ A11yElement AgentAccessibility::snapshot(const A11yScope& scope) {
     auto r = conn_.call({{"op", "tree"}, {"pid", scope.pid}, {"max_elements", scope.max_elements},
                          {"max_depth", scope.max_depth}},
                         {}, 20);
-    A11yElement root = fromJson(r.header.at("tree"), "", 0);
-    if (r.header["tree"].value("truncated", false)) root.states.push_back("truncated");
+    const nlohmann::json& tree = peerObject(r.header, "tree", kTreeWho);
+    if (tree.is_null()) throw DeviceError("agent " + conn_.address() + ": tree: the answer has no \"tree\"");
+    A11yElement root = fromJson(tree, "", 0);
+    if (peerBool(tree, "truncated", kTreeWho, false)) root.states.push_back("truncated");
     return root;
 }
 

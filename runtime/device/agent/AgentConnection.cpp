@@ -1,5 +1,7 @@
 #include "device/agent/AgentConnection.h"
 
+#include "device/PeerJson.h"
+
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -145,20 +147,25 @@ AgentReply AgentConnection::call(nlohmann::json request, const std::string& payl
     AgentReply r;
     std::string text(hn, '\0');
     recvAll(text.data(), hn, deadline);
-    r.payload.resize(pn);
-    recvAll(r.payload.data(), pn, deadline);
+    // The payload grows as it arrives: a length the agent claims costs memory only once sent.
+    for (size_t got = 0; got < pn;) {
+        size_t part = std::min<size_t>(pn - got, size_t(1) << 20);
+        r.payload.resize(got + part);
+        recvAll(r.payload.data() + got, part, deadline);
+        got += part;
+    }
     try {
         r.header = nlohmann::json::parse(text);
     } catch (const std::exception& e) {
         lost(std::string("an answer that is not JSON: ") + e.what());
     }
     if (!r.header.is_object()) lost("an answer that is not a JSON object");
-    if (!r.header.value("ok", false)) {
-        std::string err = r.header.value("error", std::string("(no message)"));
-        throw DeviceError("agent " + address_ + ": " + op + ": " + err);
-    }
-    if (r.header.value("id", uint64_t(0)) != id)
-        lost("an answer to request " + r.header["id"].dump() + " where " + std::to_string(id) + " was expected");
+    const std::string who = "agent " + address_ + ": " + op;
+    if (!peerBool(r.header, "ok", who, false))
+        throw DeviceError(who + ": " + peerString(r.header, "error", who, "(no message)"));
+    if (!r.header.contains("id") || !r.header["id"].is_number_unsigned() || r.header["id"].get<uint64_t>() != id)
+        lost("an answer to request " + (r.header.contains("id") ? r.header["id"].dump() : std::string("(none)")) +
+             " where " + std::to_string(id) + " was expected");
     return r;
 }
 

@@ -1,5 +1,7 @@
 #include "device/agent/AgentDevice.h"
 
+#include "device/PeerJson.h"
+
 #include "base/Clock.h"
 #include "base/Utf8.h"
 #include "device/agent/AgentAccessibility.h"
@@ -20,11 +22,12 @@ std::unique_ptr<AgentDevice> AgentDevice::connect(const std::string& host, int p
     d->host_ = host;
     d->port_ = port;
     d->token_ = token;
-    d->os_ = d->conn_->hello().value("os", std::string("?"));
+    const std::string who = "agent " + d->conn_->address();
+    d->os_ = peerString(d->conn_->hello(), "os", who, std::string("?"));
     auto s = d->conn_->call({{"op", "screen"}}).header;
-    d->size_ = Size{s.value("w", 0), s.value("h", 0)};
-    d->scale_ = s.value("scale", 1.0);
-    d->dpi_ = s.value("dpi", 96);
+    d->size_ = Size{int(peerInt(s, "w", who, 0)), int(peerInt(s, "h", who, 0))};
+    d->scale_ = peerNumber(s, "scale", who, 1.0);
+    d->dpi_ = int(peerInt(s, "dpi", who, 96));
     if (d->size_.w <= 0 || d->size_.h <= 0)
         throw DeviceError("agent " + d->conn_->address() + ": screen: expected a positive size, got " + s.dump());
     d->windows_ = std::make_unique<AgentWindows>(*d);
@@ -46,13 +49,14 @@ WindowCapture AgentDevice::grabOn(AgentConnection& conn, CaptureBase& base, uint
     if (window) req["window"] = window;
     AgentReply r = conn.call(req, {}, timeout);
     const auto& h = r.header;
-    int w = h.value("w", 0), hh = h.value("h", 0);
-    auto rect = h.value("rect", std::vector<int>{});
-    auto origin = h.value("origin", std::vector<int>{0, 0});
+    const std::string who = "agent " + conn.address() + ": capture";
+    int w = int(peerInt(h, "w", who, 0)), hh = int(peerInt(h, "h", who, 0));
+    auto rect = peerInts(h, "rect", who, std::vector<int>{});
+    auto origin = peerInts(h, "origin", who, std::vector<int>{0, 0});
     if (w <= 0 || hh <= 0 || w > 32768 || hh > 32768 || rect.size() != 4 || origin.size() != 2 ||
-        h.value("encoding", "") != "rle24")
+        peerString(h, "encoding", who, "") != "rle24")
         throw DeviceError("agent " + conn.address() + ": capture: expected w, h, rect and rle24, got " + h.dump());
-    bool full = h.value("full", true);
+    bool full = peerBool(h, "full", who, true);
     if (full) base.last = cv::Mat(hh, w, CV_8UC3, cv::Scalar(0, 0, 0));
     else if (base.last.cols != w || base.last.rows != hh || window != base.target)
         throw DeviceError("agent " + conn.address() + ": capture: a changed region of a frame this device does not have");
@@ -63,7 +67,7 @@ WindowCapture AgentDevice::grabOn(AgentConnection& conn, CaptureBase& base, uint
     } catch (const std::exception& e) {
         throw DeviceError("agent " + conn.address() + ": capture: " + e.what());
     }
-    base.seq = h.value("seq", 0u);
+    base.seq = unsigned(peerInt(h, "seq", who, 0u));
     base.bytes = r.payload.size();
     WindowCapture c;
     c.frame.bgr = base.last.clone();
@@ -97,7 +101,8 @@ void AgentDevice::move(Point p) { conn_->call({{"op", "move"}, {"x", p.x}, {"y",
 
 Point AgentDevice::cursor() const {
     auto h = conn_->call({{"op", "cursor"}}).header;
-    return Point{h.value("x", 0), h.value("y", 0)};
+    const std::string who = "agent " + conn_->address() + ": cursor";
+    return Point{int(peerInt(h, "x", who, 0)), int(peerInt(h, "y", who, 0))};
 }
 
 void AgentDevice::click(MouseButton button, int count) {
@@ -158,7 +163,7 @@ void AgentDevice::setClipboardText(const std::string& utf8) {
 }
 
 int AgentDevice::launch(const std::string& command_line) {
-    return conn_->call({{"op", "launch"}}, command_line).header.value("pid", 0);
+    return int(peerInt(conn_->call({{"op", "launch"}}, command_line).header, "pid", "agent " + conn_->address(), 0));
 }
 
 int AgentDevice::wait(int pid, double timeout) {
@@ -167,7 +172,7 @@ int AgentDevice::wait(int pid, double timeout) {
     for (;;) {
         double slice = std::min(1.0, std::max(0.0, deadline - monotonicSeconds()));
         auto h = conn_->call({{"op", "wait"}, {"pid", pid}, {"timeout", slice}}, {}, slice + 10).header;
-        if (h.value("exited", false)) return h.value("code", 0);
+        if (peerBool(h, "exited", "agent " + conn_->address(), false)) return int(peerInt(h, "code", "agent " + conn_->address(), 0));
         if (monotonicSeconds() >= deadline) return -1;
     }
 }

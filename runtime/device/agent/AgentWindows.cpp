@@ -1,5 +1,7 @@
 #include "device/agent/AgentWindows.h"
 
+#include "device/PeerJson.h"
+
 #include <thread>
 
 #include "base/Clock.h"
@@ -12,20 +14,22 @@ namespace eacu {
 
 namespace {
 
+const std::string kWindowsWho = "agent windows";
+
 WindowInfo fromJson(const nlohmann::json& j) {
     WindowInfo w;
-    w.id = j.value("id", uint64_t(0));
-    w.pid = j.value("pid", 0);
-    w.title = j.value("title", "");
-    w.cls = j.value("cls", "");
-    w.instance = j.value("instance", "");
-    w.x = j.value("x", 0);
-    w.y = j.value("y", 0);
-    w.w = j.value("w", 0);
-    w.h = j.value("h", 0);
-    w.focused = j.value("focused", false);
-    w.minimized = j.value("minimized", false);
-    w.maximized = j.value("maximized", false);
+    w.id = uint64_t(peerInt(j, "id", kWindowsWho, uint64_t(0)));
+    w.pid = int(peerInt(j, "pid", kWindowsWho, 0));
+    w.title = peerString(j, "title", kWindowsWho, "");
+    w.cls = peerString(j, "cls", kWindowsWho, "");
+    w.instance = peerString(j, "instance", kWindowsWho, "");
+    w.x = int(peerInt(j, "x", kWindowsWho, 0));
+    w.y = int(peerInt(j, "y", kWindowsWho, 0));
+    w.w = int(peerInt(j, "w", kWindowsWho, 0));
+    w.h = int(peerInt(j, "h", kWindowsWho, 0));
+    w.focused = peerBool(j, "focused", kWindowsWho, false);
+    w.minimized = peerBool(j, "minimized", kWindowsWho, false);
+    w.maximized = peerBool(j, "maximized", kWindowsWho, false);
     return w;
 }
 
@@ -44,7 +48,7 @@ std::string state(const WindowInfo& i) {
 std::vector<WindowInfo> AgentWindows::list() {
     std::vector<WindowInfo> out;
     AgentReply r = device_.connection().call({{"op", "windows"}});  // kept: the loop reads into it
-    for (const auto& j : r.header.at("windows")) out.push_back(fromJson(j));
+    for (const auto& j : peerArray(r.header, "windows", kWindowsWho)) out.push_back(fromJson(j));
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "device/Device.h"
+#include "device/PeerJson.h"
 
 namespace eacu {
 
@@ -49,22 +50,27 @@ void CdpConnection::receive(std::string text) {
         {
             std::lock_guard<std::mutex> lk(mu_);
             if (posted_.erase(id)) return;
+            if (!waiting_.count(id)) return;  // no call waits for it (a far end's invention)
             answers_[id] = std::move(msg);
         }
         cv_.notify_all();
         return;
     }
-    if (!msg.contains("method")) return;
+    if (!msg.contains("method") || !msg["method"].is_string()) return;
     std::vector<EventHandler> hs;
     {
         std::lock_guard<std::mutex> lk(mu_);
         hs = handlers_;
     }
     const std::string method = msg["method"].get<std::string>();
-    const std::string session = msg.value("sessionId", "");
     static const nlohmann::json kEmpty = nlohmann::json::object();
-    const nlohmann::json& params = msg.contains("params") ? msg["params"] : kEmpty;
-    for (auto& h : hs) h(method, params, session);
+    const nlohmann::json& params = msg.contains("params") && msg["params"].is_object() ? msg["params"] : kEmpty;
+    // An event the far end garbled is dropped: a handler's DeviceError must not end this thread.
+    try {
+        const std::string session = peerString(msg, "sessionId", peer_);
+        for (auto& h : hs) h(method, params, session);
+    } catch (const DeviceError&) {
+    }
 }
 
 void CdpConnection::post(const std::string& method, const nlohmann::json& params, const std::string& session) {
@@ -87,6 +93,7 @@ nlohmann::json CdpConnection::call(const std::string& method, const nlohmann::js
         std::lock_guard<std::mutex> lk(mu_);
         if (!lost_.empty()) throw DeviceError(peer_ + " is gone: " + lost_ + " (" + method + ")");
         id = ++next_id_;
+        waiting_.insert(id);
     }
     msg["id"] = id;
     if (!session.empty()) msg["sessionId"] = session;
@@ -94,9 +101,12 @@ nlohmann::json CdpConnection::call(const std::string& method, const nlohmann::js
     std::unique_lock<std::mutex> lk(mu_);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     while (!answers_.count(id)) {
-        if (!lost_.empty()) throw DeviceError(peer_ + " is gone: " + lost_ + " (" + method + ")");
+        if (!lost_.empty()) {
+            waiting_.erase(id);
+            throw DeviceError(peer_ + " is gone: " + lost_ + " (" + method + ")");
+        }
         if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && !answers_.count(id)) {
-            posted_[id] = true;  // a late answer is dropped
+            waiting_.erase(id);  // a late answer is dropped
             char buf[32];
             std::snprintf(buf, sizeof buf, "%g", timeout);
             throw DeviceError(method + ": no answer within " + buf + " s from " + peer_);
@@ -104,14 +114,15 @@ nlohmann::json CdpConnection::call(const std::string& method, const nlohmann::js
     }
     nlohmann::json answer = std::move(answers_[id]);
     answers_.erase(id);
+    waiting_.erase(id);
     lk.unlock();
     if (answer.contains("error")) {
         const auto& e = answer["error"];
-        std::string text = method + ": " + e.value("message", std::string("error"));
-        if (e.contains("data") && e["data"].is_string()) text += " (" + e["data"].get<std::string>() + ")";
+        std::string text = method + ": " + (e.is_object() ? peerString(e, "message", peer_, "error") : e.dump());
+        if (std::string data = e.is_object() ? peerString(e, "data", peer_) : ""; !data.empty()) text += " (" + data + ")";
         throw DeviceError(text);
     }
-    return answer.contains("result") ? answer["result"] : nlohmann::json::object();
+    return answer.contains("result") && answer["result"].is_object() ? answer["result"] : nlohmann::json::object();
 }
 
 }  // namespace eacu

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,7 +62,8 @@ private:
     mutable std::mutex mu_;
     std::condition_variable cv_;
     int64_t next_id_ = 0;
-    std::map<int64_t, nlohmann::json> answers_;
+    std::map<int64_t, nlohmann::json> answers_;  // answers to calls still waiting (in waiting_)
+    std::set<int64_t> waiting_;                   // ids of call()s waiting for their answer
     std::map<int64_t, bool> posted_;
     std::string lost_;
     std::vector<EventHandler> handlers_;

@@ -18,6 +18,7 @@
 #include "device/chromium/CdpConnection.h"
 #include "device/chromium/ChromiumBrowser.h"
 #include "device/chromium/WebSocketTransport.h"
+#include "device/PeerJson.h"
 #include "process/Process.h"
 
 namespace fs = std::filesystem;
@@ -67,21 +68,28 @@ std::unique_ptr<ChromiumDevice> ChromiumDevice::launch(const PageMetrics& metric
 
 std::unique_ptr<ChromiumDevice> ChromiumDevice::attach(const std::string& http_url, const PageMetrics& metrics,
                                                        double timeout) {
+    std::string endpoint = http_url;
+    while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
+    std::string ws = browserWebSocketUrl(endpoint, timeout);
+    auto d = over(openWebSocket(ws, timeout), "chromium at " + endpoint, metrics, std::max(timeout, 10.0));
+    d->endpoint_ = endpoint;
+    return d;
+}
+
+std::unique_ptr<ChromiumDevice> ChromiumDevice::over(std::unique_ptr<CdpTransport> transport, const std::string& peer,
+                                                     const PageMetrics& metrics, double timeout) {
     std::unique_ptr<ChromiumDevice> d(new ChromiumDevice());
     d->metrics_ = metrics;
-    d->endpoint_ = http_url;
-    while (!d->endpoint_.empty() && d->endpoint_.back() == '/') d->endpoint_.pop_back();
-    d->peer_ = "chromium at " + d->endpoint_;
-    std::string ws = browserWebSocketUrl(d->endpoint_, timeout);
-    d->cdp_ = std::make_unique<CdpConnection>(openWebSocket(ws, timeout), d->peer_);
-    d->openPage(std::max(timeout, 10.0));
+    d->peer_ = peer;
+    d->cdp_ = std::make_unique<CdpConnection>(std::move(transport), d->peer_);
+    d->openPage(timeout);
     return d;
 }
 
 void ChromiumDevice::openPage(double timeout) {
     cdp_->onEvent([this](const std::string& method, const nlohmann::json& params, const std::string& session) {
         if (method == "Target.detachedFromTarget" || method == "Target.targetDestroyed") {
-            if (params.value("sessionId", "") == session_ || params.value("targetId", "") == target_) {
+            if (peerString(params, "sessionId", peer_) == session_ || peerString(params, "targetId", peer_) == target_) {
                 std::lock_guard<std::mutex> lk(mu_);
                 if (page_gone_.empty()) page_gone_ = "its page was closed";
                 cv_.notify_all();
@@ -98,8 +106,8 @@ void ChromiumDevice::openPage(double timeout) {
             page_gone_ = "its page crashed";
             cv_.notify_all();
         } else if (method == "Fetch.requestPaused") {
-            const std::string url = params["request"].value("url", "");
-            const std::string id = params.value("requestId", "");
+            const std::string url = peerString(peerObject(params, "request", peer_), "url", peer_);
+            const std::string id = peerString(params, "requestId", peer_);
             Policy policy;
             {
                 std::lock_guard<std::mutex> lk(mu_);
@@ -116,12 +124,15 @@ void ChromiumDevice::openPage(double timeout) {
         }
     });
     cdp_->call("Target.setDiscoverTargets", {{"discover", true}}, "", timeout);
-    target_ = cdp_->call("Target.createTarget",
-                         {{"url", "about:blank"}, {"newWindow", true},
-                          {"width", metrics_.viewport.w}, {"height", metrics_.viewport.h}},
-                         "", timeout)["targetId"].get<std::string>();
-    session_ = cdp_->call("Target.attachToTarget", {{"targetId", target_}, {"flatten", true}}, "", timeout)["sessionId"]
-                   .get<std::string>();
+    target_ = peerString(cdp_->call("Target.createTarget",
+                                    {{"url", "about:blank"}, {"newWindow", true},
+                                     {"width", metrics_.viewport.w}, {"height", metrics_.viewport.h}},
+                                    "", timeout),
+                         "targetId", peer_);
+    if (target_.empty()) throw DeviceError(peer_ + ": Target.createTarget gave no targetId");
+    session_ = peerString(cdp_->call("Target.attachToTarget", {{"targetId", target_}, {"flatten", true}}, "", timeout),
+                          "sessionId", peer_);
+    if (session_.empty()) throw DeviceError(peer_ + ": Target.attachToTarget gave no sessionId");
     call("Page.enable", nlohmann::json::object(), timeout);
     call("Emulation.setDeviceMetricsOverride",
          {{"width", metrics_.viewport.w}, {"height", metrics_.viewport.h}, {"deviceScaleFactor", metrics_.scale},
@@ -204,7 +215,7 @@ Frame ChromiumDevice::screenshot(const char* format, int quality, double timeout
     nlohmann::json params{{"format", format}, {"optimizeForSpeed", true}};
     if (quality > 0) params["quality"] = quality;
     nlohmann::json r = call("Page.captureScreenshot", params, timeout);
-    std::string bytes = base64Decode(r.value("data", ""));
+    std::string bytes = base64Decode(peerString(r, "data", peer_));
     Frame f;
     try {
         f.bgr = decodeImage(std::vector<unsigned char>(bytes.begin(), bytes.end()), cv::IMREAD_COLOR);
@@ -349,8 +360,8 @@ void ChromiumDevice::navigate(const std::string& url, double timeout) {
         }
     }
     nlohmann::json r = call("Page.navigate", {{"url", url}}, timeout);
-    if (r.contains("errorText") && !r["errorText"].get<std::string>().empty())
-        throw DeviceError("navigation to " + url + " failed: " + r["errorText"].get<std::string>());
+    if (std::string err = peerString(r, "errorText", peer_); !err.empty())
+        throw DeviceError("navigation to " + url + " failed: " + err);
     // A same-document navigation (a #fragment) has no loaderId and fires no load event.
     if (!r.contains("loaderId")) return;
     std::unique_lock<std::mutex> lk(mu_);
@@ -366,7 +377,7 @@ void ChromiumDevice::navigate(const std::string& url, double timeout) {
 std::string ChromiumDevice::currentUrl() {
     checkPage();
     nlohmann::json r = cdp_->call("Target.getTargetInfo", {{"targetId", target_}}, "", 10);
-    return r["targetInfo"].value("url", "");
+    return peerString(peerObject(r, "targetInfo", peer_), "url", peer_);
 }
 
 void ChromiumDevice::setPolicy(Policy policy) {

@@ -11,6 +11,7 @@
 
 #include "device/Device.h"
 #include "device/chromium/CdpKeys.h"
+#include "device/chromium/CdpTransport.h"
 #include "device/Navigator.h"
 #include "geometry/Rect.h"
 
@@ -51,6 +52,11 @@ public:
     /// the endpoint cannot be reached, std::invalid_argument for a malformed URL.
     static std::unique_ptr<ChromiumDevice> attach(const std::string& http_url, const PageMetrics& metrics,
                                                   double timeout = 10);
+    /// Opens a page of `metrics` over a DevTools `transport` of the caller's (attach() gives its
+    /// WebSocket; a test or fuzzer its own peer); `peer` names it in errors ("chromium at ...").
+    /// Throws DeviceError when the peer does not answer as DevTools does within `timeout`.
+    static std::unique_ptr<ChromiumDevice> over(std::unique_ptr<CdpTransport> transport, const std::string& peer,
+                                                const PageMetrics& metrics, double timeout = 10);
     /// Closes the page; a launched Chromium is closed (Browser.close, then its process group
     /// killed) and its profile directory removed.
     ~ChromiumDevice() override;

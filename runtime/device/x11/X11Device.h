@@ -13,9 +13,12 @@ namespace eacu {
 /// (also when the environment variable EACU_X11_NO_SHM is set);
 /// input goes through the XTEST extension. Not thread-safe: use one X11Device from one thread.
 /// Characters without a key in the current keymap are typed by mapping them onto spare
-/// keycodes (keycodes with no keysyms); those mappings are kept while the device lives (so
-/// the receiving app never sees a keycode change meaning before it processed the key) and
-/// removed by restoreKeyboardMapping() or the destructor.
+/// keycodes (keycodes with no keysyms), least recently used first; those mappings are kept
+/// while the device lives and removed by restoreKeyboardMapping() or the destructor. A keycode
+/// changes meaning (reused, or restored) only once the window holding the focus has drawn
+/// after its last key was delivered and stayed quiet 150 ms, or 2 s after that key
+/// (X11KeyDelivery.cpp), so the receiving program reads each key with the mapping it was typed
+/// with.
 /// If the X server goes away, every later call throws DeviceError("X display :N went away").
 class X11Device : public Device {
 public:

@@ -36,7 +36,16 @@ struct X11Device::Impl {
     int min_kc = 8, max_kc = 255, per = 1;
     std::vector<KeySym> keymap;
     std::map<KeySym, int> remapped;  // keysym -> spare keycode we mapped it to
-    std::map<int, double> last_use;  // remapped keycode -> monotonic time of its last press
+    std::map<int, double> last_use;  // remapped keycode -> monotonic time its last key was sent
+    std::map<int, unsigned long> key_serial;  // remapped keycode -> request serial of its last key
+
+    // Delivery proof (X11KeyDelivery.cpp): a DAMAGE watch on the top-level window holding the
+    // focus, telling when the receiving client last drew.
+    int damage_event = -1;  // the DAMAGE extension's event base; -1 when the server lacks it
+    unsigned long damage = 0;
+    Window damage_win = 0;
+    unsigned long drawn_serial = 0;  // our request serial when the watched window was last drawn
+    double drawn_at = 0;             // monotonic time we read that drawing
 
     // Restores the keyboard mapping, frees the SHM segment and closes the display.
     ~Impl();
@@ -58,7 +67,14 @@ struct X11Device::Impl {
     int findKey(KeySym ks, bool& shift) const;
     bool isSpare(int kc) const;
     void setMapping(int kc, KeySym ks);
-    void waitSettled(int kc);
+    // ---- delivery proof (X11KeyDelivery.cpp) ----
+    // Watches the top-level window that holds the input focus now (the root when none).
+    void watchFocus();
+    // Reads the pending DAMAGE events (no round trip), updating drawn_serial and drawn_at.
+    void pollDraws();
+    // Waits until the client that received the keys on keycode `kc` has shown them, so that
+    // changing kc's mapping cannot change what they mean to it.
+    void waitShown(int kc);
     // Maps `ks` onto a spare keycode (or the least recently used one we remapped before).
     int remap(KeySym ks);
     // The keycode for `ks`, remapping a spare one if the keymap lacks it.

@@ -87,6 +87,7 @@ void X11Device::typeText(const std::string& utf8) {
     d.checkAlive();
     if (cps.empty()) return;
     d.refreshKeymap();
+    d.watchFocus();
     int shiftKc = 0;
     for (size_t i = 0; i < cps.size(); ++i) {
         if (cps[i] == '\r' && i + 1 < cps.size() && cps[i + 1] == '\n') continue;
@@ -100,6 +101,7 @@ void X11Device::typeText(const std::string& utf8) {
         if (shift) d.key(shiftKc, false);
         d.flush();
     }
+    d.pollDraws();
 }
 
 void X11Device::checkKeys(const std::vector<Key>& keys) const {
@@ -113,6 +115,7 @@ void X11Device::keyCombo(const std::vector<Key>& keys) {
     std::vector<uint32_t> keysyms;
     for (const Key& k : keys) keysyms.push_back(keysymFor(k));  // throws before any key is sent
     d.refreshKeymap();
+    d.watchFocus();
     bool comboHasShift = false;
     for (uint32_t ks : keysyms) comboHasShift |= ks == XK_Shift_L || ks == XK_Shift_R;
     // Resolve every key first (remapping may be needed), then press and release.
@@ -137,6 +140,7 @@ void X11Device::keyDown(const Key& key) {
     d.checkAlive();
     KeySym keysym = keysymFor(key);
     d.refreshKeymap();
+    d.watchFocus();
     bool shift;
     d.key(d.keycodeFor(keysym, shift), true);
     d.flush();

@@ -1,15 +1,15 @@
 // X11Device's keymap: finding the keycode of a keysym, and mapping keysyms the keymap lacks
-// onto spare keycodes (kept while the device lives, restored at the end).
+// onto spare keycodes (kept while the device lives, restored at the end; a keycode changes
+// meaning only once its keys have been shown, see X11KeyDelivery.cpp).
 #include "device/x11/X11DeviceImpl.h"
 
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <thread>
 
+#include "base/Clock.h"
 #include "device/x11/X11Errors.h"
 
 namespace eacu {
@@ -18,20 +18,6 @@ using x11::trapBegin;
 using x11::trapEnd;
 
 namespace {
-
-double now() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-// How long a keycode we remapped must stay unchanged after its last key press before we
-// change it again. A client learns of a mapping change by an event and (GTK, Qt with XKB)
-// fetches the *current* map lazily when it next translates a key; if we changed the keycode
-// again before the app processed the earlier key press, the app would see the new keysym.
-// There is no protocol-level way to know when another client has processed an event, so a
-// small age bound is unavoidable here. It only applies when a keycode is reused (more distinct
-// unmapped characters than spare keycodes) and when restoring the mapping.
-constexpr double kRemapSettleSeconds = 0.1;
 
 std::string hex(unsigned long v) {
     char buf[32];
@@ -53,6 +39,7 @@ void X11Device::Impl::refreshKeymap() {
     for (auto it = remapped.begin(); it != remapped.end();) {
         if (sym(it->second, 0) != it->first) {
             last_use.erase(it->second);
+            key_serial.erase(it->second);
             it = remapped.erase(it);
         } else {
             ++it;
@@ -86,18 +73,12 @@ void X11Device::Impl::setMapping(int kc, KeySym ks) {
     std::copy(syms.begin(), syms.end(), keymap.begin() + (kc - min_kc) * per);
 }
 
-void X11Device::Impl::waitSettled(int kc) {
-    auto it = last_use.find(kc);
-    if (it == last_use.end()) return;
-    double left = it->second + kRemapSettleSeconds - now();
-    if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
-}
-
 int X11Device::Impl::remap(KeySym ks) {
     int kc = 0;
     for (int k = min_kc; k <= max_kc && !kc; ++k)
         if (isSpare(k)) kc = k;
     if (!kc) {
+        // The least recently used one.
         double oldest = 1e300;
         for (auto& [s, k] : remapped) {
             double t = last_use.count(k) ? last_use[k] : 0.0;
@@ -111,7 +92,7 @@ int X11Device::Impl::remap(KeySym ks) {
                 remapped.erase(it);
                 break;
             }
-        waitSettled(kc);
+        waitShown(kc);  // its last character must have been read before it changes
     }
     trapBegin();
     setMapping(kc, ks);
@@ -131,11 +112,13 @@ int X11Device::Impl::keycodeFor(KeySym ks, bool& shift) {
 }
 
 void X11Device::Impl::key(int kc, bool down) {
+    const unsigned long serial = NextRequest(dpy);  // the fake event's request
     XTestFakeKeyEvent(dpy, unsigned(kc), down ? True : False, CurrentTime);
-    if (remapped.size()) {
-        for (auto& [s, k] : remapped)
-            if (k == kc) last_use[kc] = now();
-    }
+    for (auto& [s, k] : remapped)
+        if (k == kc) {
+            last_use[kc] = monotonicSeconds();
+            key_serial[kc] = serial;
+        }
 }
 
 int X11Device::Impl::shiftKeycode() {
@@ -148,13 +131,11 @@ int X11Device::Impl::shiftKeycode() {
 
 void X11Device::Impl::restoreMapping() {
     if (remapped.empty() || dead) return;
-    double last = 0;
-    for (auto& [k, t] : last_use) last = std::max(last, t);
-    double left = last + kRemapSettleSeconds - now();
-    if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+    for (auto& [s, kc] : remapped) waitShown(kc);
     for (auto& [s, kc] : remapped) setMapping(kc, NoSymbol);
     remapped.clear();
     last_use.clear();
+    key_serial.clear();
     XSync(dpy, False);
 }
 

@@ -1,0 +1,75 @@
+// A hostile peer on loopback for the fuzzers of eacu's network clients (Redis, the device
+// agent): it answers the next connection with the fuzzer's bytes, whatever the client asks.
+#pragma once
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "FuzzCommon.h"
+
+namespace eacu::fuzz {
+
+/// Listens on 127.0.0.1 (a free port); answer() serves one connection on a thread: it accepts,
+/// writes `bytes` (all of them, as the client reads), shuts its sending side (the client reads
+/// end of file after them), drains what the client sends until it closes or 2 s pass, and
+/// closes. The client under test runs meanwhile on the fuzzer's thread; join() waits for the
+/// server's side.
+class HostilePeer {
+public:
+    HostilePeer() {
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0)
+            broken("cannot listen on loopback");
+        socklen_t len = sizeof a;
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+        port_ = ntohs(a.sin_port);
+    }
+    int port() const { return port_; }
+
+    void answer(std::string bytes) {
+        thread_ = std::thread([this, bytes = std::move(bytes)] {
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, 2000) <= 0) return;  // the client never connected
+            int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (c < 0) return;
+            size_t off = 0;
+            auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            char sink[65536];
+            bool client_open = true;
+            while (std::chrono::steady_clock::now() < until && (off < bytes.size() || client_open)) {
+                pollfd q{c, short(POLLIN | (off < bytes.size() ? POLLOUT : 0)), 0};
+                if (::poll(&q, 1, 100) <= 0) continue;
+                if (q.revents & (POLLIN | POLLHUP | POLLERR)) {
+                    ssize_t n = ::recv(c, sink, sizeof sink, MSG_DONTWAIT);
+                    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) client_open = false;
+                    if (!client_open && off < bytes.size()) break;  // it hung up before reading all
+                }
+                if ((q.revents & POLLOUT) && off < bytes.size()) {
+                    ssize_t n = ::send(c, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                    if (n > 0) off += size_t(n);
+                    if (off == bytes.size()) ::shutdown(c, SHUT_WR);
+                }
+            }
+            ::close(c);
+        });
+    }
+    void join() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    int fd_ = -1;
+    int port_ = 0;
+    std::thread thread_;
+};
+
+}  // namespace eacu::fuzz
