@@ -324,7 +324,8 @@ const std::vector<Command> kCommands = {
      cmdWorkers},
     {"help",
      "eacu help [COMMAND]\n"
-     "eacu COMMAND --help",
+     "eacu COMMAND --help\n"
+     "eacu help --man|--bash-completion",
      "Print the list of commands, or one command's help.\n"
      "\n"
      "eacu help --man prints this manual as a man page (roff; man 1 eacu), eacu help\n"

@@ -39,7 +39,18 @@ std::string roffVerbatim(const std::string& text) {
 
 std::vector<std::string> commandOptions(const Command& c) {
     std::vector<std::string> out;
-    const std::string text = std::string(c.synopsis) + "\n" + std::string(c.help);
+    // The synopsis and the help's option lines (those starting with '-' after the indent), not
+    // its prose, which names other commands' options ("eacu run --serve-fd 3").
+    std::string text = std::string(c.synopsis) + "\n";
+    const std::string help(c.help);
+    for (size_t start = 0; start < help.size();) {
+        size_t end = help.find('\n', start);
+        if (end == std::string::npos) end = help.size();
+        const std::string line = help.substr(start, end - start);
+        const size_t first = line.find_first_not_of(' ');
+        if (first != std::string::npos && first > 0 && line[first] == '-') text += line + "\n";
+        start = end + 1;
+    }
     for (size_t i = 0; i < text.size(); ++i) {
         if (text[i] != '-') continue;
         // An option starts a word: after a space, '[' , '(' or '|' (not inside "read-only").

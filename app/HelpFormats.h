@@ -18,7 +18,8 @@ std::string manPage();
 /// `eacu`, then the options each command's help names; file names otherwise.
 std::string bashCompletion();
 
-/// Every option ("--db", "-o") a command's synopsis and help text name, in order, once each.
+/// Every option ("--db", "-o") a command's synopsis and the option lines of its help name, in
+/// order, once each, and --help.
 std::vector<std::string> commandOptions(const Command& c);
 
 }  // namespace eacu

@@ -51,12 +51,11 @@ if(NOT EACU_SANITIZE AND NOT EACU_FUZZ)
   set(EACU_COMPLETION ${CMAKE_BINARY_DIR}/share/bash-completion/completions/eacu)
   add_custom_command(
     OUTPUT ${EACU_MAN} ${EACU_COMPLETION}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/share/man/man1
-            ${CMAKE_BINARY_DIR}/share/bash-completion/completions
-    COMMAND sh -c "$<TARGET_FILE:eacu> help --man | gzip -9n > ${EACU_MAN}.tmp && mv ${EACU_MAN}.tmp ${EACU_MAN}"
-    COMMAND sh -c "$<TARGET_FILE:eacu> help --bash-completion > ${EACU_COMPLETION}"
-    DEPENDS eacu
-    COMMENT "Manual page and bash completion from eacu's command table")
+    COMMAND ${CMAKE_COMMAND} -DEACU=$<TARGET_FILE:eacu> -DMAN=${EACU_MAN} -DCOMPLETION=${EACU_COMPLETION}
+            -P ${CMAKE_SOURCE_DIR}/cmake/help_files.cmake
+    DEPENDS eacu ${CMAKE_SOURCE_DIR}/cmake/help_files.cmake
+    COMMENT "Manual page and bash completion from eacu's command table"
+    VERBATIM)
   add_custom_target(eacu_docs ALL DEPENDS ${EACU_MAN} ${EACU_COMPLETION})
   install(FILES ${EACU_MAN} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
   install(FILES ${EACU_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
