@@ -68,10 +68,10 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "eacu developers <eacu@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GUI automation with Lua scripts, image targets and a recorded run log")
 set(CPACK_PACKAGE_DESCRIPTION
-    "eacu runs GUI automation scripts written in Lua (locate, tap, type, verify, wait, model\n"
-    "planning) against an X display, a private Xvfb, a headless Chromium, an Android phone or a\n"
-    "Windows machine, and records every run in SQLite. It includes eacu serve (a chat page and\n"
-    "HTTP API) and eacu worker (tasks on many machines through Redis) with systemd units.")
+    "eacu runs GUI automation scripts written in Lua (locate, tap, type, verify, wait, model
+planning) against an X display, a private Xvfb, a headless Chromium, an Android phone or a
+Windows machine, and records every run in SQLite. It includes eacu serve (a chat page and
+HTTP API) and eacu worker (tasks on many machines through Redis) with systemd units.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

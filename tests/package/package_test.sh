@@ -26,7 +26,7 @@ if dpkg-query -W -f='${Status}' eacu 2>/dev/null | grep -q 'install ok installed
 fi
 cleanup() {
   if dpkg-query -W -f='${Status}' eacu 2>/dev/null | grep -q installed; then
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q eacu >/dev/null 2>&1 || true
+    $SUDO env APT_CONFIG="${APT_CONFIG:-/dev/null}" DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q eacu >/dev/null 2>&1 || true
   fi
   [ -z "${serve_pid:-}" ] || kill "$serve_pid" 2>/dev/null || true
 }
@@ -54,7 +54,10 @@ cp "$deb" "$OUT/deb/"
 cmd=${block//\/tmp\/eacu\//$OUT/deb/}
 echo "install: $cmd"
 t0=$(date +%s.%N)
-$SUDO sh -ec "$cmd" >"$OUT/apt.log" 2>&1 || fail "the install failed: $(tail -20 "$OUT/apt.log")"
+# Another apt on this machine (CI installing packages) holds dpkg's lock: wait for it, not fail.
+printf 'DPkg::Lock::Timeout "600";\n' >"$OUT/apt.conf"
+export APT_CONFIG=$OUT/apt.conf
+$SUDO env APT_CONFIG="$APT_CONFIG" sh -ec "$cmd" >"$OUT/apt.log" 2>&1 || fail "the install failed: $(tail -20 "$OUT/apt.log")"
 t_installed=$(date +%s.%N)
 command -v eacu >/dev/null && [ "$(command -v eacu)" = /usr/bin/eacu ] || fail "no /usr/bin/eacu after the install"
 
@@ -115,7 +118,7 @@ echo "ok: man page, completion, agent, stubs, units in place; the units verify"
 
 # Remove and purge: nothing of it is left but the services' state directory.
 dpkg -L eacu >"$OUT/files.txt"
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q eacu >"$OUT/purge.log" 2>&1 ||
+$SUDO env APT_CONFIG="$APT_CONFIG" DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q eacu >"$OUT/purge.log" 2>&1 ||
   fail "apt-get remove --purge eacu: $(tail -5 "$OUT/purge.log")"
 dpkg-query -W -f='${Status}' eacu 2>/dev/null | grep -q installed && fail "eacu is still known to dpkg after the purge"
 left=$(while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done <"$OUT/files.txt")
