@@ -106,7 +106,9 @@ for unit in eacu-serve.service eacu-worker@w1.service; do
 done
 # verify does catch a broken unit (so the check above means something).
 sed 's/^ExecStart=/ExecStrat=/' "$units/eacu-serve.service" >"$units/broken.service"
-SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no "$units/broken.service" >"$OUT/verify-broken.log" 2>&1 &&
-  [ ! -s "$OUT/verify-broken.log" ] && fail "systemd-analyze verify passed a unit with no ExecStart"
+if SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no "$units/broken.service" >"$OUT/verify-broken.log" 2>&1 &&
+   [ ! -s "$OUT/verify-broken.log" ]; then
+  fail "systemd-analyze verify passed a unit with no ExecStart"
+fi
 echo "ok: systemd-analyze verify on eacu-serve.service and eacu-worker@.service"
 echo "install_rules: ok"

@@ -46,8 +46,9 @@ done
 expect_eq "$(dpkg-deb -f "$deb" Version)" "$("$BUILD/eacu" --version | cut -d' ' -f2)" "the package's version"
 
 # The install: the Containerfile's own lines, with the .deb where the Containerfile copies it.
+# Each RUN instruction one shell line (its continuation lines joined).
 block=$(sed -n '/^# package-test: begin/,/^# package-test: end/p' "$SRC/deploy/Containerfile" | grep -v '^#' |
-        sed 's/^RUN //; s/\\$//')
+        sed -e ':a' -e '/\\$/N; s/\\\n//; ta' | sed 's/^RUN //')
 [ -n "$block" ] || fail "deploy/Containerfile has no package-test block"
 mkdir -p "$OUT/deb"
 cp "$deb" "$OUT/deb/"
@@ -120,11 +121,13 @@ echo "ok: man page, completion, agent, stubs, units in place; the units verify"
 dpkg -L eacu >"$OUT/files.txt"
 $SUDO env APT_CONFIG="$APT_CONFIG" DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q eacu >"$OUT/purge.log" 2>&1 ||
   fail "apt-get remove --purge eacu: $(tail -5 "$OUT/purge.log")"
-dpkg-query -W -f='${Status}' eacu 2>/dev/null | grep -q installed && fail "eacu is still known to dpkg after the purge"
-left=$(while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done <"$OUT/files.txt")
+if dpkg-query -W -f='${Status}' eacu 2>/dev/null | grep -q installed; then
+  fail "eacu is still known to dpkg after the purge"
+fi
+left=$(while read -r f; do if [ -f "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done <"$OUT/files.txt")
 [ -z "$left" ] || fail "files of the package left after the purge: $left"
 left=$(find /usr /etc /var /opt \( -path /var/lib/eacu -o -path /var/lib/private/eacu \) -prune -o \
-         \( -name 'eacu' -o -name 'eacu.*' -o -name 'eacu-*' -o -name 'eacu@*' -o -name 'eacu_*' \) -print 2>/dev/null)
+         \( -name 'eacu' -o -name 'eacu.*' -o -name 'eacu-*' -o -name 'eacu@*' -o -name 'eacu_*' \) -print 2>/dev/null || true)
 [ -z "$left" ] || fail "left after the purge: $left"
 echo "ok: apt-get remove --purge leaves nothing of eacu (but /var/lib/eacu, if a service made it)"
 echo "package_test: ok"
