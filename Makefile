@@ -7,15 +7,23 @@
 #   make fuzz   every libFuzzer target (tests/fuzz) for FUZZ_SECONDS each (default 30)
 #   make agent-win  eacu-agent.exe, the Windows device agent (agent/), cross-built with mingw-w64
 #               into $(AGENT_BUILD)/eacu-agent.exe (not part of make demo)
+#   make install    eacu, its modules, assets, examples, man page, completion and systemd units
+#               under PREFIX (default /usr/local; DESTDIR honoured): cmake/Install.cmake
+#   make package    $(BUILD)/eacu_VERSION_amd64.deb (CPack DEB) from the built eacu and eacu-agent.exe
+#   make test-package  the package installed with apt on this machine, its example, worker and
+#               serve run from /usr, then purged (tests/package/package_test.sh; CI runs it)
 BUILD ?= build
 AGENT_BUILD ?= build-agent
 SAN_BUILD ?= build-san
 FUZZ_SECONDS ?= 30
 JOBS  ?= 2
+PREFIX ?= /usr/local
 # Debian packages. DEMO_PACKAGES: what building eacu and `make demo` need (the build, Xvfb,
 # xcalc, a window manager, OCR data). TEST_PACKAGES: what only the tests and the optional targets
 # need (clang for the sanitizer build, Chromium, the programs the tests drive, redis-server, adb,
-# Wine and the mingw-w64 cross compilers for `make agent-win`).
+# Wine and the mingw-w64 cross compilers for `make agent-win`; for `make package` and its tests:
+# dpkg-dev and file for dpkg-shlibdeps, systemd for systemd-analyze, man-db, bash-completion,
+# python3-yaml).
 DEMO_PACKAGES = build-essential cmake pkg-config ccache \
   libluajit-5.1-dev libopencv-dev libopencv-contrib-dev nlohmann-json3-dev libsqlite3-dev catch2 \
   libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev libxdamage-dev \
@@ -25,10 +33,12 @@ DEMO_PACKAGES = build-essential cmake pkg-config ccache \
 TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
   x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm xdotool \
   libatk-adaptor libgail-common hexchat redis-server adb \
-  wine64 mingw-w64 fonts-wqy-microhei
+  wine64 mingw-w64 fonts-wqy-microhei \
+  dpkg-dev file systemd man-db groff-base bash-completion python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-demo install-packages configure configure-demo build build-eacu demo test clean configure-san test-sanitize fuzz agent-win
+.PHONY: deps deps-demo install-packages configure configure-demo build build-eacu demo test clean configure-san test-sanitize fuzz agent-win \
+  install package test-package
 
 # deps-demo installs DEMO_PACKAGES, deps all of TEST_PACKAGES (missing ones only, one apt-get).
 deps-demo:
@@ -81,6 +91,24 @@ fuzz: configure-san
 agent-win: deps
 	cmake -S agent -B $(AGENT_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/mingw-w64.cmake -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(AGENT_BUILD) -j$(JOBS) --target eacu-agent
+
+# make install: the layout of the package under $(PREFIX), e.g. make install PREFIX=/opt/eacu
+# DESTDIR=/tmp/stage. Builds only eacu and its man page and completion.
+install: build-eacu
+	cmake --build $(BUILD) -j$(JOBS) --target eacu_docs
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# make package: the eacu already built in $(BUILD) (nothing else is built) and eacu-agent.exe.
+package: build-eacu agent-win
+	cmake -S . -B $(BUILD) -DEACU_AGENT_EXE=$(CURDIR)/$(AGENT_BUILD)/eacu-agent.exe
+	cmake --build $(BUILD) -j$(JOBS) --target eacu eacu_docs
+	rm -f $(BUILD)/eacu_*_amd64.deb
+	cd $(BUILD) && cpack -G DEB
+	@ls -l $(BUILD)/eacu_*_amd64.deb
+
+# make test-package: installs the .deb on this machine (root or sudo), runs it, purges it.
+test-package: package
+	bash tests/package/package_test.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(AGENT_BUILD)

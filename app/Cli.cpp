@@ -151,9 +151,17 @@ std::string eacuHome() {
     std::error_code ec;
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
+        // An installed eacu (PREFIX/bin/eacu, also under a DESTDIR or a moved prefix):
+        // PREFIX/share/eacu.
+        fs::path installed = exe.parent_path().parent_path() / "share" / "eacu";
+        if (looksLikeHome(installed)) return installed.string();
+        // The build tree: the source folder above it.
         for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
             if (looksLikeHome(p)) return p.string();
     }
+#ifdef EACU_DATA_DIR
+    if (looksLikeHome(EACU_DATA_DIR)) return EACU_DATA_DIR;
+#endif
 #ifdef EACU_SOURCE_DIR
     return EACU_SOURCE_DIR;
 #else

@@ -67,9 +67,10 @@ double numberFlag(const std::string& name, const std::string& value, double lo, 
 /// numberFlag for a whole number in [lo, hi]; the UsageError says "a whole number".
 int integerFlag(const std::string& name, const std::string& value, int lo, int hi);
 
-/// The folder holding assets/ and scripts/: $EACU_HOME, else the first of the executable's
-/// ancestors that has assets/index.json or scripts/, else the source tree the binary was built
-/// from.
+/// The folder holding assets/ and scripts/: $EACU_HOME, else PREFIX/share/eacu beside an
+/// installed executable (PREFIX/bin/eacu), else the first of the executable's ancestors that has
+/// assets/index.json or scripts/ (the build tree), else the data folder compiled in
+/// (EACU_DATA_DIR, the install prefix's share/eacu), else the source tree the binary was built from.
 std::string eacuHome();
 
 /// A RUN argument: a positive run id. Throws UsageError("expected a run id (a

@@ -268,7 +268,8 @@ const std::vector<Command> kCommands = {
      "                    Chromium, a page per task), cdp:URL, adb[:SERIAL] or agent:HOST:PORT\n"
      "                    (one worker); no Xvfb, no --wm, no --launch\n"
      "  --wm WM           the window manager started on each private display (\"openbox\")\n" EACU_OPT_DB
-     "  --token T         every request needs \"Authorization: Bearer T\" (or ?access_token=T)\n"
+     "  --token T         every request needs \"Authorization: Bearer T\" (or ?access_token=T);\n"
+     "                    default $EACU_TOKEN\n"
      "  --launch CMD      a shell command started on each task's display before the task (the\n"
      "                    desktop it works on); repeatable\n"
      "  --allow-scripts   accept Lua source as a task ({\"script\": \"...\"}); needs --token\n"
@@ -289,7 +290,7 @@ const std::vector<Command> kCommands = {
      "eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
      "            [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT]\n"
      "            [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S]\n"
-     "            [--events-ttl S] [--click-check] [--allow-scripts]",
+     "            [--events-ttl S] [--click-check] [--allow-scripts] [--drain S]",
      "Take tasks from an eacu serve --queue on Redis and run them on this machine, each as eacu\n"
      "serve's own workers do (a private Xvfb with the --launch programs, eacu run --serve-fd 3),\n"
      "recorded in this machine's run log. Each task is committed to this worker (one atomic\n"
@@ -313,7 +314,10 @@ const std::vector<Command> kCommands = {
      "  --events-ttl S    how long a task's Redis keys stay after it ended (default 3600)\n"
      "  --click-check     as eacu serve --click-check\n"
      "  --allow-scripts   run Lua source tasks too (else they fail: whoever may write to the\n"
-     "                    Redis could run any program here)\n",
+     "                    Redis could run any program here)\n"
+     "  --drain S         on SIGTERM take no new task and let the running ones end for up to S\n"
+     "                    seconds, then stop them (default 0: SIGTERM stops them at once; SIGINT\n"
+     "                    or a second SIGTERM always does)\n",
      cmdWorker},
     {"workers",
      "eacu workers --queue URL [--json]",
@@ -322,8 +326,12 @@ const std::vector<Command> kCommands = {
      cmdWorkers},
     {"help",
      "eacu help [COMMAND]\n"
-     "eacu COMMAND --help",
-     "Print the list of commands, or one command's help.\n",
+     "eacu COMMAND --help\n"
+     "eacu help --man|--bash-completion",
+     "Print the list of commands, or one command's help.\n"
+     "\n"
+     "eacu help --man prints this manual as a man page (roff; man 1 eacu), eacu help\n"
+     "--bash-completion a bash completion script for the commands and their options.\n",
      nullptr},
     {"version",
      "eacu --version",

@@ -1,10 +1,12 @@
 // eacu: the command-line entry point. Looks the command up in the command table
-// (CommandTable.cpp) and answers --help, help CMD, CMD --help and --version itself.
+// (CommandTable.cpp) and answers --help, help CMD, CMD --help and --version itself, and
+// help --man / help --bash-completion (HelpFormats.cpp).
 #include <cstdio>
 #include <string>
 
 #include "Cli.h"
 #include "CommandTable.h"
+#include "HelpFormats.h"
 #include "process/DescendantGuard.h"
 #include "process/Process.h"
 
@@ -33,6 +35,10 @@ int main(int argc, char** argv) {
         }
         std::string what = argv[2];
         if (what == "--help" || what == "-h") what = "help";  // eacu help --help
+        if (what == "--man" || what == "--bash-completion") {  // what the package installs
+            std::fputs((what == "--man" ? manPage() : bashCompletion()).c_str(), stdout);
+            return 0;
+        }
         const Command* c = findCommand(what);
         if (!c) return unknownCommand(what);
         std::fputs(commandHelp(*c).c_str(), stdout);

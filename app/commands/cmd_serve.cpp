@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -45,6 +46,7 @@ int cmdServe(int argc, char** argv) {
         if (auto v = o.flag("--host")) http.host = *v;
         if (auto v = o.flag("--port")) http.port = integerFlag("--port", *v, 0, 65535);
         if (auto v = o.flag("--token")) http.token = *v;
+        else if (const char* t = std::getenv("EACU_TOKEN"); t && *t) http.token = t;  // kept out of ps
         if (auto v = o.flag("--heartbeat")) http.heartbeat = numberFlag("--heartbeat", *v, 0.1, 3600, "[0.1, 3600] (seconds)");
         if (auto v = o.flag("--queue")) {
             queue_url = server::RedisUrl::parse(*v);  // throws std::invalid_argument (no password in it)

@@ -23,14 +23,14 @@ namespace eacu {
 /// `eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N]
 /// [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT] [--wm WM]
 /// [--launch CMD]... [--name NAME] [--db PATH] [--lease S] [--heartbeat S] [--events-ttl S]
-/// [--click-check] [--allow-scripts]`.
+/// [--click-check] [--allow-scripts] [--drain S]`.
 int cmdWorker(int argc, char** argv) {
     server::WorkerOptions w;
     std::string device_spec;  // --device that is not an X display
     try {
         CliOptions o = parseCli(argc, argv, 2,
                                 {"--queue", "--slots", "--launch", "--name", "--lease", "--heartbeat", "--events-ttl",
-                                 "--device"},
+                                 "--device", "--drain"},
                                 {"--click-check", "--allow-scripts"});
         if (!o.positional.empty()) throw UsageError("unexpected argument \"" + o.positional[0] + "\" (see eacu worker --help)");
         auto q = o.flag("--queue");
@@ -50,6 +50,7 @@ int cmdWorker(int argc, char** argv) {
         if (w.config.heartbeat_seconds * 2 > w.config.lease_seconds)
             throw UsageError("--heartbeat " + std::to_string(w.config.heartbeat_seconds) +
                              ": expected at most half the lease (" + std::to_string(w.config.lease_seconds) + " s)");
+        if (auto v = o.flag("--drain")) w.drain_seconds = numberFlag("--drain", *v, 0, 86400, "[0, 86400] (seconds)");
         if (auto v = o.flag("--events-ttl"))
             w.config.events_ttl = numberFlag("--events-ttl", *v, 1, 1e7, "[1, 1e7] (seconds)");
         if (o.flag("--click-check")) w.config.worker_env["EACU_CLICK_CHECK"] = "1";
@@ -95,20 +96,30 @@ int cmdWorker(int argc, char** argv) {
         }
         const std::string name = w.name, where = w.url.redacted();
         const int slots = w.slots;
-        const double lease = w.config.lease_seconds, hb = w.config.heartbeat_seconds;
+        const double lease = w.config.lease_seconds, hb = w.config.heartbeat_seconds, drain_s = w.drain_seconds;
         server::RemoteWorker worker(std::move(w));
         std::printf("eacu worker: %s on %s (%d slot%s, lease %.1f s, heartbeat %.1f s)\n", name.c_str(), where.c_str(),
                     slots, slots == 1 ? "" : "s", lease, hb);
         std::fflush(stdout);
-        std::atomic<bool> stop{false};
+        // SIGTERM with --drain: take no new task and let the running ones end (up to --drain s);
+        // SIGINT, a second SIGTERM, or SIGTERM without --drain: stop the running tasks now.
+        std::atomic<bool> stop{false}, drain{false};
         std::thread watcher([&] {
-            int sig = 0;
-            sigwait(&sigs, &sig);
-            if (stop) return;
-            std::fprintf(stderr, "eacu worker: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-            stop = true;
+            for (;;) {
+                int sig = 0;
+                sigwait(&sigs, &sig);
+                if (stop) return;
+                if (sig == SIGTERM && drain_s > 0 && !drain) {
+                    std::fprintf(stderr, "eacu worker: SIGTERM: draining (a second SIGTERM stops the running tasks)\n");
+                    drain = true;
+                    continue;
+                }
+                std::fprintf(stderr, "eacu worker: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+                stop = true;
+                return;
+            }
         });
-        int code = worker.run(stop);
+        int code = worker.run(stop, &drain);
         if (!stop.exchange(true)) pthread_kill(watcher.native_handle(), SIGTERM);
         watcher.join();
         return code;

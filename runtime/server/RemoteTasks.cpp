@@ -145,6 +145,7 @@ json RemoteTasks::workers() {
                        {"device", f["device"]},
                        {"version", f["version"]},
                        {"protocol", std::atoi(f["protocol"].c_str())},
+                       {"draining", f["draining"] == "1"},
                        {"last_heartbeat", hb},
                        {"age", now - hb}});
     }

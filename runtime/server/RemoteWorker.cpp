@@ -91,6 +91,7 @@ bool RemoteWorker::heartbeat() {
              {"device", o_.device},
              {"version", EACU_VERSION},
              {"protocol", std::to_string(redis::kProtocol)},
+             {"draining", draining_ ? "1" : "0"},
              {"heartbeat", std::to_string(wallSeconds())}}) {
         args.push_back(k);
         args.push_back(v);
@@ -260,9 +261,10 @@ bool RemoteWorker::takeOne(RedisClient& c) {
     return true;
 }
 
-int RemoteWorker::run(const std::atomic<bool>& stop) {
+int RemoteWorker::run(const std::atomic<bool>& stop, const std::atomic<bool>* drain) {
     std::unique_ptr<RedisClient> c;
     double backoff = 0.1;
+    double drain_until = 0;
     while (!stop) {
         std::list<std::unique_ptr<Slot>> finished;
         {
@@ -276,6 +278,25 @@ int RemoteWorker::run(const std::atomic<bool>& stop) {
         for (auto& s : finished) {
             s->thread.join();
             s->control.join();
+        }
+        if (drain && *drain) {
+            const size_t running = busy();
+            if (!draining_.exchange(true)) {
+                drain_until = monotonicSeconds() + o_.drain_seconds;
+                say("draining: no new task; " + std::to_string(running) + " running, stopped after " +
+                    std::to_string(int(o_.drain_seconds)) + " s if still running");
+            }
+            if (running == 0) {
+                say("drained: no task running");
+                break;
+            }
+            if (monotonicSeconds() >= drain_until) {
+                say("drain time over: stopping the " + std::to_string(running) + " running task" +
+                    (running == 1 ? "" : "s"));
+                break;
+            }
+            CancelToken().sleep(0.05);
+            continue;
         }
         if (busy() >= size_t(o_.slots) || !leased()) {
             CancelToken().sleep(0.05);

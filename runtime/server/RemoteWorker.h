@@ -31,6 +31,9 @@ struct WorkerOptions {
     int slots = 1;
     std::string device = "virtual";
     ServeConfig config;
+    /// After a drain is asked for (run's `drain`): how long the running tasks may go on before
+    /// they are stopped (seconds).
+    double drain_seconds = 0;
 };
 
 class RemoteWorker {
@@ -43,7 +46,11 @@ public:
 
     /// Takes and runs tasks until `stop` is set; then stops its running tasks (they end
     /// interrupted) and unregisters. Returns 0.
-    int run(const std::atomic<bool>& stop);
+    /// Once `drain` (if given) is set, it takes no new task (a task it has not committed stays
+    /// in the stream for another worker; a committed one is never handed to another) and says
+    /// so in its registry entry ("draining"), lets the running tasks end by themselves for up
+    /// to `drain_seconds`, then stops those still running, and returns as for `stop`.
+    int run(const std::atomic<bool>& stop, const std::atomic<bool>* drain = nullptr);
 
 private:
     struct Slot;
@@ -61,6 +68,7 @@ private:
     std::unique_ptr<RedisClient> hb_client_;  // the heartbeat thread's
     std::atomic<double> last_lease_ok_{0};    // monotonic time of the last renewed lease
     std::atomic<bool> stopping_{false};
+    std::atomic<bool> draining_{false};  // no new task: shown in the registry
     std::mutex mu_;  // guards slots_
     std::list<std::unique_ptr<Slot>> slots_;
     std::thread heartbeat_thread_;
