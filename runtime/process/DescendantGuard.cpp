@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -223,7 +225,14 @@ void guardDescendants() {
     ::close(fds[0]);
     ::fcntl(fds[1], F_SETFL, O_NONBLOCK);  // a full pipe drops a note, never blocks a spawn
     g_note_fd = fds[1];
+    // The reaper thread takes no asynchronous signal: it starts with every signal blocked, so
+    // SIGTERM and SIGINT reach the threads that wait for them (serve's and worker's sigwait,
+    // the run's handlers) instead of ending the process with their default action here.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     std::thread(reapAdopted).detach();
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 void noteSpawnedGroup(pid_t pgid) {
