@@ -152,6 +152,17 @@ void ServiceLog::setTaskStatus(int64_t id, const std::string& status) {
     }
 }
 
+bool ServiceLog::hasRun(int64_t run_id) {
+    try {
+        Statement q(db(), "SELECT 1 FROM runs WHERE id=?");
+        q.bind(1, run_id);
+        return q.step();
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+    return false;
+}
+
 void ServiceLog::setTaskRun(int64_t id, int64_t run_id) {
     try {
         Statement q(db(), "UPDATE tasks SET run_id=? WHERE id=?");

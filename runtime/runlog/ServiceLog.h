@@ -80,8 +80,10 @@ public:
     std::vector<TaskRecord> tasksWithStatus(const std::vector<std::string>& statuses) const;
     /// Sets the status; "running" also sets started_at the first time.
     void setTaskStatus(int64_t id, const std::string& status);
-    /// Links the task to the run its worker opened.
+    /// Links the task to the run its worker opened (a run this log holds: see hasRun).
     void setTaskRun(int64_t id, int64_t run_id);
+    /// True when the run log holds run `run_id`. Throws RunLogError on a database error.
+    bool hasRun(int64_t run_id);
     /// Ends the task: status, answer, error and ended_at.
     void endTask(int64_t id, const std::string& status, const std::string& answer, const std::string& error);
     /// Closes run `run_id` as "crashed" (status, `error`, ended_at = its last heartbeat, else
