@@ -131,8 +131,10 @@ const std::vector<Command> kCommands = {
      "  -o DIR            the folder (created when missing; also --output)\n" EACU_OPT_DB,
      cmdFrames},
     {"record",
-     "eacu record [--display D] [--wm WM] [--launch CMD]... -o FILE.lua [--assets DIR] [--quiet]",
+     "eacu record [--display D | --device SPEC] [--wm WM] [--launch CMD]... -o FILE.lua [--assets DIR] [--quiet]",
      "Record what a person does on an X display and write it as a runnable script.\n"
+     "On any other device (--device chromium, cdp:URL, adb, agent:HOST:PORT) it starts eacu studio\n"
+     "in record mode instead (the person acts on the device's screen in the browser).\n"
      "\n"
      "Each click is written with the most robust target proven on the screen just before it:\n"
      "the accessibility element under the pointer, else a word OCR reads there and nowhere\n"
@@ -286,6 +288,30 @@ const std::vector<Command> kCommands = {
      "  --events-ttl S    with --queue: how long a task's Redis keys stay after it ended\n"
      "                    (default 3600)\n",
      cmdServe},
+    {"studio",
+     "eacu studio [--device SPEC | --display :N|virtual[:WxH]] [--wm WM] [--launch CMD]... [-o FILE.lua]\n"
+     "            [--assets DIR] [--port P] [--host H --token T]",
+     "See what eacu sees and write a script by doing the task, in the browser (docs/studio.md).\n"
+     "\n"
+     "Prints eacu studio: http://HOST:PORT/ : a page with the device's live screen. What you do\n"
+     "there (click, double click, long press, drag, wheel, keys, text through the input method)\n"
+     "is done on the device at once and becomes a script line whose target is proven on the\n"
+     "screen before it, off the input path (as eacu record proves: the tree element, a text read\n"
+     "there and nowhere else, an image crop the replay's own locate finds only there, else the\n"
+     "coordinates, saying why). Inspect shows the element under the pointer, the words OCR reads\n"
+     "there and the target eacu would write; verify lines; play the script back; save. Ctrl-C\n"
+     "saves (with -o) and stops everything it started.\n"
+     "\n"
+     "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM
+     "  --device SPEC     chromium[:WxH[@S]], cdp:URL, adb[:SERIAL], agent:HOST:PORT (or an X display)\n"
+     "  --launch CMD      start CMD (/bin/sh) on the X display first, or the app of package CMD on\n"
+     "                    Android; written as launch \"CMD\"\n"
+     "  -o FILE.lua       the script (saved on Ctrl-C; default studio.lua, saved by the page only)\n"
+     "  --assets DIR      where image targets are saved (default FILE_assets beside the script)\n"
+     "  --port P          the page's port (default 8766; 0: any free port)\n"
+     "  --host H          the address to listen on (default 127.0.0.1; any other needs --token)\n"
+     "  --token T         the page's token (also $EACU_TOKEN): given once in the URL, then a cookie\n",
+     cmdStudio},
     {"worker",
      "eacu worker --queue URL [--slots N] [--display virtual|virtual:WxH|:N] [--wm WM]\n"
      "            [--device chromium[:WxH[@S]]|cdp:URL|adb[:SERIAL]|agent:HOST:PORT]\n"

@@ -32,6 +32,7 @@ int cmdBench(int argc, char** argv);
 int cmdDevices(int argc, char** argv);
 /// eacu serve: the chat page, the chat and task APIs, the workers (runtime/server/).
 int cmdServe(int argc, char** argv);
+int cmdStudio(int argc, char** argv);
 /// eacu worker: a worker of eacu serve's Redis queue, on any machine (runtime/server/RemoteWorker).
 int cmdWorker(int argc, char** argv);
 /// eacu workers: the workers registered on a Redis queue.

@@ -44,6 +44,25 @@ int cmdRecord(int argc, char** argv) {
         std::fprintf(stderr, "eacu record: expected -o FILE.lua (see eacu record --help)\n");
         return 2;
     }
+    // Another device than an X display: the studio in record mode (the person acts on the
+    // device's screen in the browser).
+    if (!o.display.empty()) {
+        DeviceSpec::Kind k;
+        try {
+            k = parseDeviceSpec(o.display).kind;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "eacu record: %s\n", e.what());
+            return 2;
+        }
+        if (k != DeviceSpec::Kind::X11 && k != DeviceSpec::Kind::Virtual && k != DeviceSpec::Kind::Image) {
+            std::printf("eacu record: %s is not an X display: starting eacu studio in record mode\n", o.display.c_str());
+            std::fflush(stdout);
+            std::vector<char*> args(argv, argv + argc);
+            static char studio[] = "studio";
+            args[1] = studio;
+            return cmdStudio(argc, args.data());
+        }
+    }
     bool quiet = std::any_of(o.flags.begin(), o.flags.end(), [](const auto& f) { return f.first == "--quiet"; });
     const ScriptFile file = scriptFileOf(o);
     std::vector<std::string> launches;

@@ -120,7 +120,7 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
     for (const std::string& h : o.header) lua += "-- " + h + "\n";
     double prev_end = -1;
     bool after_launch = false;
-    int n = 0;
+    int n = o.first_index - 1;
     for (const ScriptItem& it : items) {
         ++n;
         if (!it.launch.empty()) {

@@ -33,12 +33,14 @@ struct ScriptItem {
 /// the script names it (relative to the script's folder); `header`: comment lines written
 /// first (without "-- "); `wait_after_s`: a pointer action that came more than this many
 /// seconds after the one before (or the first after a launch) is written after a `wait` on its
-/// target with twice that gap (at least 10 s) as timeout.
+/// target with twice that gap (at least 10 s) as timeout. `first_index`: the number the
+/// first item's files are named with (`tap_<n>.png`; the studio writes one line at a time).
 struct ScriptOptions {
     std::string assets_dir;
     std::string assets_ref = "assets";
     std::vector<std::string> header;
     double wait_after_s = 4.0;
+    int first_index = 1;
 };
 
 /// The script and what it took: how many targets of each kind, the proof time of each pointer

@@ -59,6 +59,15 @@ InputAction userInputAction(const json& event, Size screen) {
         a.action = kind == "move" ? "move" : kind == "double_click" ? "double_tap" : "tap";
         if (kind == "double_click") a.count = 2;
         if (kind == "right_click") a.button = MouseButton::Right;
+    } else if (kind == "long_press") {
+        a.at = pointField(event, "x", "y", kind, screen);
+        a.action = "long_press";
+        a.hold = 1.0;
+        if (auto h = event.find("hold"); h != event.end()) {
+            if (!h->is_number() || h->get<double>() < 0.3 || h->get<double>() > 30)
+                throw std::invalid_argument("input long_press: expected \"hold\" in [0.3, 30] seconds, got " + h->dump());
+            a.hold = h->get<double>();
+        }
     } else if (kind == "drag") {
         a.action = "drag";
         a.at = pointField(event, "x", "y", kind, screen);
@@ -78,7 +87,7 @@ InputAction userInputAction(const json& event, Size screen) {
         a.action = "input";
         a.text = stringField(event, "text", kind);
     } else {
-        throw std::invalid_argument("input: expected \"kind\" move, click, double_click, right_click, drag, wheel, "
+        throw std::invalid_argument("input: expected \"kind\" move, click, double_click, right_click, long_press, drag, wheel, "
                                     "key or text, got \"" + kind + "\"");
     }
     // The step's target as a script's input and key steps name theirs (the text, the combo),
@@ -88,8 +97,10 @@ InputAction userInputAction(const json& event, Size screen) {
     return a;
 }
 
-StepRecord performUserInput(Session& session, const json& event) {
+StepRecord performUserInput(Session& session, const json& event, const Frame& before, bool await_effect) {
     InputAction a = userInputAction(event, session.device().screenSize());
+    a.before = before;
+    a.wait_effect = await_effect;
     // The page sends a click at once and, when a second press follows at the same place, the
     // double click: the device gets a click, then one double click started kDoubleClickGap
     // after that click, so the application sees a click and a double click, never a triple.

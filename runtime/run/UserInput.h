@@ -12,7 +12,7 @@ namespace eacu {
 class Session;
 
 /// The InputAction for `event`: kind move (x, y) | click | double_click | right_click (x, y) |
-/// drag (x, y, to_x, to_y) | wheel (dx, dy wheel clicks, dy > 0 down; x, y optional) | key
+/// long_press (x, y, hold: seconds, default 1) | drag (x, y, to_x, to_y) | wheel (dx, dy wheel clicks, dy > 0 down; x, y optional) | key
 /// (keys, a combo "ctrl+s") | text (text, UTF-8); x, y are physical pixels of the device.
 /// Throws std::invalid_argument saying what was expected and what came (an unknown kind, a
 /// missing or non-integer coordinate, a point outside `screen` (w, h), an empty text or combo).
@@ -34,6 +34,10 @@ inline constexpr double kDoubleClickAfter = 3.0;
 /// that click's press and records params.after_click = the click's step idx (`eacu script`
 /// writes the two as one double click). Throws what those throw (StepError "invalid" for an
 /// unknown key, "device" when the pointer could not be placed).
-StepRecord performUserInput(Session& session, const nlohmann::json& event);
+/// `before`: the screen the person saw (empty: captured just before the input); `await_effect`
+/// false: the input returns once sent, without the effect wait and settle (InputAction's
+/// wait_effect; eacu studio, whose person watches the live screen).
+StepRecord performUserInput(Session& session, const nlohmann::json& event, const Frame& before = {},
+                            bool await_effect = true);
 
 }  // namespace eacu

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/ApiError.h"
 #include "server/ServeConfig.h"
 #include "server/RemoteTasks.h"
 #include "server/ServiceStore.h"
@@ -16,14 +17,6 @@
 #include "server/WorkerPool.h"
 
 namespace eacu::server {
-
-/// A request the API refuses: `status` is the HTTP status (400, 403, 404, 409, ...), what()
-/// the message for the client.
-class ApiError : public std::runtime_error {
-public:
-    ApiError(int status, const std::string& message) : std::runtime_error(message), status(status) {}
-    int status;
-};
 
 /// The chat service. Thread-safe (the store and the pool are).
 class ChatService {

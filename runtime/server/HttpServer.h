@@ -1,4 +1,4 @@
-// `eacu serve`'s HTTP side (cpp-httplib): the chat page, seed 001's chat API with its SSE
+// `eacu serve`'s HTTP side (on HttpFront: the token rules, the page files): the chat page, seed 001's chat API with its SSE
 // stream, seed 000's task API, frames as images, /healthz. One JSON error shape for every
 // refusal: {"error": "..."} with a 4xx status.
 #pragma once
@@ -7,23 +7,9 @@
 #include <string>
 
 #include "server/ChatService.h"
+#include "server/HttpFront.h"
 
 namespace eacu::server {
-
-/// How the server listens. `token`: when set, every request needs `Authorization: Bearer
-/// <token>` or `?access_token=<token>`. `max_body`: bytes (larger bodies get 413).
-/// `heartbeat`: seconds between SSE comment lines on an idle stream.
-struct HttpOptions {
-    std::string host = "127.0.0.1";
-    int port = 8765;
-    std::string token;
-    size_t max_body = 1 << 20;
-    double heartbeat = 15.0;
-    int threads = 64;  // request threads (each open event stream holds one)
-};
-
-/// True for a loopback address ("127.0.0.1" and the rest of 127/8, "::1", "localhost").
-bool isLoopback(const std::string& host);
 
 class HttpServer {
 public:

@@ -22,6 +22,20 @@ bool samePixels(const cv::Mat& a, const cv::Mat& b) {
 
 }  // namespace
 
+LiveFrame encodeLiveFrame(Frame f, Point cursor, int64_t task_id) {
+    drawCursorMark(f.bgr, cursor);
+    LiveFrame lf;
+    lf.task_id = task_id;
+    lf.width = f.width();
+    lf.height = f.height();
+    lf.cursor_x = cursor.x;
+    lf.cursor_y = cursor.y;
+    lf.time = wallSeconds();
+    cv::imencode(".jpg", f.bgr, lf.jpeg, {cv::IMWRITE_JPEG_QUALITY, 75});
+    lf.jpeg_base64 = base64Encode(std::string_view(reinterpret_cast<const char*>(lf.jpeg.data()), lf.jpeg.size()));
+    return lf;
+}
+
 LiveScreen::LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval)
     : task_id_(task_id), publish_(std::move(publish)), display_(std::move(display)), interval_(interval) {
     thread_ = std::thread([this] { loop(); });
@@ -59,7 +73,6 @@ void LiveScreen::loop() {
 void LiveScreen::loopOn(Device& device) {
     cv::Mat last;
     Point last_cursor{-1, -1};
-    const std::vector<int> params{cv::IMWRITE_JPEG_QUALITY, 75};
     while (!stop_) {
         const double t0 = monotonicSeconds();
         Frame f;
@@ -78,18 +91,7 @@ void LiveScreen::loopOn(Device& device) {
         if (!samePixels(f.bgr, last) || cursor.x != last_cursor.x || cursor.y != last_cursor.y) {
             last = f.bgr.clone();
             last_cursor = cursor;
-            drawCursorMark(f.bgr, cursor);
-            LiveFrame lf;
-            lf.task_id = task_id_;
-            lf.width = f.width();
-            lf.height = f.height();
-            lf.cursor_x = cursor.x;
-            lf.cursor_y = cursor.y;
-            lf.time = wallSeconds();
-            cv::imencode(".jpg", f.bgr, lf.jpeg, params);
-            lf.jpeg_base64 =
-                base64Encode(std::string_view(reinterpret_cast<const char*>(lf.jpeg.data()), lf.jpeg.size()));
-            publish_(std::move(lf));
+            publish_(encodeLiveFrame(std::move(f), cursor, task_id_));
             ++published_;
         }
         const double rest = interval_ - (monotonicSeconds() - t0);

@@ -16,6 +16,11 @@
 
 namespace eacu::server {
 
+/// `f` as a live frame of `task_id`: the pointer at `cursor` marked (drawCursorMark), a JPEG
+/// of quality 75 and its base64, the size, the pointer and the wall time. The one encoder of
+/// every page's live screen (eacu serve's tasks, eacu studio).
+LiveFrame encodeLiveFrame(Frame f, Point cursor, int64_t task_id);
+
 /// Captures X display `display` (":N") every `interval` seconds (default 0.1: up to 10 frames
 /// a second) until stop() or destruction, and passes `task_id`'s live frame to `publish` (on
 /// its own thread) when the pixels or the pointer position differ from the last frame sent (JPEG quality 75, the pointer

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# eacu studio (issue 37) on X11 and on the Android stand-in, its page driven through headless
+# Chromium's DevTools (studio_page.py) as a person would.
+# X11: a zenity entry dialog started by --launch on the studio's private Xvfb: a click on the
+# entry, "Wang 张三" typed, inspect's element info at OK matched with the tree's element, a
+# click on OK (the dialog writes the text: the input reached the device); save; Ctrl-C stops
+# the studio, its Xvfb and zenity; the saved script run on a fresh display writes the text again.
+# adb: the stand-in's chat app (--launch com.example.chat): a tap on the row 张三 (a tree
+# target), the page's BACK button, save; the saved script run on a fresh stand-in opens the chat
+# and comes back (the stand-in's log shows the tap and the BACK key).
+set -euo pipefail
+EACU=$1; OUT=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.bash"
+. "$here/../adb_device/standin.bash"
+start_test
+unwind_fully_under_asan
+command -v zenity >/dev/null || fail "zenity is not installed (make deps installs it)"
+
+# Starts `eacu studio --port 0 ARGS...`; sets $studio_pid and $url.
+start_studio() {
+  "$EACU" studio --port 0 "$@" >"$OUT/studio.out" 2>"$OUT/studio.err" &
+  studio_pid=$!
+  url=$(await_printed "$OUT/studio.out" "$studio_pid" 's|^eacu studio: \(http://[^ ]*\)$|\1|p' \
+    "eacu studio" "$OUT/studio.err") || exit 1
+}
+stop_studio() {
+  kill -INT "$studio_pid"
+  local i
+  for i in $(seq 300); do kill -0 "$studio_pid" 2>/dev/null || break; sleep 0.1; done
+  wait "$studio_pid" || fail "eacu studio exited $? on SIGINT: $(cat "$OUT/studio.err")"
+}
+
+# ---- X11: zenity ----
+form=$OUT/form.txt
+start_studio --display virtual:800x600 --launch "zenity --entry --title 表单 --text 姓名 --width 420 > $form" \
+  -o "$OUT/form.lua"
+trap 'kill "$studio_pid" 2>/dev/null; stop_android' EXIT
+python3 "$here/studio_page.py" "$url" --case zenity --out "$OUT" --bench "${STUDIO_BENCH:-0}" | tee "$OUT/zenity.out"
+grep -q '^studio_page: passed' "$OUT/zenity.out" || fail "studio_page.py --case zenity did not pass"
+for i in $(seq 100); do grep -q . "$form" 2>/dev/null && break; sleep 0.1; done
+expect_eq "$(cat "$form")" "Wang 张三" "what zenity wrote after the page's clicks and text"
+xvfb_pid=$(awk '{ p = $1 } END { print p }' "$XVFB_LOG"); xvfb_start=$(awk '{ s = $2 } END { print s }' "$XVFB_LOG")
+stop_studio
+grep -q "^eacu studio: wrote $OUT/form.lua" "$OUT/studio.out" || fail "Ctrl-C did not save: $(cat "$OUT/studio.out")"
+expect_process_gone "$xvfb_pid" "$xvfb_start" "the studio's Xvfb"
+cat "$OUT/form.lua"
+grep -q '^launch "zenity' "$OUT/form.lua" || fail "no launch line in the saved script"
+grep -Eq '^tap\(\{ (\{ )?role = "push button", name = "OK" \}' "$OUT/form.lua" || fail "no tree target for OK in the saved script"
+grep -q '^input "Wang 张三"' "$OUT/form.lua" || fail "no input line in the saved script"
+rm -f "$form"
+"$EACU" run "$OUT/form.lua" --display virtual:800x600 --db "$OUT/replay.db" >"$OUT/replay.out" 2>&1 ||
+  fail "the saved script failed: $(cat "$OUT/replay.out")"
+expect_eq "$(cat "$form")" "Wang 张三" "what zenity wrote when the saved script ran"
+
+# ---- adb stand-in: the chat app ----
+[ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the script needs the stand-in's app"; unset EACU_TEST_ADB_SERIAL; }
+start_android
+start_studio --device "adb:$serial" --launch com.example.chat -o "$OUT/chat.lua"
+python3 "$here/studio_page.py" "$url" --case adb --out "$OUT" | tee "$OUT/adb.out"
+grep -q '^studio_page: passed' "$OUT/adb.out" || fail "studio_page.py --case adb did not pass"
+stop_studio
+cat "$OUT/chat.lua"
+grep -q '^launch "com.example.chat"' "$OUT/chat.lua" || fail "no launch line in the saved script"
+grep -q '^key "back"' "$OUT/chat.lua" || fail "no BACK line in the saved script"
+# A fresh stand-in: the saved script opens the chat by its tree target and comes back.
+start_more_android fresh
+"$EACU" run "$OUT/chat.lua" --device "adb:$more_serial" --db "$OUT/replay_adb.db" >"$OUT/replay_adb.out" 2>&1 ||
+  fail "the saved script failed on a fresh stand-in: $(cat "$OUT/replay_adb.out")"
+grep -q "input tap" "$more_log" || fail "the fresh stand-in got no tap: $(cat "$more_log")"
+grep -Eq "keyevent (4|KEYCODE_BACK)" "$more_log" || fail "the fresh stand-in got no BACK: $(cat "$more_log")"
+echo "studio: passed"

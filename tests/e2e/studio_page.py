@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""eacu studio's page driven through headless Chromium's DevTools as a person would (issue 37).
+
+    studio_page.py URL --case zenity|adb --out DIR [--bench N]
+
+zenity: a zenity entry dialog on the studio's X display: a click on the entry, "Wang 张三" typed
+(Input.insertText: the input event the page sends as text), inspect mode's element info at the
+OK button compared with the tree's element there, a click on OK; every line proven; the page's
+save button. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), the device's
+BACK button, save. Prints "studio_page: passed" and, with --bench N, the latency numbers.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def log(msg):
+    print(f"studio_page: {msg}", flush=True)
+
+
+class Studio:
+    def __init__(self, url, page):
+        self.url = url.rstrip("/")
+        self.page = page
+
+    def api(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=30) as r:
+            return json.loads(r.read())
+
+    def js(self, expr, timeout=30):
+        return self.page.evaluate(expr, timeout=timeout)
+
+    def wait(self, expr, timeout, what):
+        try:
+            return self.page.wait_for(expr, timeout=timeout, what=what)
+        except cdp.CDPTimeout as e:
+            raise Fail(str(e)) from None
+
+    def element(self, pred, what, timeout=30):
+        """The first tree element (breadth first) for which pred(node) holds, waiting for it."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            root = self.api("/api/studio/tree").get("root")
+            todo = [root] if root else []
+            while todo:
+                n = todo.pop(0)
+                if pred(n) and n["bounds"]["w"] > 0:
+                    return n
+                todo.extend(n["children"])
+            time.sleep(0.2)
+        raise Fail(f"no {what} in the studio's tree within {timeout} s")
+
+    def click_device(self, x, y):
+        p = self.js(f"__studio.pagePoint({x}, {y})")
+        self.page.click_at(p["x"], p["y"])
+        self.js("__studio.sent()")
+
+    def click_element(self, n):
+        b = n["bounds"]
+        self.click_device(b["x"] + b["w"] // 2, b["y"] + b["h"] // 2)
+
+    def lines(self):
+        return self.api("/api/studio/lines")["lines"]
+
+    def wait_proven(self, n, timeout=120):
+        """Waits for n lines, none pending, on the page; returns the page's lines."""
+        self.wait(f"document.querySelectorAll('[data-testid=line]').length === {n} && "
+                  "!document.querySelector('[data-testid=line][data-state=pending]')", timeout,
+                  f"{n} proven lines in [data-testid=script]")
+        return self.lines()
+
+    def inspect_matches_tree(self, n):
+        """Inspect mode: the pointer rests on n's centre; element-info must show n's fields."""
+        self.page.click(cdp.testid("inspect"))
+        self.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'true'", 5,
+                  "inspect mode on")
+        b = n["bounds"]
+        p = self.js(f"__studio.pagePoint({b['x'] + b['w'] // 2}, {b['y'] + b['h'] // 2})")
+        self.page.mouse("mouseMoved", p["x"] - 3, p["y"])
+        self.page.mouse("mouseMoved", p["x"], p["y"])
+        self.wait("(() => { const t = document.querySelector('[data-testid=element-target] [data-field=target]');"
+                  " return t && t.textContent; })()", 60, "the target in element-info")
+        got = self.js("Object.fromEntries([...document.querySelectorAll('[data-testid=element-info] [data-field]')]"
+                      ".map(e => [e.dataset.field, e.textContent]))")
+        bounds = f"{b['x']},{b['y']} {b['w']}x{b['h']}"
+        check(got.get("role") == n["role"] and got.get("name") == n["name"] and got.get("bounds") == bounds and
+              got.get("path") == n["path"],
+              f"element-info at the centre of the tree's {n['role']} {n['name']!r} ({bounds}, path {n['path']}): got {got}")
+        check(got.get("why"), f"element-info without the proof sentence: {got}")
+        # The tree panel lists the same node.
+        self.wait(f"!!document.querySelector('[data-testid=tree] [data-path=\"{n['path']}\"]')", 10,
+                  f"the node {n['path']} in [data-testid=tree]")
+        log(f"inspect at {n['role']} {n['name']!r}: target {got['target']} ({got['why'][:80]}...)")
+        self.page.click(cdp.testid("inspect"))
+        self.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'false'", 5,
+                  "inspect mode off")
+        return got
+
+    def save(self):
+        self.page.click(cdp.testid("save"))
+        return self.wait("document.querySelector('[data-testid=save]').dataset.saved", 90, "the saved path")
+
+    def bench(self, points, n):
+        """Median page click -> device input (the page's POST round trip, which returns once the
+        device took the input) over n clicks at points, and the element-info p90 over n rests."""
+        clicks = []
+        for i in range(n):
+            x, y = points[i % len(points)]
+            self.click_device(x, y)
+            clicks.append(self.js("__studio.state().lastInput.ms"))
+        # The bench's lines go again (the page's delete buttons).
+        self.page.click(cdp.testid("inspect"))
+        rests = []
+        for i in range(n):
+            x, y = points[i % len(points)]
+            p = self.js(f"__studio.pagePoint({x}, {y + (i % 3)})")
+            self.js("__studio.state().lastElementMs = null")
+            self.page.mouse("mouseMoved", p["x"], p["y"])
+            self.wait("__studio.state().lastElementMs != null", 10, "element info")
+            rests.append(self.js("__studio.state().lastElementMs"))
+        self.page.click(cdp.testid("inspect"))
+        rests.sort()
+        return statistics.median(clicks), rests[min(len(rests) - 1, int(0.9 * len(rests)))]
+
+
+def zenity_case(s, args):
+    entry = s.element(lambda n: n["role"] == "text", "text entry of zenity's dialog")
+    ok = s.element(lambda n: n["role"] == "push button" and n["name"] == "OK", "OK button")
+    s.click_element(entry)
+    s.page.call("Input.insertText", text="Wang 张三")
+    s.js("__studio.sent()")
+    lines = s.wait_proven(2)
+    s.inspect_matches_tree(ok)
+    if args.bench:
+        label = s.element(lambda n: n["role"] == "label", "label of zenity's dialog")
+        b = label["bounds"]
+        click_ms, info_p90 = s.bench([(b["x"] + 4, b["y"] + b["h"] // 2), (b["x"] + 10, b["y"] + b["h"] // 2)], args.bench)
+        print(f"studio_bench x11 click_to_input_median_ms {click_ms:.1f} element_info_p90_ms {info_p90:.1f}", flush=True)
+        s.wait_proven(2 + args.bench, 300)
+        for _ in range(args.bench):  # the bench's taps go again, by the page's delete buttons
+            n = s.js("document.querySelectorAll('[data-testid=line-delete]').length")
+            s.page.click(cdp.testid("line-delete"), index=n - 1)
+            s.wait(f"document.querySelectorAll('[data-testid=line]').length === {n - 1}", 10, "a deleted line")
+    s.click_element(ok)
+    lines = s.wait_proven(3)
+    proofs = [l["proof_ms"] for l in lines if l["proof_ms"] > 0]
+    log("lines: " + " | ".join(l["lua"][:90] for l in lines))
+    check(lines[1]["lua"].startswith('input "Wang 张三"'), f"the typed line: {lines[1]['lua']}")
+    check(re.match(r'tap\(\{ (\{ )?role = "push button", name = "OK" \}', lines[2]["lua"]), f"the OK line: {lines[2]['lua']}")
+    path = s.save()
+    log(f"saved {path}; proofs {', '.join(f'{p:.0f}' for p in proofs)} ms")
+
+
+def adb_case(s, args):
+    row = s.element(lambda n: n["name"] == "张三", "the chat list's row 张三")
+    s.click_element(row)
+    s.element(lambda n: n["id"].endswith("chat_title") and n["name"] == "张三", "the chat of 张三", 30)
+    s.page.click(cdp.testid("key-back"))
+    s.js("__studio.sent()")
+    lines = s.wait_proven(2, 180)
+    log("lines: " + " | ".join(l["lua"][:90] for l in lines))
+    check("张三" in lines[0]["lua"] and not lines[0]["lua"].startswith("tap({ x"),
+          f"the row's line has a tree target: {lines[0]['lua']}")
+    check(lines[1]["lua"].startswith('key "back"'), f"the BACK line: {lines[1]['lua']}")
+    s.element(lambda n: n["name"] == "张三", "the chat list again")
+    s.inspect_matches_tree(s.element(lambda n: n["name"] == "李四", "the row 李四"))
+    path = s.save()
+    log(f"saved {path}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("url")
+    ap.add_argument("--case", choices=["zenity", "adb"], required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--bench", type=int, default=0)
+    args = ap.parse_args()
+    with cdp.Browser(width=1500, height=1000, log_path=os.path.join(args.out, "chromium.log")) as browser:
+        page = browser.new_page()
+        page.navigate(args.url)
+        s = Studio(args.url, page)
+        s.wait("window.__studio && __studio.state().w > 0 && document.querySelector('[data-testid=screen]').naturalWidth > 0",
+               30, "the first live frame on [data-testid=screen]")
+        try:
+            (zenity_case if args.case == "zenity" else adb_case)(s, args)
+        finally:
+            page.screenshot(os.path.join(args.out, f"studio_{args.case}.png"))
+    print("studio_page: passed", flush=True)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Fail as e:
+        print(f"FAIL: {e}", file=sys.stderr)
+        sys.exit(1)
