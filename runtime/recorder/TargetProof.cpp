@@ -79,6 +79,23 @@ std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::str
         tried += "the " + e->role + " " + luaQuote(e->name) + " under the point is not the first element of that role and name; ";
         return std::nullopt;
     }
+    // An unnamed element with the toolkit's own identifier (Android's resource-id): by it,
+    // when the tree gives that very element first for it.
+    if (!e->id.empty()) {
+        const size_t at = e->id.find(":id/");
+        const std::string id = at == std::string::npos ? e->id : e->id.substr(at + 4);
+        A11yQuery q;
+        q.id = id;
+        A11yFound f = findElement(tree, q);
+        if (f.element && f.element->path == e->path) {
+            t.kind = ProvenTarget::Kind::A11y;
+            t.lua = "{ resource_id = " + luaQuote(id) + " }";
+            t.why = "the unnamed " + e->role + " under the point has the resource-id " + luaQuote(id) +
+                    ", the first element the tree gives for it";
+            return t;
+        }
+        tried += "the resource-id " + luaQuote(id) + " of the " + e->role + " under the point is not the first of its kind; ";
+    }
     if (!isField(*e)) {
         tried += "the " + e->role + " under the point has no name; ";
         return std::nullopt;

@@ -66,7 +66,8 @@ struct ProofOptions {
 
 /// The most robust target for point `p` (physical pixels) on `frame`, proven on that frame:
 /// 1. the interactive accessibility element of `tree` (when given) under `p`, the smallest;
-///    kept when findElement finds that very element by its role and name; an unnamed entry is
+///    kept when findElement finds that very element by its role and name (an unnamed one by
+///    its resource-id, `{ resource_id = "input" }`, when it has one); an unnamed entry is
 ///    taken by the label beside it ({ right_of = { role = "label", name = ... }, kind = "field" })
 ///    when that label is found and the entry is the field pickRelative chooses right of it;
 /// 2. else a phrase OCR reads at `p` in a 640x64 band around it (logical pixels, times the

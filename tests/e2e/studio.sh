@@ -6,8 +6,8 @@
 # click on OK (the dialog writes the text: the input reached the device); save; Ctrl-C stops
 # the studio, its Xvfb and zenity; the saved script run on a fresh display writes the text again.
 # adb: the stand-in's chat app (--launch com.example.chat): a tap on the row 张三 (a tree
-# target), the page's BACK button, save; the saved script run on a fresh stand-in opens the chat
-# and comes back (the stand-in's log shows the tap and the BACK key).
+# target), 你好 typed through the input method path, 发送, the page's BACK button, save; the saved
+# script run on a fresh stand-in sends 你好 (its log shows the tap, the broadcast, the BACK key).
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,4 +69,5 @@ start_more_android fresh
   fail "the saved script failed on a fresh stand-in: $(cat "$OUT/replay_adb.out")"
 grep -q "input tap" "$more_log" || fail "the fresh stand-in got no tap: $(cat "$more_log")"
 grep -Eq "keyevent (4|KEYCODE_BACK)" "$more_log" || fail "the fresh stand-in got no BACK: $(cat "$more_log")"
+expect_contains "$(cat "$more_log")" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '你好' | base64)" "你好 sent to the fresh stand-in"
 echo "studio: passed"

@@ -6,8 +6,8 @@
 zenity: a zenity entry dialog on the studio's X display: a click on the entry, "Wang 张三" typed
 (Input.insertText: the input event the page sends as text), inspect mode's element info at the
 OK button compared with the tree's element there, a click on OK; every line proven; the page's
-save button. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), the device's
-BACK button, save. Prints "studio_page: passed" and, with --bench N, the latency numbers.
+save button. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), 你好 typed
+through the input method path, 发送, the device's BACK button, save. Prints "studio_page: passed" and, with --bench N, the latency numbers.
 """
 import argparse
 import json
@@ -172,23 +172,54 @@ def adb_case(s, args):
     row = s.element(lambda n: n["name"] == "张三", "the chat list's row 张三")
     s.click_element(row)
     s.element(lambda n: n["id"].endswith("chat_title") and n["name"] == "张三", "the chat of 张三", 30)
+    s.click_element(s.element(lambda n: n["id"].endswith("input"), "the chat's text field"))
+    # Chinese text as an input method commits it: the page sends it as text (ADBKeyBoard's path).
+    s.page.call("Input.imeSetComposition", text="ni", selectionStart=2, selectionEnd=2)
+    s.page.call("Input.insertText", text="你好")
+    s.js("__studio.sent()")
+    s.click_element(s.element(lambda n: n["name"] == "发送", "the send button"))
+    s.element(lambda n: n["role"] == "label" and n["name"] == "你好", "the sent message 你好", 30)
     s.page.click(cdp.testid("key-back"))
     s.js("__studio.sent()")
-    lines = s.wait_proven(2, 180)
+    lines = s.wait_proven(5, 180)
     log("lines: " + " | ".join(l["lua"][:90] for l in lines))
     check("张三" in lines[0]["lua"] and not lines[0]["lua"].startswith("tap({ x"),
           f"the row's line has a tree target: {lines[0]['lua']}")
-    check(lines[1]["lua"].startswith('key "back"'), f"the BACK line: {lines[1]['lua']}")
+    check(lines[2]["lua"].startswith('input "你好"'), f"the typed line: {lines[2]['lua']}")
+    check("发送" in lines[3]["lua"], f"the send line: {lines[3]['lua']}")
+    check(lines[4]["lua"].startswith('key "back"'), f"the BACK line: {lines[4]['lua']}")
     s.element(lambda n: n["name"] == "张三", "the chat list again")
     s.inspect_matches_tree(s.element(lambda n: n["name"] == "李四", "the row 李四"))
     path = s.save()
     log(f"saved {path}")
 
 
+def xcalc_case(s, args):
+    """The bench (tests/bench/studio.sh): the keys at args.points clicked through the page, each
+    line proven; the numbers printed."""
+    points = [tuple(int(v) for v in p.split(",")) for p in args.points.split()]
+    clicks = []
+    for x, y in points:
+        s.click_device(x, y)
+        clicks.append(s.js("__studio.state().lastInput.ms"))
+        time.sleep(0.6)  # a person's pace between keys
+    lines = s.wait_proven(len(points), 600)
+    proofs = sorted(l["proof_ms"] for l in lines if l["proof_ms"] > 0)
+    locates = sorted(l["locate_ms"] for l in lines if l["locate_ms"] > 0)
+    _, info_p90 = s.bench(points, args.bench or len(points))
+    log("lines: " + " | ".join(l["lua"][:70] for l in lines))
+    proof, locate = statistics.median(proofs), statistics.median(locates) if locates else 0
+    print(f"studio_bench x11 click_to_input_median_ms {statistics.median(clicks):.1f} "
+          f"element_info_p90_ms {info_p90:.1f} proof_median_ms {proof:.1f} full_frame_locate_median_ms {locate:.1f} "
+          f"proof_over_locate {proof / locate if locate else 0:.1f} (n={len(points)})", flush=True)
+    s.save()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url")
-    ap.add_argument("--case", choices=["zenity", "adb"], required=True)
+    ap.add_argument("--case", choices=["zenity", "adb", "xcalc"], required=True)
+    ap.add_argument("--points", default="", help="xcalc: the keys' device points, \"x,y x,y ...\"")
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", type=int, default=0)
     args = ap.parse_args()
@@ -199,7 +230,7 @@ def main():
         s.wait("window.__studio && __studio.state().w > 0 && document.querySelector('[data-testid=screen]').naturalWidth > 0",
                30, "the first live frame on [data-testid=screen]")
         try:
-            (zenity_case if args.case == "zenity" else adb_case)(s, args)
+            {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case}[args.case](s, args)
         finally:
             page.screenshot(os.path.join(args.out, f"studio_{args.case}.png"))
     print("studio_page: passed", flush=True)
