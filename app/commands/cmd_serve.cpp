@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "Cli.h"
+#include "StopSignals.h"
 #include "commands/Commands.h"
 #include "device/DeviceFactory.h"
 #include "server/ChatService.h"
@@ -103,12 +104,7 @@ int cmdServe(int argc, char** argv) {
     }
 
     // SIGINT/SIGTERM are taken by one thread (sigwait), so no handler runs inside a request.
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-    ::signal(SIGPIPE, SIG_IGN);
+    sigset_t sigs = blockStopSignals();
     try {
         // One device for all local workers (for chromium ONE browser, a page per task), kept
         // until the workers are gone.

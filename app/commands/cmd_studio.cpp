@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "Cli.h"
+#include "StopSignals.h"
 #include "ScriptFile.h"
 #include "assets/AssetLibrary.h"
 #include "commands/Commands.h"
@@ -89,12 +90,7 @@ int cmdStudio(int argc, char** argv) {
         return 2;
     }
 
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-    ::signal(SIGPIPE, SIG_IGN);
+    sigset_t sigs = blockStopSignals();
     try {
         // chromium: one browser of our own; the studio and each play-back open its pages.
         std::unique_ptr<server::WorkerDevice> browser;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "Cli.h"
+#include "StopSignals.h"
 #include "commands/Commands.h"
 #include "device/DeviceFactory.h"
 #include "process/ProcessIdentity.h"
@@ -78,12 +79,7 @@ int cmdWorker(int argc, char** argv) {
         return 2;
     }
 
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-    ::signal(SIGPIPE, SIG_IGN);
+    sigset_t sigs = blockStopSignals();
     try {
         // ONE device for all slots (for chromium one browser, a page per task), kept until the
         // worker is gone.

@@ -56,7 +56,19 @@ struct Writer {
         po.image_stem = stem;
         if (it.approach) po.approach = &it.approach->frame;
         const A11yElement* tree = it.before && it.before->tree ? &*it.before->tree : nullptr;
-        std::vector<ProvenTarget> ts = proveTargets(it.before->frame, tree, p, locator, po);
+        std::vector<ProvenTarget> ts;
+        if (it.proven && p == it.action.at && !it.proven->empty()) {
+            ts = *it.proven;
+            for (ProvenTarget& t : ts)  // named after this line, as proven now
+                if (t.kind == ProvenTarget::Kind::Image) {
+                    const std::string was = luaQuote(o.assets_ref + "/" + t.image_file);
+                    t.image_file = stem + ".png";
+                    if (size_t at = t.lua.find(was); at != std::string::npos)
+                        t.lua.replace(at, was.size(), luaQuote(o.assets_ref + "/" + t.image_file));
+                }
+        } else {
+            ts = proveTargets(it.before->frame, tree, p, locator, po);
+        }
         out.proof_ms.push_back(ts.front().ms);
         switch (ts.front().kind) {
         case ProvenTarget::Kind::A11y: ++out.a11y; break;

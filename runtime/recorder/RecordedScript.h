@@ -27,6 +27,10 @@ struct ScriptItem {
     std::string target;
     std::string comment;
     std::string launch;
+    /// Every target proven for action.at on `before`'s very frame already (proveTargets with
+    /// the script's assets_ref; eacu studio proves the point the pointer rests on ahead), or
+    /// null: proven now. Image files are named after the line as if proven now.
+    std::shared_ptr<const std::vector<ProvenTarget>> proven;
 };
 
 /// `assets_dir`: the folder image crops are saved in (created when needed); `assets_ref`: how

@@ -57,10 +57,13 @@ void ScreenHistory::run() {
         }
         tree_read = monotonicSeconds();
     };
+    std::optional<Frame> next;  // a frame captured already (after a tree read), looked at first
+    int retries = 0;            // screens given up in a row because they changed under the read
     while (!stopping_) {
         double start = monotonicSeconds();
         try {
-            Frame f = device_.capture();
+            Frame f = next ? std::move(*next) : device_.capture();
+            next.reset();
             double seen = monotonicSeconds();
             uint64_t fp = OcrCache::fingerprint(f.bgr);
             if (fp != last) {
@@ -69,6 +72,20 @@ void ScreenHistory::run() {
                 s->frame = std::move(f);
                 s->seen = seen;
                 readTree(*s);
+                // The tree is this screen's only if the screen still shows it once the tree is
+                // read (a dump takes a while: a tap's effect drawn meanwhile gives a tree of the
+                // next screen). Else that next screen is taken, and its tree read, at once; a
+                // screen that never stands still (a blinking caret) is kept after two tries.
+                if (s->tree && retries < 2) {
+                    Frame g = device_.capture();
+                    if (OcrCache::fingerprint(g.bgr) != fp) {
+                        next = std::move(g);
+                        last = 0;
+                        ++retries;
+                        continue;
+                    }
+                }
+                retries = 0;
                 {
                     std::lock_guard<std::mutex> lock(mutex_);
                     states_.push_back(std::move(s));

@@ -26,7 +26,9 @@ struct ScreenState {
 
 /// Captures `device` on a thread of its own every `interval` seconds and keeps the last
 /// `keep` different screens (a screen that did not change is not kept twice); with `tree`,
-/// each different screen's accessibility tree is read after it. The device must not be used
+/// each different screen's accessibility tree is read after it, and the screen is kept with it
+/// only when a capture after the read still shows it (else the newer screen is taken instead,
+/// twice at most in a row: a screen that never stands still is kept as it is). The device must not be used
 /// by anyone else until stop().
 class ScreenHistory {
 public:

@@ -247,6 +247,7 @@ json Studio::perform(const json& event) {
     StudioLine l;
     l.id = next_id_++;
     l.action = *a;
+    l.at = received;
     ScriptItem it;
     it.action = *a;
     if (!isPointer(a->kind)) {
@@ -264,17 +265,55 @@ json Studio::perform(const json& event) {
     return {{"line", lines_.back().id}, {"input_ms", input_ms}};
 }
 
+void Studio::ahead(Point p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ahead_ = p;
+    changed_.notify_all();
+}
+
 void Studio::proofLoop() {
+    // Targets proven ahead for the point on the frame with fingerprint `fp`, or null.
+    auto provenFor = [&](uint64_t fp, Point p) -> std::shared_ptr<const std::vector<ProvenTarget>> {
+        for (const auto& [key, ts] : proven_)
+            if (key.first == fp && key.second == p) return ts;
+        return nullptr;
+    };
     while (true) {
         Job job;
         {
             std::unique_lock<std::mutex> lock(mu_);
-            changed_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+            changed_.wait(lock, [&] { return stop_ || !jobs_.empty() || ahead_; });
             if (stop_) return;
+            if (jobs_.empty()) {
+                // Nothing to write: the point the pointer rests on, proven ahead.
+                const Point p = *ahead_;
+                ahead_.reset();
+                std::shared_ptr<const ScreenState> s = history_.latest();
+                if (!s) continue;
+                const uint64_t fp = OcrCache::fingerprint(s->frame.bgr);
+                if (provenFor(fp, p)) continue;
+                lock.unlock();
+                ProofOptions po;
+                po.image_ref = o_.assets_ref;
+                po.image_stem = "ahead";
+                std::shared_ptr<const std::vector<ProvenTarget>> ts;
+                try {
+                    ts = std::make_shared<const std::vector<ProvenTarget>>(
+                        proveTargets(s->frame, s->tree ? &*s->tree : nullptr, p, locator_, po));
+                } catch (const std::exception&) {
+                    continue;  // a line's own proof says why, if the person clicks there
+                }
+                lock.lock();
+                proven_.push_back({{fp, p}, ts});
+                while (proven_.size() > 16) proven_.pop_front();
+                continue;
+            }
             job = std::move(jobs_.front());
             jobs_.pop_front();
             if (StudioLine* l = line(job.id)) job.item.action = l->action;
             else continue;  // deleted meanwhile
+            if (job.item.before)
+                job.item.proven = provenFor(OcrCache::fingerprint(job.item.before->frame.bgr), job.item.action.at);
         }
         StudioLine out;
         try {
@@ -305,6 +344,7 @@ void Studio::proofLoop() {
         l->error = out.error;
         l->proof_ms = out.proof_ms;
         l->locate_ms = out.locate_ms;
+        l->after_ms = (monotonicSeconds() - l->at) * 1000.0;
         bump();
     }
 }
@@ -320,6 +360,7 @@ json Studio::lines() const {
                        {"thumb", l.thumb},
                        {"proof_ms", l.proof_ms},
                        {"locate_ms", l.locate_ms},
+                       {"after_ms", l.after_ms},
                        {"action", actionName(l.action.kind)},
                        {"verify", l.verify}});
     return {{"version", version_}, {"running", running_}, {"lines", arr}};

@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -58,6 +59,8 @@ struct StudioLine {
     std::string thumb;
     double proof_ms = 0;
     double locate_ms = 0;
+    double after_ms = 0;  // from the input to the line proven
+    double at = 0;        // when the input came (monotonicSeconds())
     bool verify = false;
 };
 
@@ -95,6 +98,10 @@ public:
     /// The target eacu would write for a click at `p` on the newest screen, proven as a line's
     /// is: {lua, why, kind, box, ms}.
     nlohmann::json proveAt(Point p);
+    /// The pointer rests at `p` in record mode: its targets are proven ahead on the newest
+    /// screen (on the proof thread, after the lines' own proofs; the newest point wins), so a
+    /// click there on that very screen is written without proving again.
+    void ahead(Point p);
     /// Adds `verify(T)` for the best target proven at `p` (a text first). Returns the line.
     nlohmann::json addVerify(Point p);
     /// The newest screen's tree: {source, root: {role, name, id, bounds, children}} (null root
@@ -141,6 +148,9 @@ private:
     mutable std::condition_variable changed_;
     std::vector<StudioLine> lines_;
     std::deque<Job> jobs_;
+    std::optional<Point> ahead_;  // the newest resting point to prove ahead
+    // Targets proven ahead: (frame fingerprint, point) -> targets, the newest last.
+    std::deque<std::pair<std::pair<uint64_t, Point>, std::shared_ptr<const std::vector<ProvenTarget>>>> proven_;
     int next_id_ = 1;
     int64_t version_ = 1;
     bool running_ = false;

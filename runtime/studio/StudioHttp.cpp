@@ -109,6 +109,11 @@ struct StudioHttp::Impl {
                      if (!b.contains("event")) throw ApiError(400, "expected {\"event\": {kind, x, y, ...}}");
                      return studio.perform(b["event"]);
                  }));
+        svr.Post("/api/studio/ahead", api([this](const httplib::Request& req) {
+                     json b = server::bodyObject(req);
+                     studio.ahead({intField(b, "x"), intField(b, "y")});
+                     return json{{"ahead", true}};
+                 }));
         svr.Post("/api/studio/verify", api([this](const httplib::Request& req) {
                      json b = server::bodyObject(req);
                      return studio.addVerify({intField(b, "x"), intField(b, "y")});

@@ -2,8 +2,10 @@
 # eacu studio's numbers (issue 37) on xcalc at 1280x800 (X11, a private Xvfb), its page driven
 # through headless Chromium (tests/e2e/studio_page.py --case xcalc): page click -> device input
 # median (the page's input request, answered once the device took the input), pointer rest ->
-# element info p90, and the proof per action median with its ratio to one full-frame locate of
-# the same crops in the same run. Not part of make test. Usage: tests/bench/studio.sh EACU [N] [OUT]
+# element info p90, the proof per action median (its own time) and the time from the input to
+# the line proven (the pointer resting REST s on each key first, as a person's does: the point
+# is proven ahead meanwhile), each also as a ratio to one full-frame locate of the same crops in
+# the same run. Not part of make test. Usage: tests/bench/studio.sh EACU [N] [OUT] [REST]
 set -euo pipefail
 EACU=$(realpath "$1"); N=${2:-7}; OUT=${3:-$(mktemp -d /tmp/eacu-bench-studio-XXXXXX)}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +27,8 @@ end
 print(table.concat(out, " "))
 LUA
 points=$("$EACU" run "$OUT/eyes.lua" --display "$disp" --db "$OUT/eyes.db" 2>"$OUT/eyes.err" | tail -1) || fail "the eyes: $(cat "$OUT/eyes.err")"
-python3 "$here/../e2e/studio_page.py" "$url" --case xcalc --points "$points" --bench "$N" --out "$OUT" | tee "$OUT/bench.out"
+python3 "$here/../e2e/studio_page.py" "$url" --case xcalc --points "$points" --bench "$N" --rest "${4:-1.5}" --out "$OUT" |
+  tee "$OUT/bench.out"
 grep '^studio_bench' "$OUT/bench.out"
 kill -INT "$studio_pid"; wait "$studio_pid" || true
 echo "bench studio: output in $OUT"

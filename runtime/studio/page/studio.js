@@ -150,12 +150,18 @@
     outline.hidden = true;
     if (S.inspect) loadTree();
   });
-  let restTimer = null, hoverSeq = 0;
+  let restTimer = null, hoverSeq = 0, aheadAt = null;
   img.addEventListener('pointermove', (e) => {
-    if (!S.inspect || S.chosen) return;
+    if (down || (S.inspect && S.chosen)) return;
     const p = devicePoint(e);
     clearTimeout(restTimer);
-    restTimer = setTimeout(() => showElement(p), 60);  // the pointer rests
+    if (S.inspect) { restTimer = setTimeout(() => showElement(p), 60); return; }  // the pointer rests
+    // Record mode: where the pointer rests is proven ahead, so a click there is written at once.
+    restTimer = setTimeout(() => {
+      if (aheadAt && Math.abs(aheadAt.x - p.x) <= 2 && Math.abs(aheadAt.y - p.y) <= 2) return;
+      aheadAt = p;
+      post('api/studio/ahead', p).catch(() => {});
+    }, 150);
   });
   const esc = (s) => String(s == null ? '' : s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
   async function showElement(p) {
@@ -178,7 +184,11 @@
       : `<p class="hint">这里没有树元素 no tree element here (${p.x},${p.y})${r.error ? ': ' + esc(r.error) : ''}</p>`;
     info.insertAdjacentHTML('beforeend', '<div data-testid="element-target"><p class="hint">正在证明目标 proving the target…</p></div>');
     if (e) showBox(e.bounds); else outline.hidden = true;
-    const pr = await get(`api/studio/prove?x=${p.x}&y=${p.y}`).catch((err) => ({ error: err.message }));
+    if (S.proving) S.proving.abort();  // a request for a point the pointer left holds a connection
+    S.proving = new AbortController();
+    const pr = await fetch(`api/studio/prove?x=${p.x}&y=${p.y}`, { signal: S.proving.signal })
+      .then((r) => r.json()).catch((err) => ({ error: err.message }));
+    if (pr.error && mine !== hoverSeq) return;
     if (mine !== hoverSeq) return;
     const words = (pr.ocr || []).map((w) => `${esc(w.text)} (${w.confidence.toFixed(2)})`).join(' ');
     info.querySelector('[data-testid=element-target]').innerHTML = pr.error ? `<p class="err">${esc(pr.error)}</p>`
