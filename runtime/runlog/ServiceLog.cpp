@@ -198,6 +198,19 @@ bool ServiceLog::closeCrashedRun(int64_t run_id, const std::string& error) {
     return true;
 }
 
+void ServiceLog::markRunLost(int64_t run_id, const std::string& error) {
+    try {
+        Statement q(db(),
+                    "UPDATE runs SET status='lost', error=?, ended_at=COALESCE(NULLIF(ended_at, 0), "
+                    "(SELECT MAX(ended_at) FROM steps WHERE run_id=runs.id), NULLIF(heartbeat_at, 0), started_at) "
+                    "WHERE id=?");
+        q.bind(1, error).bind(2, run_id);
+        q.run();
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+}
+
 int64_t ServiceLog::addMessage(const MessageRecord& m) {
     try {
         Statement q(db(),

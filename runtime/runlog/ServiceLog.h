@@ -91,6 +91,10 @@ public:
     /// "crashed"); a run still written by a live process, or already ended, is left as it is.
     /// True when it was closed.
     bool closeCrashedRun(int64_t run_id, const std::string& error);
+    /// Marks run `run_id` (a lost task's run that came home from its worker) as status "lost"
+    /// with `error`; its end time is its last step's (else its heartbeat, else its start)
+    /// when it has none. Throws RunLogError on a database error.
+    void markRunLost(int64_t run_id, const std::string& error);
 
     /// Inserts a message (created_at 0 = now); returns its id.
     int64_t addMessage(const MessageRecord& m);

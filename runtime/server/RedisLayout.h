@@ -35,6 +35,10 @@ inline std::string frameKey(int64_t id, int64_t frame_id) { return taskKey(id) +
 /// for the server's run log.
 inline std::string runKey(int64_t id) { return taskKey(id) + ":run"; }
 /// A worker's lease and registry entry (a hash expiring after the lease).
+/// Runs coming home: a stream of the runs of tasks the server declared lost, each sent once by
+/// its worker when it holds a lease again (fields task_id, run_key: runKey(task_id), worker).
+/// The server imports each into its run log once, marked lost, and deletes the entry.
+inline const std::string kRunsHome = "eacu:runs_home";
 inline std::string workerKey(const std::string& name) { return "eacu:worker:" + name; }
 
 /// The events stream keeps about this many entries (XADD MAXLEN ~).

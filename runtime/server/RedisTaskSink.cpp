@@ -46,14 +46,15 @@ void RedisTaskSink::copyFrames(const std::string& line) {
     }
 }
 
-bool RedisTaskSink::write(const std::vector<std::string>& args) {
+bool RedisTaskSink::write(const std::vector<std::string>& args, RedisReply* out) {
     double backoff = 0.05;
     for (;;) {
         {
             std::lock_guard<std::mutex> lock(mu_);
             try {
                 if (!client_) client_ = std::make_unique<RedisClient>(url_, 1.0, 3.0);
-                client_->command(args);
+                RedisReply r = client_->command(args);
+                if (out) *out = std::move(r);
                 return true;
             } catch (const RedisIoError&) {
                 client_.reset();
@@ -96,29 +97,55 @@ void RedisTaskSink::live(LiveFrame frame) {
     }
 }
 
+std::string RedisTaskSink::putRun(std::string* error) {
+    const std::string file = (std::filesystem::temp_directory_path() /
+                              ("eacu-worker-" + std::to_string(::getpid()) + "-run" + std::to_string(run_id_) + ".db"))
+                                 .string();
+    std::string key;
+    try {
+        reader_.reset();
+        exportRun(run_log_, run_id_, file);
+        std::ifstream in(file, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (write({"SET", redis::runKey(task_id_), bytes, "EX", std::to_string(int64_t(events_ttl_))}))
+            key = redis::runKey(task_id_);
+    } catch (const std::exception& e) {
+        if (error) *error = e.what();
+    }
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+    return key;
+}
+
 void RedisTaskSink::ended(const std::string& status, const std::string& answer, const std::string& error) {
     json data{{"status", status}, {"answer", answer}, {"error", error}, {"worker", worker_}};
     // The run (steps, frames, model calls) for the server's run log, as an SQLite file.
     if (run_id_ > 0) {
-        const std::string file = (std::filesystem::temp_directory_path() /
-                                  ("eacu-worker-" + std::to_string(::getpid()) + "-run" + std::to_string(run_id_) + ".db"))
-                                     .string();
-        try {
-            reader_.reset();
-            exportRun(run_log_, run_id_, file);
-            std::ifstream in(file, std::ios::binary);
-            std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            if (write({"SET", redis::runKey(task_id_), bytes, "EX", std::to_string(int64_t(events_ttl_))}))
-                data["run_key"] = redis::runKey(task_id_);
-        } catch (const std::exception& e) {
-            data["run_copy_error"] = e.what();
-        }
-        std::error_code ec;
-        std::filesystem::remove(file, ec);
+        std::string why;
+        if (std::string key = putRun(&why); !key.empty()) data["run_key"] = key;
+        else if (!why.empty()) data["run_copy_error"] = why;
     }
-    write({"EVAL", redis::kEndScript, "3", redis::taskKey(task_id_), redis::eventsKey(task_id_),
-           redis::controlKey(task_id_), worker_, status, std::to_string(wallSeconds()), data.dump(),
-           std::to_string(int64_t(events_ttl_))});
+    RedisReply r;
+    const bool wrote = write({"EVAL", redis::kEndScript, "3", redis::taskKey(task_id_), redis::eventsKey(task_id_),
+                              redis::controlKey(task_id_), worker_, status, std::to_string(wallSeconds()), data.dump(),
+                              std::to_string(int64_t(events_ttl_))},
+                             &r);
+    // Refused: the task is no longer ours (lost); not written: the lease ran out first.
+    home_pending_ = run_id_ > 0 && (!wrote || r.integer == 0);
+}
+
+bool RedisTaskSink::sendHome() {
+    if (!home_pending_) return true;
+    std::string why;
+    const std::string key = putRun(&why);
+    if (key.empty()) {
+        if (!why.empty()) home_pending_ = false;  // the run cannot be exported: nothing to send
+        return !home_pending_;
+    }
+    if (!write({"XADD", redis::kRunsHome, "*", "task_id", std::to_string(task_id_), "run_key", key, "worker", worker_}))
+        return false;
+    home_pending_ = false;
+    return true;
 }
 
 }  // namespace eacu::server

@@ -31,9 +31,22 @@ public:
     void live(LiveFrame frame) override;
     void ended(const std::string& status, const std::string& answer, const std::string& error) override;
 
+    /// True after ended() when the end was not recorded because the task is no longer this
+    /// worker's (the server declared it lost) or Redis could not be reached before the lease
+    /// ran out, and the task had a run: that run is to be sent home (sendHome).
+    bool homePending() const { return home_pending_; }
+    /// Sends the run once: its copy under runKey and an entry on kRunsHome for the server to
+    /// import it marked lost. Nothing of the task's input is resumed. Returns true when sent (or
+    /// nothing is pending), false when Redis could not be reached while the lease held (try
+    /// again later).
+    bool sendHome();
+    int64_t taskId() const { return task_id_; }
+
 private:
-    // Runs `args` until it succeeds or the lease is gone (then false).
-    bool write(const std::vector<std::string>& args);
+    // Runs `args` until it succeeds or the lease is gone (then false); the reply in `out`.
+    bool write(const std::vector<std::string>& args, RedisReply* out = nullptr);
+    // Exports the run and puts it under runKey; the key, or "" when it could not.
+    std::string putRun(std::string* error);
     // Puts the frames a step line names on Redis.
     void copyFrames(const std::string& line);
 
@@ -48,6 +61,7 @@ private:
     std::unique_ptr<RedisClient> client_;  // null while disconnected
     int64_t live_seq_ = 0;
     int64_t run_id_ = 0;  // from the run line: the run copied at the end
+    bool home_pending_ = false;
 };
 
 }  // namespace eacu::server

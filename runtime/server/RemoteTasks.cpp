@@ -237,19 +237,20 @@ bool RemoteTasks::relayEntry(int64_t task_id, Active& a, const RedisReply& field
     return false;
 }
 
-void RemoteTasks::copyRun(int64_t task_id, const std::string& key) {
+int64_t RemoteTasks::copyRun(int64_t task_id, const std::string& key) {
     std::string bytes;
     {
         std::lock_guard<std::mutex> lock(mu_);
         bytes = client_.command({"GET", key}).text();
     }
-    if (bytes.empty()) return;
+    if (bytes.empty()) return 0;
+    int64_t run = 0;
     const std::string file = (std::filesystem::temp_directory_path() /
                               ("eacu-serve-" + std::to_string(::getpid()) + "-run" + std::to_string(task_id) + ".db"))
                                  .string();
     try {
         std::ofstream(file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
-        int64_t run = importRun(store_.path(), file);
+        run = importRun(store_.path(), file);
         {
             std::lock_guard<std::mutex> lock(mu_);
             client_.command({"DEL", key});
@@ -260,9 +261,49 @@ void RemoteTasks::copyRun(int64_t task_id, const std::string& key) {
         });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu serve: task %lld: its run was not copied: %s\n", (long long)task_id, e.what());
+        run = 0;
     }
     std::error_code ec;
     std::filesystem::remove(file, ec);
+    return run;
+}
+
+void RemoteTasks::bringRunsHome() {
+    RedisReply entries;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        entries = client_.command({"XRANGE", redis::kRunsHome, "-", "+", "COUNT", "20"});
+    }
+    for (const auto& e : entries.elements) {
+        if (e.elements.size() != 2) continue;
+        const std::string entry = e.elements[0].text();
+        auto f = fieldMap(e.elements[1]);
+        const int64_t task_id = std::atoll(f["task_id"].c_str());
+        std::optional<TaskRecord> t = task_id > 0 ? store_.with([&](ServiceLog& log) { return log.task(task_id); })
+                                                  : std::nullopt;
+        // Only a lost task takes a run home, once (its run here is not one marked lost yet); a
+        // task the reaper has not declared lost yet keeps its entry for a later round.
+        const std::string status = t ? t->status : "";
+        if (status == "queued" || status == "running" || status == "awaiting_user") continue;
+        const bool home = status == "lost" && f["run_key"] == redis::runKey(task_id) &&
+                          !store_.with([&](ServiceLog& log) {
+                              auto r = t->run_id ? log.run(*t->run_id) : std::nullopt;
+                              return r && r->status == "lost";
+                          });
+        if (home) {
+            if (int64_t run = copyRun(task_id, f["run_key"])) {
+                store_.with([&](ServiceLog& log) {
+                    log.markRunLost(run, "lost: the task was declared lost (worker " + f["worker"] +
+                                             " stopped renewing its lease); this run came home from the worker afterwards");
+                    return 0;
+                });
+                std::fprintf(stderr, "eacu serve: task %lld: the run of the lost task came home from worker %s (run %lld)\n",
+                             (long long)task_id, f["worker"].c_str(), (long long)run);
+            }
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        client_.command({"XDEL", redis::kRunsHome, entry});
+    }
 }
 
 void RemoteTasks::relayBatch() {
@@ -320,6 +361,7 @@ void RemoteTasks::finishTask(int64_t task_id) {
 }
 
 void RemoteTasks::reap() {
+    bringRunsHome();
     std::vector<std::pair<int64_t, std::string>> lost;
     {
         std::lock_guard<std::mutex> lock(mu_);

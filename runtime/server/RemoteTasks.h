@@ -83,7 +83,10 @@ private:
     void reap();
     void finishTask(int64_t task_id);
     // Imports the run the worker put under `key` into this server's run log; the task's run.
-    void copyRun(int64_t task_id, const std::string& key);
+    // Returns its id here (0 when there was nothing to import or it failed, said on stderr).
+    int64_t copyRun(int64_t task_id, const std::string& key);
+    // Imports the runs of lost tasks their workers sent home (kRunsHome), each once, marked lost.
+    void bringRunsHome();
     std::shared_ptr<TaskEvents> eventsFor(const TaskRecord& t);
     // The task's TaskEvents (null when it is not relayed here).
     std::shared_ptr<TaskEvents> activeEvents(int64_t task_id);

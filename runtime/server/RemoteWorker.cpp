@@ -278,6 +278,15 @@ int RemoteWorker::run(const std::atomic<bool>& stop, const std::atomic<bool>* dr
         for (auto& s : finished) {
             s->thread.join();
             s->control.join();
+            if (s->sink && s->sink->homePending()) homeless_.push_back(std::move(s->sink));
+        }
+        // A lost task's run comes home once this worker holds a lease again (never its input).
+        if (!homeless_.empty() && leased()) {
+            for (auto it = homeless_.begin(); it != homeless_.end();) {
+                if (!(*it)->sendHome()) break;
+                say("task " + std::to_string((*it)->taskId()) + ": its run (the task was lost) sent to the server");
+                it = homeless_.erase(it);
+            }
         }
         if (drain && *drain) {
             const size_t running = busy();

@@ -19,6 +19,8 @@
 
 namespace eacu::server {
 
+class RedisTaskSink;
+
 /// The worker's settings: `config` as for `eacu serve` (display, wm, launch, db, eacu, lease,
 /// heartbeat, events_ttl), its `name` (unique among the queue's workers), `slots` (tasks at once)
 /// and `device` (the kind of device it runs tasks on, for the registry: "virtual", "x11", or
@@ -71,6 +73,8 @@ private:
     std::atomic<bool> draining_{false};  // no new task: shown in the registry
     std::mutex mu_;  // guards slots_
     std::list<std::unique_ptr<Slot>> slots_;
+    // Sinks of ended tasks whose run is still to be sent home (run's thread only).
+    std::list<std::unique_ptr<RedisTaskSink>> homeless_;
     std::thread heartbeat_thread_;
 };
 

@@ -2,6 +2,7 @@
 #include "step/Session.h"
 #include "step/Navigation.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -119,6 +120,13 @@ int64_t Session::screenshot(const std::string& path, Frame* out) {
     commit(s);
     if (out) *out = std::move(f);
     return id;
+}
+
+IoDeadlineScope Session::ioBound(double seconds) const {
+    // The second beyond the part's own time is for the input or capture that ends it.
+    char what[64];
+    std::snprintf(what, sizeof what, "the step's deadline, %g s + 1 s", seconds);
+    return IoDeadlineScope::in(seconds + 1, &cancel(), what);
 }
 
 void Session::sleep(double seconds) {

@@ -10,6 +10,7 @@
 
 #include "assets/AssetLibrary.h"
 #include "base/Cancel.h"
+#include "base/IoDeadline.h"
 #include "device/Device.h"
 #include "process/Process.h"
 #include "runlog/RunLog.h"
@@ -123,6 +124,10 @@ public:
     RunLog* log() { return log_; }
     /// The run's cancel token (SessionOptions::cancel).
     CancelToken& cancel() const { return *options_.cancel; }
+    /// The bound on device waits for a part of a step that may take `seconds` (a find's timeout,
+    /// a step's): every device wait on this thread ends `seconds` + 1 s from now at the latest,
+    /// or when the run's token is cancelled (base/IoDeadline.h). Hold it for the part's life.
+    IoDeadlineScope ioBound(double seconds) const;
     int64_t runId() const { return run_id_; }
 
     /// One look for `target` on a fresh capture, or repeated looks for up to `timeout`

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/Format.h"
+#include "device/DeviceWait.h"
 #include "geometry/Coords.h"
 #include "step/AssetHits.h"
 #include "step/TreeNodes.h"
@@ -149,6 +150,7 @@ Session::Located Session::findAny(const TargetSpec& t, double timeout, bool want
 }
 
 Session::Located Session::find(const TargetSpec& t, double timeout, bool want_present) {
+    auto io = ioBound(std::max(0.0, timeout));
     if (!t.alternatives.empty()) return findAny(t, timeout, want_present);
     if (t.anchor) return findRelative(t, timeout);
     if (!t.text && !t.image && !t.a11y)
@@ -164,6 +166,8 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
             Located l;
             try {
                 l = lookForA11y(t, deadline);
+            } catch (const DeviceStalled& e) {
+                throw DeviceStalled(describeTarget(t) + ": " + e.what());  // stays a stall for the step engine
             } catch (const DeviceError& e) {
                 throw StepError(failure::kDevice, describeTarget(t) + ": " + e.what(), 0, 0, describeTarget(t));
             }

@@ -130,6 +130,7 @@ Session::Located Session::resolveOnScreen(StepRecord& s, const TargetSpec& t, do
 
 // The fields of an InputAction that say how its target was found.
 Match Session::tap(const TargetSpec& t, const TapOptions& o) {
+    auto io = ioBound(o.timeout < 0 ? options_.find_timeout : o.timeout);
     StepRecord s = newStep(o.action, &t);
     executor_.checkLimits(o.action + " " + s.target);
     nlohmann::json params = nlohmann::json::object();
@@ -190,6 +191,7 @@ void Session::keyboardTo(InputAction& a, std::optional<uint64_t> window, bool fo
 }
 
 void Session::input(const std::string& text, std::optional<uint64_t> window, bool focus, bool secret) {
+    auto io = ioBound(options_.find_timeout);  // a step's default timeout (an outer step's bound holds too)
     InputAction a;
     a.action = "input";
     a.target = text;
@@ -200,6 +202,7 @@ void Session::input(const std::string& text, std::optional<uint64_t> window, boo
 }
 
 void Session::key(const std::string& combo, std::optional<uint64_t> window, bool focus) {
+    auto io = ioBound(options_.find_timeout);
     InputAction a;
     a.action = "key";
     a.target = combo;
@@ -209,6 +212,7 @@ void Session::key(const std::string& combo, std::optional<uint64_t> window, bool
 }
 
 bool Session::scroll(int dx, int dy, const std::optional<TargetSpec>& at) {
+    auto io = ioBound(options_.find_timeout);
     InputAction a;
     a.action = "scroll";
     a.dx = dx;

@@ -11,6 +11,7 @@
 #include "assets/AssetLibrary.h"
 #include "base/Cancel.h"
 #include "base/Clock.h"
+#include "device/DeviceWait.h"
 #include "model/Action.h"
 #include "model/ModelTypes.h"
 #include "step/Limits.h"
@@ -72,6 +73,7 @@ Failure stepFailure(const std::string& code, const std::string& msg) {
 }  // namespace
 
 std::optional<Match> performAction(Session& ses, const StepAction& a, double timeout) {
+    auto io = ses.ioBound(timeout);
     if (a.perform) return a.perform(timeout);
     const std::string& k = a.kind;
     if (needsTarget(k)) {
@@ -103,6 +105,7 @@ namespace {
 // Runs a check; throws when it does not hold (a `holds` condition: StepError kVerifyFailed
 // naming the last exception it threw; an abort from it is rethrown at once).
 void runCheck(Session& ses, const StepCheck& c, double timeout) {
+    auto io = ses.ioBound(timeout);
     if (c.check) return c.check(timeout);
     if (c.target) {
         ses.wait(*c.target, timeout, "verify");
@@ -176,6 +179,21 @@ std::string stepLabel(const StepSpec& s) {
     if (s.verify) return "verify " + checkLabel(*s.verify);
     return "verify " + (s.success ? checkLabel(*s.success) : std::string("(nothing)"));
 }
+
+namespace {
+
+// True when `e` is a device wait that ended at its bound (DeviceStalled).
+bool isStall(const std::exception_ptr& e) {
+    try {
+        if (e) std::rethrow_exception(e);
+    } catch (const DeviceStalled&) {
+        return true;
+    } catch (...) {
+    }
+    return false;
+}
+
+}  // namespace
 
 std::string failureCode(const std::exception_ptr& e) {
     try {
@@ -343,12 +361,16 @@ StepResult executeStep(Session& ses, const StepSpec& s) {
             } else {
                 std::string msg = failed->message();
                 std::string code = failed->code();
+                // A device that stopped answering is not asked again within this step: the
+                // step ends at its deadline (the next step, or run, finds it answering again).
+                const bool stalled = isStall(failed->cause);
                 std::string suggestion = isAbortCode(code) ? "abort"
+                                         : stalled                  ? "replan"
                                          : code == failure::kNotFound
                                              ? (!ses.blockers().empty() || s.fallback.empty() ? "dismiss" : "replan")
                                              : "retry";
                 fail(std::move(*failed), msg, code, suggestion);
-                if (suggestion == "abort") break;
+                if (suggestion == "abort" || stalled) break;
             }
         }
     } catch (...) {

@@ -20,12 +20,14 @@ test's own and real xcalc under Xvfb: Usage: redis_queue.py EACU OUT SCENARIO, S
           and the person's click to input_done through Redis.
   faults  a worker killed between read and commit (EACU_FAULT): another completes the task once;
           a worker killed with -9 after its task's first step: the task ends lost, never re-run,
-          no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run;
-          only the worker process paused (not its runs): the run stops itself on its lease.
+          no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run,
+          and once it holds a lease again the lost task's run comes home (in the server's run
+          log, marked lost, with every step, once); only the worker process paused (not its runs): the run stops itself on its lease.
 Prints measurements as "name value" lines."""
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -535,6 +537,30 @@ def faults():
         late = [r for r in runs_of(e.db) if r[5] and r[5] > stopped_at]
         check(not late, f"the paused worker sent no input after the pause: {late}")
         check(e.proc.poll() is None, "the paused worker runs on (it takes new tasks with a new lease)")
+        # The lost task's run comes home once (issue 36 item 4): the worker, holding a lease
+        # again, sends its run; the server imports it into its run log marked lost and links it
+        # to the task, with every step the worker recorded; no second copy comes.
+        e.wait_printed(f"task {t['task_id']}: its run (the task was lost) sent to the server", 30)
+
+        def home_runs():
+            c = sqlite3.connect(DB)
+            try:
+                return c.execute("SELECT r.id, r.status, r.error, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id), "
+                                 "(SELECT COUNT(*) FROM frames f WHERE f.run_id = r.id) FROM tasks t JOIN runs r "
+                                 "ON r.id = t.run_id WHERE t.id = ? AND r.status = 'lost'", (t["task_id"],)).fetchall()
+            finally:
+                c.close()
+        home = wait_until(lambda: home_runs(), 20, "the lost task's run in the server's run log")
+        worker_run = [r for r in runs_of(e.db) if r[0] == max(x[0] for x in runs_of(e.db))][0]
+        c = sqlite3.connect(e.db)
+        worker_steps = c.execute("SELECT COUNT(*) FROM steps WHERE run_id = ?", (worker_run[0],)).fetchone()[0]
+        c.close()
+        check(len(home) == 1 and home[0][3] == worker_steps and home[0][3] >= 1 and "came home" in home[0][2],
+              f"the lost run came home with its {worker_steps} steps, marked lost: {home}")
+        wait_until(lambda: redis.cli("XLEN", "eacu:runs_home").strip() == "0", 10, "the runs_home entry consumed")
+        again = home_runs()
+        check(len(again) == 1 and again[0][0] == home[0][0], f"the run came home once: {again}")
+        print(f"redis_lost_run_home: run {home[0][0]} with {home[0][3]} steps and {home[0][4]} frames, marked lost")
 
         # 4. Only the worker process SIGSTOPped (not its runs): the run knows the lease from the
         # worker's lease lines and refuses any input once it ran out, while the worker is still

@@ -226,6 +226,43 @@ err=$(EACU_AGENT_TOKEN=wrong-$token timeout 60 "$EACU" run "$here/windows_agent.
 [ "$rc" != 0 ] || fail "a wrong token: eacu run succeeded"
 expect_contains "$err" "agent $addr: hello: wrong token" "the wrong token's error"
 
+# The agent stopped (SIGSTOP) in the middle of a step, its connection open: the step fails with
+# a device error naming the agent, the operation and the time waited, within its timeout (6 s)
+# + 1 s; resumed (SIGCONT), the next run on the agent passes (a new connection).
+cat >"$OUT/stall.lua" <<'LUA'
+print("waiting") io.stdout:flush()
+local ok, err = pcall(step, { wait = { role = "push button", name = "永远不会出现" }, timeout = 6, retry = 0 })
+print("stalled step: " .. tostring(ok) .. " code " .. tostring(err and err.code) .. " " .. tostring(err)) io.stdout:flush()
+LUA
+EACU_AGENT_TOKEN=$token "$EACU" run "$OUT/stall.lua" --device "agent:$addr" --db "$db" >"$OUT/stall.out" 2>"$OUT/stall.err" &
+run_pid=$!
+await_printed "$OUT/stall.out" "$run_pid" 's/^\(waiting\)$/\1/p' "eacu run stall.lua" "$OUT/stall.err" >/dev/null
+kill -STOP "$agent_pid"
+stalled=
+for _ in $(seq 200); do
+  stalled=$(grep '^stalled step: ' "$OUT/stall.out" || true)
+  [ -n "$stalled" ] && break
+  kill -0 "$run_pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -CONT "$agent_pid"
+[ -n "$stalled" ] || { cat "$OUT/stall.err" >&2; fail "the stalled step did not end within 20 s"; }
+echo "$stalled"
+timeout 60 tail --pid="$run_pid" -f /dev/null || fail "the stalled run was still going 60 s after the agent was resumed"
+wait "$run_pid" || true
+expect_contains "$stalled" "stalled step: false code device" "the stalled step's code"
+expect_contains "$stalled" "agent $addr: " "the stalled step names the agent"
+expect_contains "$stalled" ": no answer within " "the stalled step says how long it waited"
+expect_contains "$stalled" "the step's deadline, 6 s + 1 s" "the stalled step names its bound"
+row=$(sqlite3 "$db" "SELECT printf('%.2f', ended_at - started_at) || '|' || error FROM steps WHERE run_id=(SELECT MAX(id) FROM runs) AND action='step'")
+echo "agent stall step: $row"
+expect_contains "$row" "no answer within" "the run log's error"
+python3 -c "import sys; sys.exit(0 if float('${row%%|*}') <= 7.6 else 1)" || fail "the stalled step took ${row%%|*} s (timeout 6 s + 1 s)"
+printf '%s\n' 'print("windows: " .. #windows())' >"$OUT/after_stall.lua"
+EACU_AGENT_TOKEN=$token timeout 60 "$EACU" run "$OUT/after_stall.lua" --device "agent:$addr" --db "$db" >"$OUT/after_stall.out" 2>&1 ||
+  fail "the run after SIGCONT: $(cat "$OUT/after_stall.out")"
+expect_contains "$(cat "$OUT/after_stall.out")" "windows: " "the run after SIGCONT"
+
 # The agent killed in the middle of a run: a device error well within the step's 60 s.
 cat >"$OUT/wait.lua" <<'LUA'
 print("waiting") io.stdout:flush()

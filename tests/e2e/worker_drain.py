@@ -94,7 +94,9 @@ def main():
         wait_until(lambda: any(r[1] == "running" for r in runs_of(d.db)), 60, "the long task to run on dd")
         d.proc.send_signal(signal.SIGTERM)
         d.wait_printed("draining: no new task", 10)
-        time.sleep(1)
+        # Positive: the registry says dd drains while its task still runs (not a pause and a look).
+        wait_until(lambda: (e := listed(api, "dd")) and e[0]["draining"] and e[0]["busy"] == 1, 10,
+                   "GET /api/workers to say dd drains with its task running")
         check(d.proc.poll() is None, "dd drains (still running) after one SIGTERM")
         d.proc.send_signal(signal.SIGTERM)
         t_term = time.monotonic()

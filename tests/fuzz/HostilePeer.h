@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -15,11 +17,12 @@
 
 namespace eacu::fuzz {
 
-/// Listens on 127.0.0.1 (a free port); answer() serves one connection on a thread: it accepts,
-/// writes `bytes` (all of them, as the client reads), shuts its sending side (the client reads
-/// end of file after them), drains what the client sends until it closes or 2 s pass, and
-/// closes. The client under test runs meanwhile on the fuzzer's thread; join() waits for the
-/// server's side.
+/// Listens on 127.0.0.1 (a free port); answer() serves connections on a thread until join():
+/// each it accepts, writes `bytes` (all of them, as the client reads), shuts its sending side
+/// (the client reads end of file after them), drains what the client sends until it closes or
+/// 2 s pass, and closes (a connection made again gets the same bytes; with none for 2 s the
+/// thread ends). The client under test runs meanwhile on the fuzzer's thread; join() stops and
+/// waits for the server's side.
 class HostilePeer {
 public:
     HostilePeer() {
@@ -36,37 +39,52 @@ public:
     int port() const { return port_; }
 
     void answer(std::string bytes) {
+        stop_ = false;
         thread_ = std::thread([this, bytes = std::move(bytes)] {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, 2000) <= 0) return;  // the client never connected
-            int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (c < 0) return;
-            size_t off = 0;
-            auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-            char sink[65536];
-            bool client_open = true;
-            while (std::chrono::steady_clock::now() < until && (off < bytes.size() || client_open)) {
-                pollfd q{c, short(POLLIN | (off < bytes.size() ? POLLOUT : 0)), 0};
-                if (::poll(&q, 1, 100) <= 0) continue;
-                if (q.revents & (POLLIN | POLLHUP | POLLERR)) {
-                    ssize_t n = ::recv(c, sink, sizeof sink, MSG_DONTWAIT);
-                    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) client_open = false;
-                    if (!client_open && off < bytes.size()) break;  // it hung up before reading all
-                }
-                if ((q.revents & POLLOUT) && off < bytes.size()) {
-                    ssize_t n = ::send(c, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-                    if (n > 0) off += size_t(n);
-                    if (off == bytes.size()) ::shutdown(c, SHUT_WR);
-                }
+            // Every connection until join() gets the same bytes (a client that connects again
+            // after a failure, as the agent's does, meets the same peer).
+            auto idle_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            while (!stop_ && std::chrono::steady_clock::now() < idle_until) {
+                pollfd p{fd_, POLLIN, 0};
+                if (::poll(&p, 1, 20) <= 0) continue;
+                int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+                if (c < 0) continue;
+                serve(c, bytes);
+                idle_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
             }
-            ::close(c);
         });
     }
     void join() {
+        stop_ = true;
         if (thread_.joinable()) thread_.join();
     }
 
 private:
+    // Writes `bytes` to connection `c` as the client reads, shuts its sending side, drains what
+    // the client sends until it closes or 2 s pass, and closes it.
+    static void serve(int c, const std::string& bytes) {
+        size_t off = 0;
+        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        char sink[65536];
+        bool client_open = true;
+        while (std::chrono::steady_clock::now() < until && (off < bytes.size() || client_open)) {
+            pollfd q{c, short(POLLIN | (off < bytes.size() ? POLLOUT : 0)), 0};
+            if (::poll(&q, 1, 100) <= 0) continue;
+            if (q.revents & (POLLIN | POLLHUP | POLLERR)) {
+                ssize_t n = ::recv(c, sink, sizeof sink, MSG_DONTWAIT);
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) client_open = false;
+                if (!client_open && off < bytes.size()) break;  // it hung up before reading all
+            }
+            if ((q.revents & POLLOUT) && off < bytes.size()) {
+                ssize_t n = ::send(c, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (n > 0) off += size_t(n);
+                if (off == bytes.size()) ::shutdown(c, SHUT_WR);
+            }
+        }
+        ::close(c);
+    }
+
+    std::atomic<bool> stop_{false};
     int fd_ = -1;
     int port_ = 0;
     std::thread thread_;

@@ -13,8 +13,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/Cancel.h"
 #include "base/Clock.h"
 #include "device/Device.h"
+#include "device/DeviceWait.h"
 
 namespace eacu {
 
@@ -32,10 +34,11 @@ uint32_t getU32(const unsigned char* p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
-// Waits until fd is ready for `events` or the deadline passes (false then).
-bool waitReady(int fd, short events, double deadline) {
+// Waits until fd is ready for `events`, or false when the wait `w` is over (Cancelled when the
+// thread's token is cancelled meanwhile).
+bool waitReady(int fd, short events, const DeviceWait& w) {
     for (;;) {
-        double left = deadline - monotonicSeconds();
+        double left = w.slice();
         if (left <= 0) return false;
         pollfd p{fd, events, 0};
         int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
@@ -47,22 +50,34 @@ bool waitReady(int fd, short events, double deadline) {
 }  // namespace
 
 AgentConnection::AgentConnection(std::string host, int port, const std::string& token, double timeout)
-    : address_(host + ":" + std::to_string(port)) {
+    : address_(host + ":" + std::to_string(port)), host_(std::move(host)), port_(port), token_(token) {
+    open(timeout);
+}
+
+void AgentConnection::open(double timeout) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* res = nullptr;
-    int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+    int rc = ::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &res);
     if (rc != 0) throw DeviceError("agent " + address_ + ": cannot resolve the host: " + gai_strerror(rc));
-    double deadline = monotonicSeconds() + timeout;
+    DeviceWait wait("agent " + address_, "connect", timeout);
     std::string why = "no address";
     for (addrinfo* a = res; a && fd_ < 0; a = a->ai_next) {
         int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
         if (fd < 0) continue;
         int r = ::connect(fd, a->ai_addr, a->ai_addrlen);
         if (r != 0 && errno == EINPROGRESS) {
-            if (!waitReady(fd, POLLOUT, deadline)) {
-                why = "no connection within " + std::to_string(int(timeout)) + " s";
+            bool ready = false;
+            try {
+                ready = waitReady(fd, POLLOUT, wait);
+            } catch (...) {
+                ::close(fd);
+                ::freeaddrinfo(res);
+                throw;
+            }
+            if (!ready) {
+                why = "no connection within " + std::to_string(int(wait.waited())) + " s";
                 ::close(fd);
                 continue;
             }
@@ -84,16 +99,20 @@ AgentConnection::AgentConnection(std::string host, int port, const std::string& 
     ::freeaddrinfo(res);
     if (fd_ < 0) throw DeviceError("agent " + address_ + ": cannot connect: " + why + " (is eacu-agent.exe running there?)");
     try {
-        hello_ = call({{"op", "hello"}, {"version", 1}, {"token", token}}, {}, timeout).header;
+        hello_ = exchange({{"op", "hello"}, {"version", 1}, {"token", token_}}, {}, wait.end() - monotonicSeconds()).header;
+        gone_.clear();
     } catch (...) {
-        ::close(fd_);
+        if (fd_ >= 0) ::close(fd_);
         fd_ = -1;
         throw;
     }
 }
 
-AgentConnection::~AgentConnection() {
+AgentConnection::~AgentConnection() { close(); }
+
+void AgentConnection::close() {
     if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
 }
 
 void AgentConnection::lost(const std::string& why) {
@@ -103,9 +122,16 @@ void AgentConnection::lost(const std::string& why) {
     throw DeviceError("agent " + address_ + " is gone: " + why);
 }
 
-void AgentConnection::sendAll(const char* p, size_t n, double deadline) {
+void AgentConnection::drop(const DeviceStalled& e) {
+    gone_ = e.what();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    throw e;
+}
+
+void AgentConnection::sendAll(const char* p, size_t n, const DeviceWait& w) {
     while (n > 0) {
-        if (!waitReady(fd_, POLLOUT, deadline)) lost("no progress sending a request before the deadline");
+        if (!waitReady(fd_, POLLOUT, w)) drop(w.expired("no progress sending the request"));
         ssize_t k = ::send(fd_, p, n, MSG_NOSIGNAL);
         if (k < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (k <= 0) lost(std::string("sending: ") + std::strerror(errno));
@@ -114,9 +140,9 @@ void AgentConnection::sendAll(const char* p, size_t n, double deadline) {
     }
 }
 
-void AgentConnection::recvAll(char* p, size_t n, double deadline) {
+void AgentConnection::recvAll(char* p, size_t n, const DeviceWait& w) {
     while (n > 0) {
-        if (!waitReady(fd_, POLLIN, deadline)) lost("no answer before the deadline");
+        if (!waitReady(fd_, POLLIN, w)) drop(w.expired());
         ssize_t k = ::recv(fd_, p, n, 0);
         if (k < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (k == 0) lost("the agent closed the connection");
@@ -128,7 +154,13 @@ void AgentConnection::recvAll(char* p, size_t n, double deadline) {
 
 AgentReply AgentConnection::call(nlohmann::json request, const std::string& payload, double timeout) {
     std::lock_guard lock(mu_);
-    if (fd_ < 0) throw DeviceError("agent " + address_ + " is gone: " + (gone_.empty() ? "not connected" : gone_));
+    // A connection given up (a stall, a lost answer) is made again: the agent answers on a
+    // new one once it answers at all, and a late answer on the old one cannot be mistaken.
+    if (fd_ < 0) open(timeout);
+    return exchange(std::move(request), payload, timeout);
+}
+
+AgentReply AgentConnection::exchange(nlohmann::json request, const std::string& payload, double timeout) {
     const std::string op = request.value("op", "?");
     const uint64_t id = next_id_++;
     request["id"] = id;
@@ -136,23 +168,33 @@ AgentReply AgentConnection::call(nlohmann::json request, const std::string& payl
     unsigned char sizes[8];
     putU32(sizes, static_cast<uint32_t>(head.size()));
     putU32(sizes + 4, static_cast<uint32_t>(payload.size()));
-    double deadline = monotonicSeconds() + timeout;
-    sendAll(reinterpret_cast<const char*>(sizes), 8, deadline);
-    sendAll(head.data(), head.size(), deadline);
-    sendAll(payload.data(), payload.size(), deadline);
-    recvAll(reinterpret_cast<char*>(sizes), 8, deadline);
+    DeviceWait wait("agent " + address_, op, timeout);
+    try {
+        sendAll(reinterpret_cast<const char*>(sizes), 8, wait);
+        sendAll(head.data(), head.size(), wait);
+        sendAll(payload.data(), payload.size(), wait);
+        recvAll(reinterpret_cast<char*>(sizes), 8, wait);
+    } catch (const Cancelled&) {
+        close();  // the answer would come on this connection later: it is not waited for
+        throw;
+    }
     uint32_t hn = getU32(sizes), pn = getU32(sizes + 4);
     if (hn == 0 || hn > kMaxHeader || pn > kMaxPayload)
         lost("an answer of " + std::to_string(hn) + " + " + std::to_string(pn) + " bytes (not this protocol?)");
     AgentReply r;
     std::string text(hn, '\0');
-    recvAll(text.data(), hn, deadline);
-    // The payload grows as it arrives: a length the agent claims costs memory only once sent.
-    for (size_t got = 0; got < pn;) {
-        size_t part = std::min<size_t>(pn - got, size_t(1) << 20);
-        r.payload.resize(got + part);
-        recvAll(r.payload.data() + got, part, deadline);
-        got += part;
+    try {
+        recvAll(text.data(), hn, wait);
+        // The payload grows as it arrives: a length the agent claims costs memory only once sent.
+        for (size_t got = 0; got < pn;) {
+            size_t part = std::min<size_t>(pn - got, size_t(1) << 20);
+            r.payload.resize(got + part);
+            recvAll(r.payload.data() + got, part, wait);
+            got += part;
+        }
+    } catch (const Cancelled&) {
+        close();
+        throw;
     }
     try {
         r.header = nlohmann::json::parse(text);

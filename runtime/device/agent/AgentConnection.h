@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "device/DeviceWait.h"
+
 namespace eacu {
 
 /// An answer of the agent: its JSON header (with "ok": true) and its binary payload.
@@ -17,9 +19,12 @@ struct AgentReply {
 /// A connection to an agent at HOST:PORT, speaking protocol version 1: each message is two
 /// little-endian uint32 (header length, payload length), a JSON object, then the payload.
 /// Thread-safe (one request at a time). Every failure throws DeviceError naming the agent:
-/// a refused or lost connection ("agent 127.0.0.1:7878 is gone: ..."), a deadline passed
-/// (the connection is then closed: a late answer cannot be matched), an error answer
-/// ("agent 127.0.0.1:7878: capture: window 42 is gone").
+/// a refused or lost connection ("agent 127.0.0.1:7878 is gone: ..."), an error answer
+/// ("agent 127.0.0.1:7878: capture: window 42 is gone"), and DeviceStalled when no answer came
+/// within the call's timeout or the thread's IoBound (the step's deadline: "agent
+/// 127.0.0.1:7878: capture: no answer within 4.0 s (the step's deadline of 3 s)"). After a
+/// stall or a lost connection the connection is closed (a late answer cannot be matched) and
+/// the next call connects again and says hello.
 class AgentConnection {
 public:
     /// Connects within `timeout` seconds and says hello with `token` (may be empty). Throws
@@ -30,7 +35,9 @@ public:
     AgentConnection& operator=(const AgentConnection&) = delete;
 
     /// Sends `request` (an object with "op"; "id" is set here) and `payload`, and waits up to
-    /// `timeout` seconds for the answer. Throws DeviceError as the class says.
+    /// `timeout` seconds (less when the thread's IoBound ends sooner) for the answer, connecting
+    /// again first when the last call left the connection closed. Throws DeviceError as the
+    /// class says, Cancelled when the thread's token is cancelled (the connection is closed).
     AgentReply call(nlohmann::json request, const std::string& payload = {}, double timeout = 10);
     /// The agent's hello answer (version, "os", "pid", limits).
     const nlohmann::json& hello() const { return hello_; }
@@ -38,11 +45,18 @@ public:
     const std::string& address() const { return address_; }
 
 private:
+    void open(double timeout);
+    void close();
+    AgentReply exchange(nlohmann::json request, const std::string& payload, double timeout);
     [[noreturn]] void lost(const std::string& why);
-    void sendAll(const char* p, size_t n, double deadline);
-    void recvAll(char* p, size_t n, double deadline);
+    [[noreturn]] void drop(const DeviceStalled& e);
+    void sendAll(const char* p, size_t n, const DeviceWait& w);
+    void recvAll(char* p, size_t n, const DeviceWait& w);
 
     std::string address_;
+    std::string host_;
+    int port_ = 0;
+    std::string token_;
     int fd_ = -1;
     std::string gone_;  // why the connection is gone ("" while it is up)
     uint64_t next_id_ = 1;

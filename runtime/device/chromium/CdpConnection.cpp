@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "device/Device.h"
+#include "device/DeviceWait.h"
 #include "device/PeerJson.h"
 
 namespace eacu {
@@ -38,6 +39,14 @@ void CdpConnection::lost(const std::string& reason) {
         std::lock_guard<std::mutex> lk(mu_);
         if (!lost_.empty()) return;
         lost_ = reason.empty() ? "the connection was closed" : reason;
+    }
+    cv_.notify_all();
+}
+
+void CdpConnection::failSession(const std::string& session, const std::string& reason) {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        failed_.emplace(session, reason);
     }
     cv_.notify_all();
 }
@@ -98,19 +107,31 @@ nlohmann::json CdpConnection::call(const std::string& method, const nlohmann::js
     msg["id"] = id;
     if (!session.empty()) msg["sessionId"] = session;
     transport_->send(msg.dump());
+    // Bounded by the call's own timeout, the step's deadline and the run's token (DeviceWait).
+    DeviceWait wait(peer_, method, timeout);
     std::unique_lock<std::mutex> lk(mu_);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     while (!answers_.count(id)) {
         if (!lost_.empty()) {
             waiting_.erase(id);
             throw DeviceError(peer_ + " is gone: " + lost_ + " (" + method + ")");
         }
-        if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && !answers_.count(id)) {
-            waiting_.erase(id);  // a late answer is dropped
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%g", timeout);
-            throw DeviceError(method + ": no answer within " + buf + " s from " + peer_);
+        if (!session.empty())
+            if (auto f = failed_.find(session); f != failed_.end()) {
+                waiting_.erase(id);
+                throw DeviceError(peer_ + ": " + f->second + " (" + method + ")");
+            }
+        double slice = 0;
+        try {
+            slice = wait.slice();
+        } catch (...) {
+            waiting_.erase(id);  // cancelled: a late answer is dropped
+            throw;
         }
+        if (slice <= 0) {
+            waiting_.erase(id);  // a late answer is dropped
+            throw wait.expired();
+        }
+        cv_.wait_for(lk, std::chrono::duration<double>(slice));
     }
     nlohmann::json answer = std::move(answers_[id]);
     answers_.erase(id);

@@ -36,14 +36,20 @@ public:
     CdpConnection& operator=(const CdpConnection&) = delete;
 
     /// Sends `method` with `params` (to `session` when not empty) and waits up to `timeout`
-    /// seconds for its answer; returns its "result". Throws DeviceError on an error answer
-    /// ("Page.navigate: Cannot navigate to invalid URL"), on timeout ("...: no answer within 30 s
-    /// from chromium") and when the connection is lost ("chromium (pid 123) is gone: ...").
+    /// seconds for its answer, less when the thread's IoBound (the step's deadline) or its token
+    /// ends the wait sooner (DeviceWait); returns its "result". Throws DeviceError on an error
+    /// answer ("Page.navigate: Cannot navigate to invalid URL"), when the session failed
+    /// (failSession) and when the connection is lost ("chromium (pid 123) is gone: ...");
+    /// DeviceStalled when no answer came in time ("chromium (pid 123): Page.captureScreenshot:
+    /// no answer within 5.0 s (the step's deadline of 4 s)"); Cancelled when the token is.
     nlohmann::json call(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
                         const std::string& session = "", double timeout = 30);
     /// Sends a command without waiting for its answer (an answer that comes is dropped; an error
     /// answer is kept as lastPostError()). For event handlers.
     void post(const std::string& method, const nlohmann::json& params, const std::string& session);
+    /// Ends every call to `session`, waiting or to come, with DeviceError "PEER: `reason`"
+    /// (its page crashed: Chromium answers none of them). May be called from an event handler.
+    void failSession(const std::string& session, const std::string& reason);
     /// Adds an event handler; handlers are never removed while the connection lives.
     void onEvent(EventHandler handler);
 
@@ -66,6 +72,7 @@ private:
     std::set<int64_t> waiting_;                   // ids of call()s waiting for their answer
     std::map<int64_t, bool> posted_;
     std::string lost_;
+    std::map<std::string, std::string> failed_;  // session -> why its calls fail
     std::vector<EventHandler> handlers_;
 };
 

@@ -16,6 +16,7 @@
 #include "base/ImageDecode.h"
 #include "base/Utf8.h"
 #include "device/chromium/CdpConnection.h"
+#include "device/DeviceWait.h"
 #include "device/chromium/ChromiumBrowser.h"
 #include "device/chromium/WebSocketTransport.h"
 #include "device/PeerJson.h"
@@ -90,9 +91,12 @@ void ChromiumDevice::openPage(double timeout) {
     cdp_->onEvent([this](const std::string& method, const nlohmann::json& params, const std::string& session) {
         if (method == "Target.detachedFromTarget" || method == "Target.targetDestroyed") {
             if (peerString(params, "sessionId", peer_) == session_ || peerString(params, "targetId", peer_) == target_) {
-                std::lock_guard<std::mutex> lk(mu_);
-                if (page_gone_.empty()) page_gone_ = "its page was closed";
-                cv_.notify_all();
+                {
+                    std::lock_guard<std::mutex> lk(mu_);
+                    if (page_gone_.empty()) page_gone_ = "its page was closed";
+                    cv_.notify_all();
+                }
+                cdp_->failSession(session_, "its page was closed");
             }
             return;
         }
@@ -102,9 +106,12 @@ void ChromiumDevice::openPage(double timeout) {
             ++loads_;
             cv_.notify_all();
         } else if (method == "Inspector.targetCrashed") {
-            std::lock_guard<std::mutex> lk(mu_);
-            page_gone_ = "its page crashed";
-            cv_.notify_all();
+            {
+                std::lock_guard<std::mutex> lk(mu_);
+                page_gone_ = "its page crashed";
+                cv_.notify_all();
+            }
+            cdp_->failSession(session_, "its page crashed");
         } else if (method == "Fetch.requestPaused") {
             const std::string url = peerString(peerObject(params, "request", peer_), "url", peer_);
             const std::string id = peerString(params, "requestId", peer_);
@@ -182,6 +189,12 @@ nlohmann::json ChromiumDevice::call(const std::string& method, const nlohmann::j
         try {
             double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
             return cdp_->call(method, params, session_, std::max(left, 0.001));
+        } catch (const DeviceStalled&) {
+            // A page that does not answer is usually one whose script spins (the renderer's main
+            // thread never gets to the command): the script is ended, so the next step finds
+            // the page answering again. Not waited for (it may not answer either).
+            cdp_->post("Runtime.terminateExecution", nlohmann::json::object(), session_);
+            throw;
         } catch (const DeviceError& e) {
             if (!cdp_->alive() && browser_ && !browser_->process().wait(0.5).has_value()) throw;
             if (!cdp_->alive() && browser_) throw gone();
@@ -364,13 +377,13 @@ void ChromiumDevice::navigate(const std::string& url, double timeout) {
         throw DeviceError("navigation to " + url + " failed: " + err);
     // A same-document navigation (a #fragment) has no loaderId and fires no load event.
     if (!r.contains("loaderId")) return;
+    DeviceWait wait(peer_, "navigation to " + url, timeout);
     std::unique_lock<std::mutex> lk(mu_);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     while (loads_ == before) {
         if (!page_gone_.empty()) throw DeviceError(peer_ + ": " + page_gone_);
-        if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && loads_ == before)
-            throw DeviceError("navigation to " + url + ": the page did not finish loading within " + fmt(timeout) +
-                              " s");
+        double slice = wait.slice();
+        if (slice <= 0) throw wait.expired("the page did not finish loading");
+        cv_.wait_for(lk, std::chrono::duration<double>(slice));
     }
 }
 

@@ -132,6 +132,7 @@ Frame X11Device::capture() {
                           std::to_string(d.depth) + ")");
     Frame f;
     f.scale = d.scale;
+    X11Watchdog::Scope bound(*d.watchdog, d.roundTrip("capture"));
     if (d.shm) {
         trapBegin();
         Bool ok = XShmGetImage(d.dpy, d.root, d.shm_image, 0, 0, AllPlanes);
@@ -147,6 +148,7 @@ Frame X11Device::capture() {
                 err = trapEnd(d.dpy);
             }
         }
+        d.checkAlive();
         if (d.shm && ok && !err) f.bgr = toBgr(d.shm_image);
     }
     if (f.bgr.empty()) {

@@ -13,6 +13,7 @@
 namespace eacu {
 
 X11Device::Impl::~Impl() {
+    watchdog.reset();  // its thread, before the connection goes
     try {
         restoreMapping();
     } catch (...) {
@@ -25,9 +26,17 @@ X11Device::Impl::~Impl() {
 }
 
 void X11Device::Impl::checkAlive() const {
+    if (watchdog)
+        if (auto stalled = watchdog->stalled()) throw *stalled;
     if (dead)
         throw DeviceError("X display " + name +
                           " went away (the X server exited or the connection broke)");
+}
+
+DeviceWait X11Device::Impl::roundTrip(const char* operation) const {
+    // An X server answers a round trip in milliseconds; a capture of a large screen in tens.
+    constexpr double kRoundTripTimeout = 30;
+    return DeviceWait("X display " + name, operation, kRoundTripTimeout);
 }
 
 void X11Device::Impl::flush() {
@@ -67,6 +76,7 @@ X11Device::X11Device(const std::string& display_name, double scale)
     }
     x11::adoptDisplay(d.dpy);
     XSetIOErrorExitHandler(d.dpy, onIOExit, &d);
+    d.watchdog = std::make_unique<X11Watchdog>(ConnectionNumber(d.dpy));
     d.name = DisplayString(d.dpy);
     d.screen = DefaultScreen(d.dpy);
     d.root = RootWindow(d.dpy, d.screen);
@@ -107,7 +117,10 @@ void X11Device::setAccessibility(std::unique_ptr<Accessibility> a11y) { a11y_ = 
 void X11Device::sync() {
     Impl& d = *impl_;
     d.checkAlive();
-    XSync(d.dpy, False);
+    {
+        X11Watchdog::Scope bound(*d.watchdog, d.roundTrip("sync"));
+        XSync(d.dpy, False);
+    }
     d.checkAlive();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 // X11Device.h (OpenCV) before Xlib, whose macros (Complex, None, ...) break OpenCV's headers.
 #include "device/x11/X11Device.h"
+#include "device/x11/X11Watchdog.h"
 #include "device/x11/X11Windows.h"
 
 #include <X11/Xlib.h>
@@ -10,6 +11,7 @@
 #include <X11/extensions/XShm.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,8 @@ struct X11Device::Impl {
     Visual* visual = nullptr;
     int depth = 0;
     bool dead = false;
+    // Ends a capture or sync the display does not answer (X11Watchdog.h); made with the connection.
+    std::unique_ptr<X11Watchdog> watchdog;
     std::unique_ptr<X11Windows> windows;  // opened by X11Device::windows()
 
     // MIT-SHM capture buffer, allocated once for the root window size.
@@ -51,7 +55,11 @@ struct X11Device::Impl {
     ~Impl();
 
     // ---- connection (X11Device.cpp) ----
+    // Throws the stall the watchdog ended (DeviceStalled), or DeviceError when the display went away.
     void checkAlive() const;
+    // The bound of one round trip of `operation` (own limit kRoundTripTimeout, the thread's
+    // IoBound, the run's token): hold the Scope while the call runs, then checkAlive().
+    DeviceWait roundTrip(const char* operation) const;
     void flush();
     void querySize();
 

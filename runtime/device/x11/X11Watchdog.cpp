@@ -1,0 +1,60 @@
+#include "device/x11/X11Watchdog.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "base/Clock.h"
+
+namespace eacu {
+
+X11Watchdog::X11Watchdog(int fd) : fd_(fd), thread_([this] { loop(); }) {}
+
+X11Watchdog::~X11Watchdog() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+void X11Watchdog::arm(const DeviceWait& wait) {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        armed_.emplace(wait);
+    }
+    cv_.notify_all();
+}
+
+void X11Watchdog::disarm() {
+    std::lock_guard<std::mutex> lk(mu_);
+    armed_.reset();
+}
+
+std::optional<DeviceStalled> X11Watchdog::stalled() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return fired_;
+}
+
+void X11Watchdog::loop() {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (!stop_) {
+        if (!armed_ || fired_) {
+            cv_.wait(lk);
+            continue;
+        }
+        const double left = armed_->end() - monotonicSeconds();
+        if (left > 0) {
+            // Woken early by arm/disarm/stop, or every 50 ms (the run's token is not seen here:
+            // a stop waits for the call's bound, which the step engine keeps short).
+            cv_.wait_for(lk, std::chrono::duration<double>(std::min(left, 0.05)));
+            continue;
+        }
+        fired_ = armed_->expired();
+        ::shutdown(fd_, SHUT_RDWR);
+    }
+}
+
+}  // namespace eacu

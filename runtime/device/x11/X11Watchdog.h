@@ -1,0 +1,56 @@
+// Ends an Xlib call that waits on a display that stopped answering: Xlib has no timeout on a
+// round trip, so a thread of its own shuts the connection's socket down at the wait's end.
+#pragma once
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "device/DeviceWait.h"
+
+namespace eacu {
+
+/// One watchdog per X connection. While armed with a DeviceWait, a thread shuts the socket
+/// `fd` down (shutdown(2), both ways) once the wait's end passes: the blocked Xlib call then
+/// reads end of file, the connection's I/O error exit handler marks it dead, and the call
+/// returns. The device is unusable afterwards (the next run opens a new connection); stalled()
+/// says why, for the DeviceStalled the caller throws.
+class X11Watchdog {
+public:
+    explicit X11Watchdog(int fd);
+    /// Stops the thread (the socket is left as it is).
+    ~X11Watchdog();
+    X11Watchdog(const X11Watchdog&) = delete;
+    X11Watchdog& operator=(const X11Watchdog&) = delete;
+
+    /// Arms for one call: `wait` names the display and the operation and gives the end.
+    void arm(const DeviceWait& wait);
+    /// Disarms (before the end: nothing happens).
+    void disarm();
+    /// The error of the call the watchdog ended ("X display :5: capture: no answer within 4.0 s
+    /// (the step's deadline, 3 s + 1 s)"), or nullopt.
+    std::optional<DeviceStalled> stalled() const;
+
+    /// Arms for a scope: arm() at construction, disarm() at destruction.
+    struct Scope {
+        Scope(X11Watchdog& w, const DeviceWait& wait) : w_(w) { w_.arm(wait); }
+        ~Scope() { w_.disarm(); }
+        Scope(const Scope&) = delete;
+        Scope& operator=(const Scope&) = delete;
+        X11Watchdog& w_;
+    };
+
+private:
+    void loop();
+
+    int fd_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::optional<DeviceWait> armed_;
+    std::optional<DeviceStalled> fired_;
+    bool stop_ = false;
+    std::thread thread_;
+};
+
+}  // namespace eacu
