@@ -140,6 +140,7 @@ class Phone:
         self.draw_cv = threading.Condition()
         self.frame_seq = 0  # counts the screen's changes (drawn inputs, animation ticks, rotations)
         self.frame_cv = threading.Condition()
+        self.recorders = []  # running screenrecords: (rotated, done) Events
         threading.Thread(target=self.draw_loop, daemon=True).start()
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
         side = max(self.w, self.h)
@@ -255,6 +256,14 @@ class Phone:
     def apply_rotation(self):
         r = int(self.control("rotation") or 0) % 4
         if r != self.rotation:
+            # The running screenrecords end first (their status sent), then the screen turns.
+            with self.frame_cv:
+                recorders = list(self.recorders)
+                for rotated, _ in recorders:
+                    rotated.set()
+                self.frame_cv.notify_all()
+            for _, done in recorders:
+                done.wait(10)
             self.rotation = r
             w, h = self.screen_size()
             self.app_call({"cmd": "size", "w": w, "h": h})
@@ -303,7 +312,7 @@ class Phone:
         return head + px
 
     # ---- screenrecord
-    def screenrecord(self, argv, write, closed):
+    def screenrecord(self, argv, write, closed, rotated):
         """`screenrecord --output-format=h264 [--size WxH] [--bit-rate N] [--time-limit S] -` as
         a phone's (AOSP frameworks/av cmds/screenrecord; its quirks as scrcpy's authors list them,
         reference/adb.md): the screen encoded to H.264 by FFmpeg (the `ffmpeg` program, libx264)
@@ -314,7 +323,8 @@ class Phone:
         ends after the time limit (default and most 180 s), or when the display rotates (a
         simplification: a phone's goes on with the turned screen fitted in). Faults: the control file
         `no_screenrecord` (not installed: answered by the shell as unknown), `stream_kill` (N: the
-        next N streams die at their next frame, exit status 1). Returns (stderr, exit status)."""
+        next N streams die at their next frame, exit status 1). `rotated` (an Event): the display
+        is about to turn, end now. Returns (stderr, exit status)."""
         size, bitrate, limit, fmt, target = None, 20_000_000, 180, "mp4", None
         i = 1
         try:
@@ -396,7 +406,7 @@ class Phone:
         threads = [threading.Thread(target=reader, daemon=True), threading.Thread(target=sender, daemon=True)]
         for t in threads:
             t.start()
-        t0, seq, frames, ending, rotation = time.monotonic(), None, 0, "the time limit", self.rotation
+        t0, seq, frames, ending = time.monotonic(), None, 0, "the time limit"
         if self.args.first_frame == "change":
             seq = self.frame_seq
         try:
@@ -408,14 +418,14 @@ class Phone:
                     ending = "the host closed it"
                     break
                 with self.frame_cv:
-                    self.frame_cv.wait_for(lambda: self.frame_seq != seq, timeout=min(left, 0.5))
+                    self.frame_cv.wait_for(lambda: self.frame_seq != seq or rotated.is_set(), timeout=min(left, 0.5))
                     changed = self.frame_seq != seq
                     seq = self.frame_seq
                 if not changed:
                     continue
-                if self.rotation != rotation:
+                if rotated.is_set():
                     # The stand-in's simplification: a phone's screenrecord goes on, the turned
-                    # screen fitted in the same video; this one ends (status 0).
+                    # screen fitted in the same video; this one ends (status 0) before the turn.
                     ending = "the display rotated"
                     break
                 if self.control("drop") is not None:
@@ -806,10 +816,19 @@ class Connection:
         if not argv or argv[0] != "screenrecord" or self.phone.control("no_screenrecord") is not None:
             return False
         self.phone.note(command)
-        err, st = self.phone.screenrecord(argv, (lambda d: stream.write(packet(1, d))) if v2 else stream.write,
-                                          lambda: stream.closed)
-        if v2:
-            stream.write(packet(2, err) + packet(3, bytes([st & 0xFF])))
+        rec = (threading.Event(), threading.Event())
+        with self.phone.frame_cv:
+            self.phone.recorders.append(rec)
+        try:
+            err, st = self.phone.screenrecord(argv, (lambda d: stream.write(packet(1, d))) if v2 else stream.write,
+                                              lambda: stream.closed, rec[0])
+            if v2:
+                stream.write(packet(2, err) + packet(3, bytes([st & 0xFF])))
+            stream.close()
+        finally:
+            with self.phone.frame_cv:
+                self.phone.recorders.remove(rec)
+            rec[1].set()
         return True
 
     def run_service(self, stream, service):
