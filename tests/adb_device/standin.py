@@ -315,7 +315,8 @@ class Phone:
     def screenrecord(self, argv, write, closed, rotated):
         """`screenrecord --output-format=h264 [--size WxH] [--bit-rate N] [--time-limit S] -` as
         a phone's (AOSP frameworks/av cmds/screenrecord; its quirks as scrcpy's authors list them,
-        reference/adb.md): the screen encoded to H.264 by FFmpeg (the `ffmpeg` program, libx264)
+        reference/adb.md): the screen encoded to H.264 by FFmpeg (the `ffmpeg` program, libx264 at a
+        constant quality capped by --bit-rate over a second, as a phone's VBR encoder)
         written to `write`; a frame only when the screen changed (with --first-frame start also
         one at the start); the video's sides rounded down to multiples of 16 (as hardware
         encoders need) with the screen fitted inside keeping its aspect ratio (black borders, as
@@ -372,7 +373,8 @@ class Phone:
              "-framerate", "60", "-i", "-", "-vf",
              f"scale={ow}:{oh},pad={vw}:{vh}:{(vw - ow) // 2}:{(vh - oh) // 2}:black,format=yuv420p",
              "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-threads", "1",
-             "-x264-params", "sliced-threads=0:keyint=600", "-b:v", str(bitrate), "-fps_mode", "passthrough",
+             "-x264-params", "sliced-threads=0:keyint=600", "-crf", "20", "-maxrate", str(bitrate),
+             "-bufsize", str(bitrate), "-fps_mode", "passthrough",
              "-flush_packets", "1", "-f", "h264", "-"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out_q = []  # (when read, bytes): held 100 ms, then sent
