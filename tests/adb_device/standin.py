@@ -38,6 +38,7 @@ import os
 import re
 import random
 import shlex
+import select
 import shutil
 import signal
 import socket
@@ -385,6 +386,13 @@ class Phone:
             fd = ffmpeg.stdout.fileno()
             while True:
                 data = os.read(fd, 1 << 20)
+                # A picture's bytes come from ffmpeg in pieces (its 32 KB writes): gathered until a
+                # 10 ms pause, so each encoded picture is written at once, as screenrecord does.
+                while data and select.select([fd], [], [], 0.01)[0]:
+                    more = os.read(fd, 1 << 20)
+                    if not more:
+                        break
+                    data += more
                 with out_cv:
                     if not data:
                         done[0] = True

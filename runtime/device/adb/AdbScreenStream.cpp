@@ -160,9 +160,10 @@ void AdbScreenStream::read(Run& run) {
                 i += 5 + n;
             }
             buf.erase(0, i);
-            // The sender paused at the end of a packet: screenrecord writes each encoded picture
-            // at once, so the bytes end at a NAL unit's end.
-            const bool tail = buf.empty() && !conn->readable(0);
+            // The sender paused 30 ms at the end of a packet: screenrecord writes each encoded
+            // picture at once, so the bytes end at a NAL unit's end (a picture that fills the
+            // pipe on the phone comes in several packets, back to back).
+            const bool tail = buf.empty() && !conn->readable(0.03);
             for (const cv::Mat& picture : decoder.feed(video, tail)) {
                 publish(picture);
                 ++run.pictures;

@@ -81,8 +81,19 @@ std::vector<cv::Mat> H264Decoder::feed(std::string_view bytes, bool tail_complet
 }
 
 void H264Decoder::decode(std::string_view units, std::vector<cv::Mat>& out) {
-    if (units.empty() || av_new_packet(packet_, static_cast<int>(units.size())) < 0) return;
-    std::memcpy(packet_->data, units.data(), units.size());
+    // One packet per NAL unit (CHUNKS: a packet need not hold a whole picture, and one packet
+    // must not hold several).
+    for (size_t at = 0; at < units.size();) {
+        size_t next = startCode(units, at + 3);
+        if (next == std::string_view::npos) next = units.size();
+        decodeUnit(units.substr(at, next - at), out);
+        at = next;
+    }
+}
+
+void H264Decoder::decodeUnit(std::string_view unit, std::vector<cv::Mat>& out) {
+    if (unit.empty() || av_new_packet(packet_, static_cast<int>(unit.size())) < 0) return;
+    std::memcpy(packet_->data, unit.data(), unit.size());
     // A unit the decoder refuses (AVERROR_INVALIDDATA) is skipped: the next key frame repairs.
     avcodec_send_packet(ctx_, packet_);
     av_packet_unref(packet_);

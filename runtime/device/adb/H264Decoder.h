@@ -19,7 +19,7 @@ namespace eacu {
 ///
 /// Annex B marks where a NAL unit begins, not where it ends: a unit is complete when the next
 /// start code arrives, or when the caller knows the bytes stop at a unit's end (`tail_complete`:
-/// the sender paused, as screenrecord writes each encoded frame at once). Without that the last
+/// the sender paused for 30 ms, as screenrecord writes each encoded frame at once). Without that the last
 /// picture of a change would wait for the next change. When bytes that follow a tail taken as
 /// complete do not begin a NAL unit, that unit was cut: damaged() turns true (the pictures that
 /// follow may be wrong until a key frame; the caller restarts the stream). Not thread-safe.
@@ -41,6 +41,7 @@ public:
 
 private:
     void decode(std::string_view units, std::vector<cv::Mat>& out);
+    void decodeUnit(std::string_view unit, std::vector<cv::Mat>& out);
     AVCodecContext* ctx_ = nullptr;
     AVFrame* frame_ = nullptr;
     AVPacket* packet_ = nullptr;
