@@ -219,6 +219,7 @@ Frame AdbDevice::captureFromStream() {
             current_at_ = s.frame.monotonic;
             ++counts_.stream;
         }
+        stale_suspect_ = false;  // the stream delivers
     }
     const double now = monotonicSeconds();
     const int endings = stream_->endings();
@@ -233,8 +234,11 @@ Frame AdbDevice::captureFromStream() {
         stale_checked_ = inputs_;
         Frame raw = captureRaw();
         if (otherScreen(raw.bgr, current_.bgr)) {
+            // Behind or stale: restarted when it was already behind at the last check with no
+            // picture since (a slow stream that still delivers is not thrown away).
             ++counts_.stale;
-            stream_->restart();
+            if (stale_suspect_) stream_->restart();
+            stale_suspect_ = !stale_suspect_;
         }
         current_ = raw;
         current_at_ = now;

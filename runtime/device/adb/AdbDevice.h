@@ -56,8 +56,8 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// changed: its arrival is the change the effect and settle waits see); a raw `exec:screencap`
 /// (u32 LE width, height, format, then a colour-space u32 on newer builds: the header's size is
 /// the length minus width × height × 4) before the stream's first picture, when nothing was
-/// decoded within 1 s of an input (a stale stream: the raw frame is taken and, when it differs
-/// from the stream's, the stream restarted), and for good once the stream stops working
+/// decoded within 1 s of an input (the raw frame is taken; when it differs from the stream's at
+/// two checks in a row with no picture between, the stream is restarted), and for good once the stream stops working
 /// (screenrecord missing or failing) or is disabled (EACU_ADB_STREAM=0, open()'s `stream`);
 /// `screencap -p` (PNG) only when raw frames do not decode. An all-black frame is remembered
 /// (captureNote()): a window with FLAG_SECURE captures black. A frame whose size differs from
@@ -211,6 +211,7 @@ private:
     int endings_seen_ = 0;       // the stream's endings() when capture() last took a raw frame for it
     double last_input_at_ = 0;   // when the last command that may change the screen returned (monotonic)
     uint64_t stale_checked_ = 0;  // inputs_ when the stream was last checked against a raw frame
+    bool stale_suspect_ = false;  // the last check found the stream behind and no picture came since
     uint64_t marked_ = 0;        // the stream picture mark_ and black_note_ were computed on
     std::shared_ptr<AdbScreenStream> failed_stream_;  // the stream that stopped working (its failure)
     CaptureCounts counts_;
