@@ -208,6 +208,8 @@ bool otherScreen(const cv::Mat& raw, const cv::Mat& picture) {
 // A picture arrives within this of an input that changed the screen (a phone draws 50-300 ms
 // late, screenrecord buffers about 100 ms, then the link and the decoder): later is stale.
 constexpr double kStaleAfter = 1.0;
+// A picture that arrives this soon after an input may have been encoded before it.
+constexpr double kBuffered = 0.5;
 }  // namespace
 
 Frame AdbDevice::captureFromStream() {
@@ -229,8 +231,11 @@ Frame AdbDevice::captureFromStream() {
         endings_seen_ = endings;
         current_at_ = now;
         current_ = captureRaw();
-    } else if (inputs_ > stale_checked_ && last_input_at_ > current_at_ && now - last_input_at_ > kStaleAfter) {
-        // Nothing decoded since an input: it changed nothing, or the stream is stale.
+    } else if (inputs_ > stale_checked_ && current_at_ < last_input_at_ + kBuffered &&
+               now - std::max(last_input_at_, current_at_) > kStaleAfter) {
+        // Nothing decoded for 1 s after an input but, at most, a picture that was on its way
+        // when the input came (screenrecord's buffering): it changed nothing, or the stream is
+        // behind.
         stale_checked_ = inputs_;
         Frame raw = captureRaw();
         if (otherScreen(raw.bgr, current_.bgr)) {

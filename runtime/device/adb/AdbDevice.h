@@ -55,8 +55,8 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// H.264, decoded), waiting up to 40 ms for a newer one (a picture arrives only when the screen
 /// changed: its arrival is the change the effect and settle waits see); a raw `exec:screencap`
 /// (u32 LE width, height, format, then a colour-space u32 on newer builds: the header's size is
-/// the length minus width × height × 4) before the stream's first picture, when nothing was
-/// decoded within 1 s of an input (the raw frame is taken; when it differs from the stream's at
+/// the length minus width × height × 4) before the stream's first picture, once after an input
+/// when nothing was decoded for 1 s since it, or only a picture within 0.5 s of it (the raw frame is taken; when it differs from the stream's at
 /// two checks in a row with no picture between, the stream is restarted), and for good once the stream stops working
 /// (screenrecord missing or failing) or is disabled (EACU_ADB_STREAM=0, open()'s `stream`);
 /// `screencap -p` (PNG) only when raw frames do not decode. An all-black frame is remembered
