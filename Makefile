@@ -29,10 +29,11 @@ DEMO_PACKAGES = build-essential cmake pkg-config ccache \
   libx11-dev libxext-dev libxtst-dev libxres-dev libxcomposite-dev libxdamage-dev \
   libtesseract-dev tesseract-ocr-eng tesseract-ocr-chi-sim libcurl4-openssl-dev libreadline-dev \
   libcpp-httplib-dev libatspi2.0-dev libboost-dev libhiredis-dev libxml2-dev \
+  libavcodec-dev libavutil-dev libswscale-dev \
   xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps openbox dbus at-spi2-core
 TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
   x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm xdotool \
-  libatk-adaptor libgail-common hexchat redis-server adb \
+  libatk-adaptor libgail-common hexchat redis-server adb ffmpeg \
   wine64 mingw-w64 fonts-wqy-microhei \
   dpkg-dev file systemd man-db groff-base bash-completion python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -83,7 +83,8 @@ std::unique_ptr<OpenRun> startRun(const CliOptions& o, RunSpec spec, const char*
             // any other device's by the run, which alone holds it (docs/serve-protocol.md §5.1).
             if (r->run->device().concurrentCapture())
                 r->live = std::make_unique<server::LiveScreen>(
-                    r->run->id(), r->run->device(), [raw = serve.get()](server::LiveFrame f) { raw->send(server::liveLine(f)); });
+                    r->run->id(), r->run->device(), [raw = serve.get()](server::LiveFrame f) { raw->send(server::liveLine(f)); },
+                    r->run->device().liveInterval());
             r->serve = std::move(serve);
         }
         return r;

@@ -118,6 +118,9 @@ void benchSteps(AdbDevice& d, const std::string& name, const std::string& send, 
     printAdbRow("step: tap it by its text (OCR)", text_ms, "ms");
     printAdbRow("step: tap it by its image", image_ms, "ms");
     printAdbRow("step: key back", back_ms, "ms");
+    const AdbDevice::CaptureCounts c = d.captureCounts();
+    std::printf("  the steps' frames: %ld from the video stream, %ld raw screencaps, %ld PNG; stale %ld times\n", c.stream,
+                c.raw, c.png, c.stale);
     std::vector<double> send_ms;
     if (!send.empty()) {
         send_ms = sendTasks(session, name, send, n);
@@ -133,9 +136,29 @@ void benchSteps(AdbDevice& d, const std::string& name, const std::string& send, 
                 percentiles(tree_ms).median / (dump_ms + f));
 }
 
+// For `seconds`: live frames (captureLive) that differ from the one before, as frames/s, and the
+// interval between them as a ratio to the raw capture's median `floor_ms`.
+void benchLive(AdbDevice& d, double seconds, double floor_ms) {
+    cv::Mat last;
+    int frames = 0;
+    const double t0 = monotonicSeconds();
+    double first = 0, end = 0;
+    while (monotonicSeconds() - t0 < seconds) {
+        Frame f = d.captureLive();
+        if (!last.empty() && f.bgr.size() == last.size() && cv::norm(f.bgr, last, cv::NORM_INF) == 0) continue;
+        last = f.bgr;
+        end = monotonicSeconds();
+        if (frames++ == 0) first = end;
+    }
+    const double fps = frames > 1 && end > first ? (frames - 1) / (end - first) : 0;
+    std::printf("  live frames while the screen changes (captureLive, %.0f s): %.1f frames/s (%d frames), one every "
+                "%.2fx a raw screencap\n",
+                seconds, fps, frames, fps > 0 ? 1000 / fps / floor_ms : 0.0);
+}
+
 }  // namespace
 
-int benchAdb(const std::string& spec, int n, const std::string& tap_name, const std::string& send) {
+int benchAdb(const std::string& spec, int n, const std::string& tap_name, const std::string& send, double live_s) {
     DeviceSpec s = parseDeviceSpec(spec.empty() ? "adb" : spec);
     if (s.kind != DeviceSpec::Kind::Adb)
         throw std::invalid_argument("eacu bench adb: expected --device adb[:SERIAL], got \"" + spec + "\"");
@@ -152,15 +175,23 @@ int benchAdb(const std::string& spec, int n, const std::string& tap_name, const 
         std::string png = c.exec("screencap -p", 60);
         png_ms.push_back((monotonicSeconds() - t) * 1000);
         png_bytes.push_back(double(png.size()));
-        t = monotonicSeconds();
-        d->captureLive();
-        live_ms.push_back((monotonicSeconds() - t) * 1000);
+        if (live_s > 0) continue;  // the screen animates: no dump would find it idle
+        if (!d->stream()) {
+            t = monotonicSeconds();
+            d->captureLive();
+            live_ms.push_back((monotonicSeconds() - t) * 1000);
+        }
         t = monotonicSeconds();
         AdbShellResult dump = c.shell("uiautomator dump /sdcard/eacu_bench_dump.xml", 60);
         if (dump.out.find("dumped to") == std::string::npos)
             throw DeviceError("adb " + c.serial() + ": uiautomator dump gave no tree: " + dump.out + dump.err);
         c.pull("/sdcard/eacu_bench_dump.xml", 30);
         dump_ms.push_back((monotonicSeconds() - t) * 1000);
+    }
+    if (live_s > 0) {
+        printAdbRow("capture raw (exec:screencap)", raw_ms, "ms");
+        benchLive(*d, live_s, percentiles(raw_ms).median);
+        return 0;
     }
     Point centre{d->screenSize().w / 2, d->screenSize().h / 2};
     std::string tap = "input tap " + std::to_string(centre.x) + " " + std::to_string(centre.y);
@@ -178,13 +209,16 @@ int benchAdb(const std::string& spec, int n, const std::string& tap_name, const 
     printAdbRow("  bytes per raw frame", raw_bytes, "B ");
     printAdbRow("capture PNG (screencap -p)", png_ms, "ms");
     printAdbRow("  bytes per PNG frame", png_bytes, "B ");
-    printAdbRow("live frame (captureLive)", live_ms, "ms");
+    if (!live_ms.empty()) printAdbRow("live frame (captureLive, no stream)", live_ms, "ms");
     printAdbRow("uiautomator dump + sync: pull", dump_ms, "ms");
     printAdbRow("tap through the long-lived shell", shell_ms, "ms");
     printAdbRow("tap, one shell connection each", process_ms, "ms");
     const double floor = percentiles(raw_ms).median;
-    std::printf("  live frames: %.2f frames/s, one every %.2fx a raw screencap\n", 1000 / percentiles(live_ms).median,
-                percentiles(live_ms).median / floor);
+    if (!live_ms.empty())
+        std::printf("  live frames: %.2f frames/s, one every %.2fx a raw screencap\n", 1000 / percentiles(live_ms).median,
+                    percentiles(live_ms).median / floor);
+    std::printf("  frames: %s\n", d->stream() ? "from the video stream (screenrecord, H.264)"
+                                               : "raw screencaps (no video stream: EACU_ADB_STREAM=0 or screenrecord missing)");
     if (tap_name.empty())
         std::printf("  (whole steps: give --tap NAME, an element of the tree that BACK brings back)\n");
     else

@@ -22,6 +22,12 @@ namespace eacu {
 /// `n` send-message tasks (the chat by the tree, its field, `send` and the round's number typed,
 /// 发送, the message waited for, BACK), each a real message to that contact. Also timed: `n`
 /// live frames (AdbDevice::captureLive), printed as frames/s.
-int benchAdb(const std::string& spec, int n, const std::string& tap_name = "", const std::string& send = "");
+/// Frames come from the device's video stream unless EACU_ADB_STREAM=0 (then raw screencaps,
+/// and `n` live frames are timed, captureLive on a connection of its own).
+/// With `live_s` > 0: only `n` raw captures (the floor) and then, for `live_s` seconds, the live
+/// frames that differ from the one before (captureLive), as frames/s and as a ratio to the
+/// floor: run it while the screen changes (the stand-in's `animate` fault).
+int benchAdb(const std::string& spec, int n, const std::string& tap_name = "", const std::string& send = "",
+             double live_s = 0);
 
 }  // namespace eacu

@@ -92,6 +92,9 @@ public:
     /// A frame for a live view only (server/LiveScreen), never matched on: capture() unless the
     /// device has a cheaper lossy way (ChromiumDevice: a JPEG of the page instead of a PNG).
     virtual Frame captureLive() { return capture(); }
+    /// Seconds between two captureLive() calls of a live view (server/LiveScreen): 0.1 (up to
+    /// 10 frames/s) unless the device paces captureLive() itself (AdbDevice's video stream).
+    virtual double liveInterval() const { return 0.1; }
 };
 
 }  // namespace eacu

@@ -14,6 +14,8 @@ line on stdout:
   {"cmd": "back"} / {"cmd": "home"} -> {"ok": true}: Android's BACK (chat -> list) and HOME keys
   {"cmd": "size", "w": W, "h": H} -> {"ok": true}: relayout at W x H (a rotation)
   {"cmd": "screen"}               -> {"screen": "list" | "search" | "chat:NAME", "messages": [...]}
+  {"cmd": "tick"}                 -> {"ok": true}: an animation's next frame (a counter at the top left,
+                                     its colour changing): the stand-in's `animate` fault
 """
 import json
 import sys
@@ -198,6 +200,13 @@ class ChatApp:
         elif cmd == "size":
             self.resize(req["w"], req["h"])
             self.show_chat(self.contact) if self.contact else self.show_list()
+            out = {"ok": True}
+        elif cmd == "tick":
+            self.ticks = getattr(self, "ticks", 0) + 1
+            if not getattr(self, "ticker", None) or not self.ticker.winfo_exists():
+                self.ticker = tk.Label(self.root, font=self.font)
+                self.ticker.place(x=0, y=0, width=200, height=80)
+            self.ticker.configure(text=str(self.ticks), bg=("#ffcc00", "#00ccff", "#ff66aa")[self.ticks % 3])
             out = {"ok": True}
         elif cmd == "screen":
             out = {"screen": f"chat:{self.contact}" if self.contact else "search" if self.searching else "list",

@@ -38,6 +38,7 @@ import os
 import re
 import random
 import shlex
+import select
 import shutil
 import signal
 import socket
@@ -138,6 +139,9 @@ class Phone:
         self.last_draw = time.monotonic()  # when the screen last changed (an input drawn)
         self.drawing = []  # inputs waiting to be drawn: (due, seq, action), in order
         self.draw_cv = threading.Condition()
+        self.frame_seq = 0  # counts the screen's changes (drawn inputs, animation ticks, rotations)
+        self.frame_cv = threading.Condition()
+        self.recorders = []  # running screenrecords: (rotated, done) Events
         threading.Thread(target=self.draw_loop, daemon=True).start()
         self.log = open(args.log, "a", encoding="utf-8") if args.log else None
         side = max(self.w, self.h)
@@ -160,6 +164,7 @@ class Phone:
         self.app = None
         self.start_app()
         self.rotation = 0
+        threading.Thread(target=self.animate_loop, daemon=True).start()
 
     def start_app(self):
         if self.app and self.app.poll() is None:
@@ -168,6 +173,26 @@ class Phone:
                                      str(self.w), str(self.h), PKG], env=self.env, stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
         self.app_call({"cmd": "screen"})
+        self.drawn()
+
+    def drawn(self):
+        """The screen changed: screenrecord encodes a frame."""
+        self.last_draw = time.monotonic()
+        with self.frame_cv:
+            self.frame_seq += 1
+            self.frame_cv.notify_all()
+
+    def animate_loop(self):
+        """The `animate` fault (N frames/s): the app draws a ticking counter N times a second."""
+        while True:
+            rate = float(self.control("animate") or 0)
+            if rate <= 0:
+                time.sleep(0.1)
+                continue
+            t0 = time.monotonic()
+            self.app_call({"cmd": "tick"})
+            self.drawn()
+            pause(1 / rate - (time.monotonic() - t0))
 
     def stop_app(self):
         if self.app and self.app.poll() is None:
@@ -188,7 +213,7 @@ class Phone:
         none, else after Costs.draw_delay(), in the order the inputs came."""
         if not self.costs.phone:
             action()
-            self.last_draw = time.monotonic()
+            self.drawn()
             return
         with self.draw_cv:
             due = max([time.monotonic() + self.costs.draw_delay()] + [d for d, _, _ in self.drawing])
@@ -206,7 +231,7 @@ class Phone:
                 self.app_call({"cmd": "screen"})  # drawn: the next capture shows it
             except Exception as e:  # a bug of the stand-in: say so on stderr
                 print(f"standin: a late input: {e!r}", file=sys.stderr)
-            self.last_draw = time.monotonic()
+            self.drawn()
 
     def control(self, name):
         if not self.args.control:
@@ -232,28 +257,41 @@ class Phone:
     def apply_rotation(self):
         r = int(self.control("rotation") or 0) % 4
         if r != self.rotation:
+            # The running screenrecords end first (their status sent), then the screen turns.
+            with self.frame_cv:
+                recorders = list(self.recorders)
+                for rotated, _ in recorders:
+                    rotated.set()
+                self.frame_cv.notify_all()
+            for _, done in recorders:
+                done.wait(10)
             self.rotation = r
             w, h = self.screen_size()
             self.app_call({"cmd": "size", "w": w, "h": h})
+            self.drawn()
 
     def xdotool(self, *words):
         subprocess.run(["xdotool", *words], env=self.env, check=True)
 
     # ---- screencap
-    def rgba(self):
+    def bgrx(self):
+        """The screen as drawn now: (w, h, pixels B, G, R, X row by row), from Xvfb's XWD file."""
         w, h = self.screen_size()
         if self.control("black") is not None:
             return w, h, bytes(w * h * 4)
-        if not self.costs.phone:
-            self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
         with open(os.path.join(self.fbdir, "Xvfb_screen0"), "rb") as f:
             xwd = f.read()
         head = struct.unpack(">25I", xwd[:100])
         header_size, ncolors, bpl, bpp = head[0], head[19], head[12], head[11]
         if bpp != 32 or head[7] != 0:
             raise RuntimeError(f"xwd: expected 32 bits per pixel LSB first, got {bpp}, byte order {head[7]}")
-        pixels = xwd[header_size + 12 * ncolors:]
-        rows = b"".join(pixels[y * bpl: y * bpl + w * 4] for y in range(h))
+        pixels = memoryview(xwd)[header_size + 12 * ncolors:]
+        return w, h, b"".join(pixels[y * bpl: y * bpl + w * 4] for y in range(h))
+
+    def rgba(self):
+        if not self.costs.phone:
+            self.app_call({"cmd": "screen"})  # the app has drawn what it was asked before
+        w, h, rows = self.bgrx()
         out = bytearray(len(rows))
         out[0::4], out[1::4], out[2::4] = rows[2::4], rows[1::4], rows[0::4]
         out[3::4] = b"\xff" * (w * h)
@@ -273,6 +311,158 @@ class Phone:
         if self.args.header == 16:
             head += struct.pack("<I", 0)  # colour space: unknown
         return head + px
+
+    # ---- screenrecord
+    def screenrecord(self, argv, write, closed, rotated):
+        """`screenrecord --output-format=h264 [--size WxH] [--bit-rate N] [--time-limit S] -` as
+        a phone's (AOSP frameworks/av cmds/screenrecord; its quirks as scrcpy's authors list them,
+        reference/adb.md): the screen encoded to H.264 by FFmpeg (the `ffmpeg` program, libx264 at a
+        constant quality capped by --bit-rate over a second, as a phone's VBR encoder)
+        written to `write`; a frame only when the screen changed (with --first-frame start also
+        one at the start); the video's sides rounded down to multiples of 16 (as hardware
+        encoders need) with the screen fitted inside keeping its aspect ratio (black borders, as
+        screenrecord's setDisplayProjection); output held about 100 ms (the phone's buffering); it
+        ends after the time limit (default and most 180 s), or when the display rotates (a
+        simplification: a phone's goes on with the turned screen fitted in). Faults: the control file
+        `no_screenrecord` (not installed: answered by the shell as unknown), `stream_kill` (N: the
+        next N streams die at their next frame, exit status 1). `rotated` (an Event): the display
+        is about to turn, end now. Returns (stderr, exit status)."""
+        size, bitrate, limit, fmt, target = None, 20_000_000, 180, "mp4", None
+        i = 1
+        try:
+            while i < len(argv):
+                a = argv[i]
+                if a.startswith("--output-format="):
+                    fmt = a.split("=", 1)[1]
+                elif a in ("--output-format", "--size", "--bit-rate", "--time-limit"):
+                    i += 1
+                    v = argv[i]
+                    if a == "--output-format":
+                        fmt = v
+                    elif a == "--size":
+                        size = tuple(int(x) for x in v.split("x"))
+                    elif a == "--bit-rate":
+                        bitrate = int(float(v[:-1]) * 1e6) if v[-1] in "mM" else int(v)
+                    else:
+                        limit = int(v)
+                elif a == "--verbose":
+                    pass
+                elif a.startswith("--"):
+                    return f"Unrecognized option '{a}'\n".encode(), 2
+                else:
+                    target = a
+                i += 1
+        except (IndexError, ValueError) as e:
+            return f"screenrecord: bad arguments ({e})\n".encode(), 2
+        if fmt != "h264" or target != "-":
+            return b"screenrecord (stand-in): only --output-format=h264 to stdout (-) is served\n", 2
+        if not 1 <= limit <= 180:
+            return f"Time limit {limit}s out of range [1,180]\n".encode(), 2
+        sw, sh = self.screen_size()
+        vw, vh = size or (sw, sh)
+        vw, vh = vw - vw % 16, vh - vh % 16
+        if vw <= 0 or vh <= 0:
+            return f"Invalid size {vw}x{vh}\n".encode(), 2
+        # setDisplayProjection: the screen scaled to fit, centred.
+        aspect = sh / sw
+        if vh > int(vw * aspect):
+            ow, oh = vw, int(vw * aspect)
+        else:
+            ow, oh = int(vh / aspect), vh
+        ffmpeg = subprocess.Popen(
+            ["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "bgr0", "-s", f"{sw}x{sh}",
+             "-framerate", "60", "-i", "-", "-vf",
+             f"scale={ow}:{oh},pad={vw}:{vh}:{(vw - ow) // 2}:{(vh - oh) // 2}:black,format=yuv420p",
+             "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-threads", "1",
+             "-x264-params", "sliced-threads=0:keyint=600", "-crf", "20", "-maxrate", str(bitrate),
+             "-bufsize", str(bitrate), "-fps_mode", "passthrough",
+             "-flush_packets", "1", "-f", "h264", "-"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out_q = []  # (when read, bytes): held 100 ms, then sent
+        out_cv = threading.Condition()
+        done = [False]
+
+        def reader():
+            fd = ffmpeg.stdout.fileno()
+            while True:
+                data = os.read(fd, 1 << 20)
+                # A picture's bytes come from ffmpeg in pieces (its 32 KB writes): gathered until a
+                # 10 ms pause, so each encoded picture is written at once, as screenrecord does.
+                while data and select.select([fd], [], [], 0.01)[0]:
+                    more = os.read(fd, 1 << 20)
+                    if not more:
+                        break
+                    data += more
+                with out_cv:
+                    if not data:
+                        done[0] = True
+                    else:
+                        out_q.append((time.monotonic(), data))
+                    out_cv.notify_all()
+                if not data:
+                    return
+
+        def sender():
+            while True:
+                with out_cv:
+                    out_cv.wait_for(lambda: out_q or done[0])
+                    if not out_q:
+                        return
+                    t, data = out_q.pop(0)
+                pause(t + 0.1 - time.monotonic())
+                if not closed():
+                    write(data)
+
+        threads = [threading.Thread(target=reader, daemon=True), threading.Thread(target=sender, daemon=True)]
+        for t in threads:
+            t.start()
+        t0, seq, frames, ending = time.monotonic(), None, 0, "the time limit"
+        if self.args.first_frame == "change":
+            seq = self.frame_seq
+        try:
+            while True:
+                left = t0 + limit - time.monotonic()
+                if left <= 0:
+                    break
+                if closed():
+                    ending = "the host closed it"
+                    break
+                with self.frame_cv:
+                    self.frame_cv.wait_for(lambda: self.frame_seq != seq or rotated.is_set(), timeout=min(left, 0.5))
+                    changed = self.frame_seq != seq
+                    seq = self.frame_seq
+                if not changed:
+                    continue
+                if rotated.is_set():
+                    # The stand-in's simplification: a phone's screenrecord goes on, the turned
+                    # screen fitted in the same video; this one ends (status 0) before the turn.
+                    ending = "the display rotated"
+                    break
+                if self.control("drop") is not None:
+                    raise ConnectionAbortedError("drop")
+                if self.take_control("stream_kill"):
+                    ending = "killed (stream_kill)"
+                    ffmpeg.kill()
+                    break
+                self.app_call({"cmd": "screen"})  # drawn
+                _, _, px = self.bgrx()
+                ffmpeg.stdin.write(px)
+                ffmpeg.stdin.flush()
+                frames += 1
+        except (BrokenPipeError, OSError) as e:
+            ending = f"the encoder failed ({e})"
+        finally:
+            try:
+                ffmpeg.stdin.close()
+            except OSError:
+                pass
+            for t in threads:
+                t.join(10)
+            ffmpeg.wait(10)
+            self.note(f"screenrecord ended: {frames} frames, {ending}")
+        if ending.startswith("killed"):
+            return b"screenrecord: the encoder died\n", 1
+        return b"", 0
 
     # ---- the shell
     def run_line(self, line, status):
@@ -314,6 +504,10 @@ class Phone:
         if self.control("drop") is not None:
             raise ConnectionAbortedError("drop")
         self.apply_rotation()
+        black = self.control("black") is not None
+        if black != getattr(self, "black", False):
+            self.black = black  # a secure window came or went: the screen changed
+            self.drawn()
         if argv and argv[0] in JAVA_PROGRAMS:
             pause(self.costs.process())
         try:
@@ -625,15 +819,41 @@ class Connection:
                 if not was:
                     self.send(A_CLSE, s.local, s.remote, b"")
 
+    def screenrecord(self, stream, command, v2):
+        """Serves `screenrecord ...` as it runs (its stdout streamed); False when it is not
+        there (the `no_screenrecord` fault: the shell answers it as any unknown command)."""
+        argv = shlex.split(command)
+        if not argv or argv[0] != "screenrecord" or self.phone.control("no_screenrecord") is not None:
+            return False
+        self.phone.note(command)
+        rec = (threading.Event(), threading.Event())
+        with self.phone.frame_cv:
+            self.phone.recorders.append(rec)
+        try:
+            err, st = self.phone.screenrecord(argv, (lambda d: stream.write(packet(1, d))) if v2 else stream.write,
+                                              lambda: stream.closed, rec[0])
+            if v2:
+                stream.write(packet(2, err) + packet(3, bytes([st & 0xFF])))
+            stream.close()
+        finally:
+            with self.phone.frame_cv:
+                self.phone.recorders.remove(rec)
+            rec[1].set()
+        return True
+
     def run_service(self, stream, service):
         try:
-            if service.startswith("exec:"):
+            if service.startswith("exec:") and self.screenrecord(stream, service[5:], False):
+                pass
+            elif service.startswith("exec:"):
                 out, err, _ = self.phone.run_line(service[5:], 0)
                 stream.write(out)
             elif service.startswith("shell,") or service.startswith("shell:"):
                 opts, _, command = service.partition(":")
                 v2 = "v2" in opts.split(",")
-                if command:
+                if command and self.screenrecord(stream, command, v2):
+                    pass
+                elif command:
                     out, err, st = self.phone.run_line(command, 0)
                     if v2:
                         stream.write(packet(1, out) + packet(2, err) + packet(3, bytes([st & 0xFF])))
@@ -757,6 +977,9 @@ def main():
     p.add_argument("--costs", choices=("none", "phone"), default="none",
                    help="phone: sleep what a phone's screencap, processes, dumps and link cost, draw inputs late (class Costs)")
     p.add_argument("--link", type=float, default=35.0, help="with --costs phone: the link's MB/s (USB 2 about 35, Wi-Fi adb about 5)")
+    p.add_argument("--first-frame", choices=("change", "start"), default="change",
+                   help="screenrecord's first frame: after the first change of the screen (the quirk scrcpy's "
+                        "authors list), or at once")
     p.add_argument("--header", type=int, choices=(12, 16), default=16, help="screencap's raw header size")
     p.add_argument("--no-adbkeyboard", dest="adbkeyboard", action="store_false")
     p.add_argument("--unauthorized", action="store_true", help="answer CNXN with AUTH and refuse every signature")

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # `eacu bench adb` on the phone-cost stand-in (tests/adb_device/standin.py --costs phone) at
-# 1080x2400, once over a USB 2 link (35 MB/s) and once over Wi-Fi adb (5 MB/s): raw and PNG
-# captures, live frames/s, taps, whole steps on 张三 by the tree, by its text and by its image,
-# and N send-message tasks, each as a ratio to one raw screencap of the same run (issue 38's goals).
+# 1080x2400, once over a USB 2 link (35 MB/s) and once over Wi-Fi adb (5 MB/s), each before and
+# after the video stream (EACU_ADB_STREAM=0: raw screencaps; then frames from screenrecord's H.264
+# stream): raw and PNG captures, taps, whole steps on 张三 by the tree, by its text and by its
+# image, and N send-message tasks, each as a ratio to one raw screencap of the same run (issue
+# 38's goals); then live frames/s for 5 s while the stand-in animates (its `animate` fault, 30
+# frames/s), without and with the stream.
 # Not part of make test (minutes by design). Usage: tests/bench/adb_phone.sh EACU [N] [OUT]
 set -euo pipefail
 EACU=$(realpath "$1"); N=${2:-5}; OUT=${3:-$(mktemp -d /tmp/eacu-bench-adb-XXXXXX)}
@@ -16,8 +19,16 @@ start_android --costs phone --link 35
 usb=$serial
 start_more_android wifi --costs phone --link 5
 wifi=$more_serial
-for link in "USB 2 (35 MB/s) $usb" "Wi-Fi (5 MB/s) $wifi"; do
-  s=${link##* }
-  echo "== ${link% *}: eacu bench adb --device adb:$s --n $N --tap 张三 --send 你好"
+for link in "USB 2 (35 MB/s) $usb $control" "Wi-Fi (5 MB/s) $wifi $more_control"; do
+  ctl=${link##* }; link=${link% *}; s=${link##* }; what=${link% *}
+  echo "== $what, raw screencaps: EACU_ADB_STREAM=0 eacu bench adb --device adb:$s --n $N --tap 张三 --send 你好"
+  EACU_ADB_STREAM=0 "$EACU" bench adb --device "adb:$s" --n "$N" --tap 张三 --send 你好
+  echo "== $what, the video stream: eacu bench adb --device adb:$s --n $N --tap 张三 --send 你好"
   "$EACU" bench adb --device "adb:$s" --n "$N" --tap 张三 --send 你好
+  echo 30 >"$ctl/animate"
+  echo "== $what, animating: EACU_ADB_STREAM=0 eacu bench adb --device adb:$s --n 3 --live 5"
+  EACU_ADB_STREAM=0 "$EACU" bench adb --device "adb:$s" --n 3 --live 5
+  echo "== $what, animating: eacu bench adb --device adb:$s --n 3 --live 5"
+  "$EACU" bench adb --device "adb:$s" --n 3 --live 5
+  rm -f "$ctl/animate"
 done

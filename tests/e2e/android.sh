@@ -95,7 +95,11 @@ expect_contains "$log" "input text X" "an upper-case key typed"
 expect_contains "$log" "input keyevent 123 67" "set_text deleting the field's text first"
 expect_contains "$log" "monkey -p com.example.chat -c android.intent.category.LAUNCHER 1" "the launch"
 expect_eq "$(grep -c '^OPEN shell,v2,raw:$' "$standin_log")" "2" "long-lived input shells opened by the run and its replay"
-[ "$(grep -c '^OPEN exec:screencap$' "$standin_log")" -gt 3 ] || fail "expected raw screencaps (exec:screencap), got: $(grep -c '^OPEN exec:screencap' "$standin_log")"
+# Frames from the video stream (issue 38): screenrecord's H.264, a raw screencap only for the
+# first frame and checks; never the PNG path.
+grep -q '^OPEN shell,v2,raw:screenrecord --output-format=h264 --size 1072x2400 ' "$standin_log" ||
+  fail "expected frames from screenrecord's stream, log: $(grep -c screenrecord "$standin_log") screenrecord lines"
+grep -q '^OPEN exec:screencap -p$' "$standin_log" && fail "expected no PNG screencap (screencap -p)"
 grep -q '^OPEN sync:$' "$standin_log" || fail "expected the dumps read back over sync:"
 
 # 5. The benchmark runs on the stand-in (its numbers are load-dependent: only printed here).

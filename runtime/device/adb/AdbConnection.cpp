@@ -88,6 +88,13 @@ void AdbConnection::write(const std::string& bytes) {
     }
 }
 
+bool AdbConnection::readable(double seconds) {
+    pollfd p{fd_, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(seconds * 1000));
+    if (r < 0 && errno != EINTR) throw DeviceError(what_ + ": poll: " + std::strerror(errno));
+    return r > 0;
+}
+
 std::string AdbConnection::readSome(size_t max) {
     waitFor(POLLIN);
     std::string buf(max, '\0');

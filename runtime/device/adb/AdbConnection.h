@@ -34,6 +34,9 @@ public:
     std::string readExact(size_t n);
     /// Reads up to `max` bytes; "" when the stream has ended.
     std::string readSome(size_t max = 65536);
+    /// Whether bytes (or the stream's end) can be read within `seconds` (0: now), without
+    /// throwing on a timeout: a reader that must also watch a flag polls with it.
+    bool readable(double seconds);
     /// Reads until the stream ends.
     std::string readAll();
     /// A little-endian u32 at `p`.

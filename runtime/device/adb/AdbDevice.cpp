@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -77,7 +78,7 @@ AndroidInfo parseAndroidInfo(const std::string& out, const std::string& serial) 
 
 AdbDevice::AdbDevice(AdbClient client) : client_(std::move(client)), shell_(client_) {}
 
-std::unique_ptr<AdbDevice> AdbDevice::open(const std::string& serial, int port) {
+std::unique_ptr<AdbDevice> AdbDevice::open(const std::string& serial, int port, bool stream) {
     std::string s = serial;
     if (s.empty()) {
         std::vector<AdbDeviceInfo> all = listAdbDevices(port);
@@ -92,10 +93,46 @@ std::unique_ptr<AdbDevice> AdbDevice::open(const std::string& serial, int port) 
     }
     std::unique_ptr<AdbDevice> d(new AdbDevice(AdbClient(s, port)));
     d->readInfo();
+    const char* env = std::getenv("EACU_ADB_STREAM");
+    d->stream_wanted_ = stream && !(env && std::string(env) == "0");
+    if (const char* limit = std::getenv("EACU_ADB_STREAM_LIMIT")) {
+        char* end = nullptr;
+        const double v = std::strtod(limit, &end);
+        if (end == limit || *end || v < 1 || v > 180)
+            throw DeviceError(std::string("EACU_ADB_STREAM_LIMIT: expected screenrecord's time limit in seconds, 1 to "
+                                          "180, got \"") + limit + "\"");
+        d->stream_limit_ = v;
+    }
+    if (d->stream_wanted_) d->startStream();
     return d;
 }
 
+void AdbDevice::startStream() {
+    setStream(nullptr);  // the old one stops first: one screenrecord at a time
+    setStream(std::make_shared<AdbScreenStream>(client_, info_.size, stream_limit_));
+    stream_seen_ = 0;
+    endings_seen_ = 0;
+}
+
+void AdbDevice::setStream(std::shared_ptr<AdbScreenStream> s) {
+    std::shared_ptr<AdbScreenStream> old;
+    {
+        std::lock_guard<std::mutex> lock(stream_mu_);
+        old = std::move(stream_);
+        stream_ = std::move(s);
+    }
+    old.reset();  // outside the lock: its destructor joins its threads
+}
+
 AdbDevice::~AdbDevice() {
+    if (!stream_ && failed_stream_) stream_ = failed_stream_;  // for the summary
+    if (stream_ && counts_.stream + counts_.raw > 0)
+        std::fprintf(stderr, "adb %s: frames: %ld from the video stream (%d screenrecord runs, %d restarts), %ld raw "
+                             "screencaps, %ld PNG, stale %ld times%s%s\n",
+                     client_.serial().c_str(), counts_.stream, stream_->runs(), stream_->restarts(), counts_.raw,
+                     counts_.png, counts_.stale, stream_->working() ? "" : "; the stream stopped: ",
+                     stream_->working() ? "" : stream_->failure().c_str());
+    setStream(nullptr);
     if (previous_ime_.empty()) return;
     try {
         shell_.run("ime set " + shellQuote(previous_ime_), 5);
@@ -107,6 +144,7 @@ AdbDevice::~AdbDevice() {
 std::string AdbDevice::run(const std::string& command, double timeout) {
     ++inputs_;
     AdbShellResult r = shell_.run(command, timeout);
+    last_input_at_ = monotonicSeconds();
     if (r.exit_code != 0)
         throw DeviceError("adb " + client_.serial() + ": `" + command + "` exited with status " +
                           std::to_string(r.exit_code) + (r.err.empty() ? "" : ": " + r.err) +
@@ -138,20 +176,103 @@ Frame AdbDevice::decodeRaw(const std::string& bytes) {
     return f;
 }
 
-Frame AdbDevice::capture() {
-    const double t0 = monotonicSeconds();
+Frame AdbDevice::captureRaw() {
     Frame f;
     if (raw_capture_) {
         f = decodeRaw(client_.exec("screencap", 20));
         if (f.empty()) raw_capture_ = false;  // an unknown pixel format: PNG from now on
+        else ++counts_.raw;
     }
-    if (f.empty()) f = capturePng();
+    if (f.empty()) {
+        f = capturePng();
+        ++counts_.png;
+    }
     f.timestamp = wallSeconds();
     f.monotonic = monotonicSeconds();
-    if (f.width() != info_.size.w || f.height() != info_.size.h) readInfo();
+    return f;
+}
+
+namespace {
+// Whether a raw frame shows another screen than a stream picture (lossy: small differences are
+// the encoder's): grey levels at a quarter of the size, more than 0.05 % of them off by over 48.
+bool otherScreen(const cv::Mat& raw, const cv::Mat& picture) {
+    if (raw.size() != picture.size()) return true;
+    cv::Mat a, b, d;
+    cv::resize(raw, a, cv::Size(), 0.25, 0.25, cv::INTER_AREA);
+    cv::resize(picture, b, a.size(), 0, 0, cv::INTER_AREA);
+    cv::cvtColor(a, a, cv::COLOR_BGR2GRAY);
+    cv::cvtColor(b, b, cv::COLOR_BGR2GRAY);
+    cv::absdiff(a, b, d);
+    return cv::countNonZero(d > 48) > 0.0005 * static_cast<double>(d.total());
+}
+// A picture arrives within this of an input that changed the screen (a phone draws 50-300 ms
+// late, screenrecord buffers about 100 ms, then the link and the decoder): later is stale.
+constexpr double kStaleAfter = 1.0;
+// A picture that arrives this soon after an input may have been encoded before it.
+constexpr double kBuffered = 0.5;
+}  // namespace
+
+Frame AdbDevice::captureFromStream() {
+    const StreamShot s = stream_->waitNewer(stream_seen_, monotonicSeconds() + 0.04);
+    if (s.number > stream_seen_) {
+        stream_seen_ = s.number;
+        if (s.frame.monotonic > current_at_) {
+            current_ = s.frame;
+            current_at_ = s.frame.monotonic;
+            ++counts_.stream;
+        }
+        stale_suspect_ = false;  // the stream delivers
+    }
+    const double now = monotonicSeconds();
+    const int endings = stream_->endings();
+    if (current_.empty() || endings != endings_seen_) {
+        // Before the stream's first picture, and after a screenrecord run ended by itself (the
+        // screen may have changed unseen: a rotation ends the stand-in's).
+        endings_seen_ = endings;
+        current_at_ = now;
+        current_ = captureRaw();
+    } else if (inputs_ > stale_checked_ && current_at_ < last_input_at_ + kBuffered &&
+               now - std::max(last_input_at_, current_at_) > kStaleAfter) {
+        // Nothing decoded for 1 s after an input but, at most, a picture that was on its way
+        // when the input came (screenrecord's buffering): it changed nothing, or the stream is
+        // behind.
+        stale_checked_ = inputs_;
+        Frame raw = captureRaw();
+        if (otherScreen(raw.bgr, current_.bgr)) {
+            // Behind or stale: restarted when it was already behind at the last check with no
+            // picture since (a slow stream that still delivers is not thrown away).
+            ++counts_.stale;
+            if (stale_suspect_) stream_->restart();
+            stale_suspect_ = !stale_suspect_;
+        }
+        current_ = raw;
+        current_at_ = now;
+    }
+    return current_;
+}
+
+Frame AdbDevice::capture() {
+    const double t0 = monotonicSeconds();
+    if (stream_ && !stream_->working()) {
+        std::fprintf(stderr, "adb %s: raw screencaps from now on: %s\n", client_.serial().c_str(),
+                     stream_->failure().c_str());
+        failed_stream_ = stream_;
+        setStream(nullptr);  // screenrecord missing or failing: raw frames
+    }
+    Frame f = stream_ ? captureFromStream() : captureRaw();
+    if (f.width() != info_.size.w || f.height() != info_.size.h) {
+        readInfo();
+        if (stream_) startStream();  // a rotation: the stream's size changed
+    }
     f.scale = scaleFactor();
     const double took = monotonicSeconds() - t0;
     capture_s_ = capture_s_ > 0 ? 0.7 * capture_s_ + 0.3 * took : took;
+    const uint64_t picture = f.monotonic > 0 ? static_cast<uint64_t>(f.monotonic * 1e6) : 0;
+    if (picture == marked_ && mark_.frame > 0) {
+        mark_.inputs = inputs_;  // the same picture again: its hash and black note hold
+        return f;
+    }
+    marked_ = picture;
     cv::Mat px = f.bgr.isContinuous() ? f.bgr : f.bgr.clone();
     mark_ = {mark_.frame + 1,
              std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(px.data), px.total() * px.elemSize())),
@@ -180,7 +301,23 @@ Frame AdbDevice::capturePng() const {
     return f;
 }
 
+double AdbDevice::liveInterval() const {
+    std::shared_ptr<const AdbScreenStream> s = stream();
+    return s && s->working() ? 1.0 / 30 : 0.1;
+}
+
 Frame AdbDevice::captureLive() {
+    if (std::shared_ptr<AdbScreenStream> stream = std::const_pointer_cast<AdbScreenStream>(this->stream());
+        stream && stream->working()) {
+        const StreamShot s = stream->waitNewer(live_seen_, monotonicSeconds() + 0.5);
+        if (s.number > 0) {
+            live_seen_ = s.number;
+            Frame f = s.frame;
+            f.bgr = s.frame.bgr.clone();  // the live view draws the pointer on it
+            f.scale = 1;
+            return f;
+        }
+    }
     const double raw = live_raw_s_, png = live_png_s_;
     const bool use_raw = raw >= 0 && (raw == 0 || (png > 0 && raw <= png));
     const double t0 = monotonicSeconds();
@@ -263,7 +400,7 @@ void AdbDevice::selectAdbKeyboard() {
         throw DeviceError("adb " + client_.serial() + ": typing non-ASCII text needs the ADBKeyBoard IME (" +
                           kAdbKeyboard + ", github.com/senzhk/ADBKeyBoard): install it and enable it with `adb "
                           "shell ime enable " + kAdbKeyboard + "` (`input text` types ASCII only)");
-    std::string current = run("settings get secure default_input_method");
+    std::string current = shell_.run("settings get secure default_input_method").out;
     while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) current.pop_back();
     previous_ime_ = current.empty() || current == "null" ? kAdbKeyboard : current;
     if (current == kAdbKeyboard) return;
@@ -315,6 +452,7 @@ void AdbDevice::typeSecret(const std::string& utf8) {
     for (const std::string& c : asciiTextCommands(utf8)) {
         ++inputs_;
         AdbShellResult r = shell_.run(c);
+        last_input_at_ = monotonicSeconds();
         if (r.exit_code != 0)
             throw DeviceError("adb " + client_.serial() + ": `input text` of a secret exited with status " +
                               std::to_string(r.exit_code));
@@ -389,6 +527,7 @@ void AdbDevice::launchApp(const std::string& package) {
     checkPackage(client_.serial(), package);
     ++inputs_;
     AdbShellResult r = shell_.run("monkey -p " + package + " -c android.intent.category.LAUNCHER 1");
+    last_input_at_ = monotonicSeconds();
     if (r.exit_code != 0 || r.out.find("No activities found") != std::string::npos ||
         r.err.find("No activities found") != std::string::npos)
         throw DeviceError("adb " + client_.serial() + ": cannot launch \"" + package +

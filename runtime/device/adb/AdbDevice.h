@@ -4,11 +4,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "device/AppControl.h"
 #include "device/Device.h"
 #include "device/adb/AdbClient.h"
+#include "device/adb/AdbScreenStream.h"
 
 namespace eacu {
 
@@ -49,11 +51,17 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// A Device on the Android device `serial` (as `adb devices` lists it) through the adb server
 /// on `port` ($ANDROID_ADB_SERVER_PORT or 5037).
 ///
-/// capture(): `exec:screencap` raw (u32 LE width, height, format, then a colour-space u32 on
-/// newer builds: the header's size is the length minus width × height × 4), `screencap -p` (PNG)
-/// when raw does not decode. An all-black frame is remembered (captureNote()): a window with
-/// FLAG_SECURE captures black. A frame whose size differs from the last re-reads the display
-/// (rotation, wm size) and the density.
+/// capture(): the newest picture of the screen's video stream (AdbScreenStream: screenrecord's
+/// H.264, decoded), waiting up to 40 ms for a newer one (a picture arrives only when the screen
+/// changed: its arrival is the change the effect and settle waits see); a raw `exec:screencap`
+/// (u32 LE width, height, format, then a colour-space u32 on newer builds: the header's size is
+/// the length minus width × height × 4) before the stream's first picture, once after an input
+/// when nothing was decoded for 1 s since it, or only a picture within 0.5 s of it (the raw frame is taken; when it differs from the stream's at
+/// two checks in a row with no picture between, the stream is restarted), and for good once the stream stops working
+/// (screenrecord missing or failing) or is disabled (EACU_ADB_STREAM=0, open()'s `stream`);
+/// `screencap -p` (PNG) only when raw frames do not decode. An all-black frame is remembered
+/// (captureNote()): a window with FLAG_SECURE captures black. A frame whose size differs from
+/// the last re-reads the display (rotation, wm size) and the density, and restarts the stream.
 /// Input: `input tap|swipe|keyevent|keycombination|text` through one long-lived shell; the pointer
 /// is virtual (move() only sets where the next touch lands). click(Left) taps, count 2 taps twice
 /// in one command line, click(Right) is a long press (700 ms); press()/release() make one touch:
@@ -74,7 +82,9 @@ public:
     /// Opens `serial` ("" for the only device adb knows: DeviceError when there are none or
     /// several, listing them) and reads its display. Throws DeviceError when the server does
     /// not answer, the device is offline or unauthorized (explained), or gone.
-    static std::unique_ptr<AdbDevice> open(const std::string& serial, int port = adbServerPort());
+    /// `stream`: frames from screenrecord's video stream (false, or EACU_ADB_STREAM=0: raw
+    /// screencaps only); EACU_ADB_STREAM_LIMIT sets screenrecord's time limit (1..180 s, 180).
+    static std::unique_ptr<AdbDevice> open(const std::string& serial, int port = adbServerPort(), bool stream = true);
     ~AdbDevice() override;
 
     std::string describe() const override;
@@ -84,13 +94,16 @@ public:
     /// True: live frames (server/LiveScreen) may be taken on a second thread beside the run's
     /// steps; each is its own adb connection and cursor() is atomic.
     bool concurrentCapture() const override { return true; }
-    /// A frame for the live view only, on a connection of its own: raw `exec:screencap` or
-    /// `screencap -p`, whichever took less so far (each tried once, then their running means:
-    /// on USB the raw frame's 10 MB cost less than the phone's PNG encoder, over Wi-Fi adb more).
-    /// It touches none of capture()'s state (the raw/PNG choice, the black-frame note, the
-    /// display re-read); the frame's scale is left at 1. Throws DeviceError("adb SERIAL: ...")
+    /// A frame for the live view only: the stream's next picture (waiting up to 0.5 s for one
+    /// newer than the last it gave, else the newest again; a copy), so the live view gets every
+    /// picture the screen's changes make. Before the stream's first picture, or without the
+    /// stream: on a connection of its own, raw `exec:screencap` or `screencap -p`, whichever
+    /// took less so far (each tried once, then their running means). It touches none of
+    /// capture()'s state; the frame's scale is left at 1. Throws DeviceError("adb SERIAL: ...")
     /// when the device is gone or gives no image.
     Frame captureLive() override;
+    /// 1/30 s while the stream works (captureLive() waits for pictures itself), else 0.1 s.
+    double liveInterval() const override;
     void move(Point p) override {
         cursor_ = p;
         live_cursor_ = (static_cast<uint64_t>(static_cast<uint32_t>(p.x)) << 32) | static_cast<uint32_t>(p.y);
@@ -143,10 +156,27 @@ public:
     AdbScreenMark lastMark() const { return mark_; }
     /// What one capture() takes, in seconds: a running mean (0 before the first).
     double captureSeconds() const { return capture_s_; }
+    /// Where capture()'s frames came from so far: pictures of the stream, raw screencaps (the
+    /// first, stale checks, fallback), PNG screencaps; how often the stream was found stale.
+    struct CaptureCounts {
+        long stream = 0, raw = 0, png = 0, stale = 0;
+    };
+    CaptureCounts captureCounts() const { return counts_; }
+    /// The video stream (nullptr when disabled, or once it stopped working).
+    std::shared_ptr<const AdbScreenStream> stream() const {
+        std::lock_guard<std::mutex> lock(stream_mu_);
+        return stream_;
+    }
 
 private:
     explicit AdbDevice(AdbClient client);
     static Frame decodeRaw(const std::string& bytes);
+    // One raw screencap (PNG when raw does not decode), timestamps set.
+    Frame captureRaw();
+    // The stream's newest picture, or a raw frame (first, stale check, fallback); see capture().
+    Frame captureFromStream();
+    void startStream();
+    void setStream(std::shared_ptr<AdbScreenStream> s);
     // `exec:screencap -p` on a connection of its own, decoded (scale 1, timestamps set); touches
     // no member but client_ (const), so a second thread may call it. Throws DeviceError.
     Frame capturePng() const;
@@ -171,6 +201,21 @@ private:
     AdbScreenMark mark_;
     double capture_s_ = 0;
     std::atomic<double> live_raw_s_{0}, live_png_s_{0};  // captureLive's running means (-1: raw does not decode)
+    bool stream_wanted_ = true;
+    double stream_limit_ = 180;
+    std::shared_ptr<AdbScreenStream> stream_;  // replaced on the run's thread only, under stream_mu_
+    mutable std::mutex stream_mu_;             // captureLive's thread copies stream_ under it
+    Frame current_;              // the screen as capture() last gave it
+    double current_at_ = 0;      // when it was taken (monotonic: a picture's arrival, a raw capture's start)
+    uint64_t stream_seen_ = 0;   // the newest stream picture capture() looked at
+    int endings_seen_ = 0;       // the stream's endings() when capture() last took a raw frame for it
+    double last_input_at_ = 0;   // when the last command that may change the screen returned (monotonic)
+    uint64_t stale_checked_ = 0;  // inputs_ when the stream was last checked against a raw frame
+    bool stale_suspect_ = false;  // the last check found the stream behind and no picture came since
+    uint64_t marked_ = 0;        // the stream picture mark_ and black_note_ were computed on
+    std::shared_ptr<AdbScreenStream> failed_stream_;  // the stream that stopped working (its failure)
+    CaptureCounts counts_;
+    uint64_t live_seen_ = 0;     // captureLive's thread only: the newest picture it gave
     std::unique_ptr<AdbAccessibility> a11y_;
 };
 
