@@ -15,8 +15,8 @@ namespace eacu {
 
 class Session;
 
-/// One element a heal looked at: `source` (where it came from: "tree", "ocr", "control",
-/// "model"), `label` (its role and words), `box` (physical pixels of the frame), `score`
+/// One element a heal looked at: `source` (where it came from: "tree", or the Set-of-Marks
+/// source such as "box_contour_content_ocr", "box_ocr_content_ocr"), `label` (its role and words), `box` (physical pixels of the frame), `score`
 /// (0..1, the similarity to what the line recorded), `why` (its features, for messages).
 struct HealCandidate {
     std::string source;
@@ -31,7 +31,9 @@ struct HealCandidate {
 ///   or "heal:model", score the similarity or 1 for the model, box and input point in physical
 ///   pixels of `frame`), `targets` the proven targets as Lua source (the first is the new
 ///   target, the others its alternatives), `crops` the image crops they name, each
-///   {file (as the script names it), box [x, y, w, h], scale} cut from `frame`.
+///   {file (as the script names it), frame_id (the crop's pixels, a frame of the run log),
+///   scale}; `frame` the screen it was found and proven on (also when not healed: the screen
+///   healing looked at).
 /// - `tried`: what was tried and why it did not hold (for the not_found message).
 /// - `candidates`: the best candidates, best first (at most 5).
 /// - `record`: the run log's params["heal"] for the step (docs/healing.md).
