@@ -31,7 +31,7 @@ int runEitherForm(int argc, char** argv) {
 const std::vector<Command> kCommands = {
     {"run",
      "eacu run SCRIPT [--display D] [--wm WM] [--db PATH] [--verbose] [--model-cache off|record|replay]\n"
-     "         [--max-actions N] [--max-time S] [--serve-fd N] [-- ARGS...]\n"
+     "         [--max-actions N] [--max-time S] [--serve-fd N] [--heal] [-- ARGS...]\n"
      "eacu run --task SENTENCE [--dry-run] [--yes] [--display D] [--db PATH] [--max-actions N]\n"
      "         [--max-time S] [--serve-fd N]",
      "Run a task script, or a task sentence routed to an app module, as a recorded run.\n"
@@ -47,6 +47,9 @@ const std::vector<Command> kCommands = {
      "\n"
      "Options:\n" EACU_OPT_DISPLAY EACU_OPT_WM EACU_OPT_DB
      "  --verbose         print the whole error with the Lua traceback\n"
+     "  --heal            a line whose targets are all missing is looked for again by similarity to\n"
+     "                    what it recorded, and taken only when proven unique (docs/healing.md);\n"
+     "                    eacu heal RUN then writes the healed targets back into the script\n"
      "  --model-cache M   model answers (ask, plan, autopilot, dynamic targets) are recorded with cache\n"
      "                    keys (record, the default), not keyed (off), or served from earlier\n"
      "                    runs' recorded answers when the screen still fits (replay: no network)\n"
@@ -161,6 +164,19 @@ const std::vector<Command> kCommands = {
      "  -o FILE.lua       the script to write (also --output)\n"
      "  --assets DIR      where image targets are saved (default FILE_assets beside the script)\n" EACU_OPT_DB,
      cmdScript},
+    {"heal",
+     "eacu heal RUN [-o FILE.lua] [--apply] [--db PATH]",
+     "Write the targets a run healed (eacu run --heal) back into its script.\n"
+     "\n"
+     "Prints a unified diff of the script: each healed line gets the target proven on the\n"
+     "frame it was healed on first, with its old targets kept as alternatives; new image\n"
+     "crops are named after the step (saved from the run log). Exit 0 also when nothing was\n"
+     "healed (an empty diff). docs/healing.md.\n"
+     "\n"
+     "Options:\n"
+     "  --apply           write the healed script over the run's script (and the new crops)\n"
+     "  -o FILE.lua       write it to FILE instead (also --output); crops beside it\n" EACU_OPT_DB,
+     cmdHeal},
     {"repl",
      "eacu repl [--display D] [--wm WM] [--db PATH] [--no-color]",
      "Interactive Lua with the whole API on a live screen, recorded as one run.\n"

@@ -8,6 +8,7 @@
 #include "base/Cancel.h"
 #include "device/Device.h"
 #include "device/virtual/VirtualDisplay.h"
+#include "heal/ModelHealer.h"
 #include "host/LuaHost.h"
 #include "process/Process.h"
 #include "server/LiveLine.h"
@@ -105,7 +106,11 @@ std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
                                     std::unique_ptr<model::ModelClient> client, model::CacheMode cache_mode) {
     Run& run = *r.run;
     auto host = std::make_unique<LuaHost>(&run.session());
-    luax_setmodel(host->state(), std::make_unique<ModelContext>(run.session(), std::move(client), cache_mode));
+    auto model = std::make_unique<ModelContext>(run.session(), std::move(client), cache_mode);
+    // Healing (eacu run --heal, step{heal = true}): the similarity search, then the run's model
+    // when it has one; the context lives with the host, which outlives the script's steps.
+    run.session().setHealer(std::make_shared<ModelHealer>(model.get()));
+    luax_setmodel(host->state(), std::move(model));
     // App modules (scripts/<app>/init.lua) come first, then modules beside the script.
     host->addPackagePath(script_dir);
     host->addPackagePath((fs::path(eacuHome()) / "scripts").string());

@@ -31,6 +31,15 @@ int w_limits(lua_State* L) {
     return 1;
 }
 
+// set_heal(on) -> whether healing was on before (SessionOptions::heal; step{heal = true})
+int w_set_heal(lua_State* L) {
+    Session& s = luax_checksession(L);
+    const bool before = s.options().heal;
+    s.options().heal = lua_toboolean(L, 1) != 0;
+    lua_pushboolean(L, before);
+    return 1;
+}
+
 // confirm(what) -> true | false, reason
 int w_confirm(lua_State* L) {
     std::string what = luaL_checkstring(L, 1);
@@ -76,6 +85,7 @@ int w_looks_risky(lua_State* L) {
 
 const luaL_Reg kLimitFunctions[] = {
     {"limits", w_limits},
+    {"set_heal", w_set_heal},
     {"confirm", w_confirm},
     {"ask_user", w_ask_user},
     {"check_url", w_check_url},

@@ -32,6 +32,20 @@ bool readNumbers(lua_State* L, int idx, const char* const* keys, int n, double* 
     return true;
 }
 
+// The script line a target came from: "PATH:LINE" of the innermost Lua frame that is a file
+// and not the stdlib's (embedded "@stdlib/...", or on disk under EACU_STDLIB_DIR: ".../stdlib/eacu/");
+// "" when there is none (a chunk from a string: the REPL).
+std::string scriptLine(lua_State* L) {
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0 || !ar.source || ar.source[0] != '@') continue;
+        const std::string src = ar.source + 1;
+        if (src.rfind("stdlib/", 0) == 0 || src.find("/stdlib/eacu/") != std::string::npos) continue;
+        return src + ":" + std::to_string(ar.currentline);
+    }
+    return "";
+}
+
 }  // namespace
 
 std::array<double, 4> luax_checkregion(lua_State* L, int idx, const char* what) {
@@ -58,6 +72,7 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
             t.image = s;
         }
         t.label = "\"" + s + "\"";
+        t.where = scriptLine(L);
         return t;
     }
     if (lua_type(L, idx) != LUA_TTABLE)
@@ -177,6 +192,7 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
         t.label = std::string("{") + relationName(t.relative.relation) + " = " + t.anchor->label +
                   (t.relative.kind == "any" ? "" : ", kind = \"" + t.relative.kind + "\"") +
                   (t.relative.nth == 1 ? "" : ", nth = " + std::to_string(t.relative.nth)) + "}";
+    t.where = scriptLine(L);
     return t;
 }
 

@@ -24,6 +24,8 @@ int cmdFrames(int argc, char** argv);
 int cmdRecord(int argc, char** argv);
 /// eacu script RUN -o FILE.lua: a recorded run's steps written as a script.
 int cmdScript(int argc, char** argv);
+/// eacu heal RUN [-o FILE.lua] [--apply] (cmd_heal.cpp).
+int cmdHeal(int argc, char** argv);
 /// eacu locate SHOT TEMPLATE|--text PHRASE: the locator's verdict on one screenshot.
 int cmdLocate(int argc, char** argv);
 /// eacu bench tap|settle|locate|ocr: the benchmarks (app/bench/).

@@ -16,7 +16,7 @@ namespace eacu {
 int cmdRun(int argc, char** argv) {
     CliOptions o;
     try {
-        o = parseCli(argc, argv, 2, {"--model-cache", "--max-actions", "--max-time", "--serve-fd"}, {"--verbose"});
+        o = parseCli(argc, argv, 2, {"--model-cache", "--max-actions", "--max-time", "--serve-fd"}, {"--verbose", "--heal"});
     } catch (const std::exception& e) {
         std::fprintf(stderr, "eacu run: %s\n", e.what());
         return 2;
@@ -35,6 +35,7 @@ int cmdRun(int argc, char** argv) {
     spec.script = script.string();
     spec.args = o.passthrough;
     spec.session.script_dir = script.parent_path().string();
+    spec.session.heal = o.flag("--heal").has_value();
     // The model for model-driven steps (ask, plan, autopilot, dynamic targets): EACU_MODEL_* from
     // the environment (none is fine: then only cached answers can be replayed).
     model::CacheMode cache_mode;

@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include <opencv2/imgcodecs.hpp>
+
 #include "model/Action.h"
 #include "model/Prompts.h"
 #include "planner/Autopilot.h"
@@ -121,7 +123,7 @@ Grounding parseGrounding(const std::string& raw, const model::ActionContext& ctx
 }
 
 Grounding ground(ModelContext& ctx, const std::string& description, double timeout,
-                 const std::string& provider, bool assertion) {
+                 const std::string& provider, bool assertion, const cv::Mat& reference) {
     if (description.empty()) throw std::invalid_argument("dynamic target: expected a description, got an empty string");
     double deadline = monotonicSeconds() + std::max(0.0, timeout);
     for (;;) {
@@ -135,12 +137,19 @@ Grounding ground(ModelContext& ctx, const std::string& description, double timeo
         req.max_tokens = 512;
         req.json_mode = true;
         req.messages.push_back(ctx.screenMessage(shown, o, prompt));
+        if (!reference.empty()) {
+            std::vector<unsigned char> png;
+            cv::imencode(".png", reference, png);
+            req.messages.back().parts.push_back(
+                model::Part::textPart("Reference image: the element as it looked when the script was recorded."));
+            req.messages.back().parts.push_back(model::Part::image(std::string(png.begin(), png.end())));
+        }
         model::ActionContext actx;
         actx.elements = o.som.boxes();
         actx.screen = {o.frame.width(), o.frame.height()};
         model::CallMeta meta =
             ModelContext::callMeta(o, assertion ? "assert" : "locate", req.system + "\n" + "# Find: " + description);
-        meta.cacheable = !assertion;
+        meta.cacheable = !assertion && reference.empty();
         meta.elements = list;
         // A "not found" answer stands as it is.
         meta.validate = model::CallMeta::parsesWith([&](const std::string& text) { parseGrounding(text, actx); });

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
 
 #include "geometry/Rect.h"
 #include "model/Action.h"
@@ -49,9 +50,12 @@ std::string groundingElementList(const SomResult& som, const ModelImageTransform
 /// `timeout` seconds passed when the model says it is not there. An `assertion` (verify) is
 /// never answered from the cache: it always asks the model (kind "assert"). Throws
 /// model::ModelError on a failed call and model::ActionParseError for an answer that is not a
-/// grounding.
+/// grounding. `reference`, when not empty, is an image of the element as it looked before
+/// (healing: the line's recorded crop, seed 002's one-shot reference-image locator): sent after
+/// the screenshot as a second image, introduced as such; such a call is never answered from
+/// the cache.
 Grounding ground(ModelContext& ctx, const std::string& description, double timeout = 0,
-                 const std::string& provider = "", bool assertion = false);
+                 const std::string& provider = "", bool assertion = false, const cv::Mat& reference = cv::Mat());
 
 /// A `{dynamic = description}` target used by a verb: grounds it (ground() above, `timeout`
 /// seconds) and then, for `action` tap | double_tap | right_tap, presses it through the

@@ -188,6 +188,22 @@ std::string renderHtmlReport(const RunReader& log, int64_t run_id, const ReportO
         }
         json params = json::parse(s.params_json.empty() ? "{}" : s.params_json, nullptr, false);
         if (!params.is_discarded() && !params.empty()) j["params"] = params;
+        // A healed step (docs/healing.md): the recorded crop and the crops proven on its frame.
+        if (params.is_object() && params.contains("heal") && params["heal"].is_object()) {
+            const json& h = params["heal"];
+            const json ref = h.contains("reference") && h["reference"].is_object() ? h["reference"] : json::object();
+            if (std::string old = ref.value("crop", ""); !old.empty() && fs::is_regular_file(old)) {
+                auto [it, fresh] = refs.emplace(old, int(refs.size()));
+                j["heal_old"] = it->second;
+            }
+            json news = json::array();
+            for (const json& c : h.value("crops", json::array()))
+                if (c.is_object() && frames.count(c.value("frame_id", int64_t(0)))) {
+                    news.push_back(c.value("frame_id", int64_t(0)));
+                    used_frames.insert(c.value("frame_id", int64_t(0)));
+                }
+            j["heal_new"] = news;
+        }
         if (auto d = diffs.find(s.idx); d != diffs.end()) j["diff"] = d->second;
         if (auto c = calls.find(s.id); c != calls.end()) j["calls"] = c->second;
         if (opt.reference_image) {

@@ -16,6 +16,7 @@
 #include "runlog/RunLog.h"
 #include "step/ActionExecutor.h"
 #include "step/Blockers.h"
+#include "step/Healer.h"
 #include "step/Limits.h"
 #include "step/StepError.h"
 #include "step/Target.h"
@@ -60,6 +61,10 @@ struct SessionOptions {
     double blocker_interval = 1.0;
     RunLimits limits{kDefaultMaxActions, kDefaultMaxSeconds};
     bool record_frames = true;
+    /// Healing (issue 34, docs/healing.md): when every target of a line is missing within its
+    /// timeout, the installed Healer (setHealer) looks for the element the line meant; off:
+    /// the line fails not_found at once. `eacu run --heal` sets it; step{heal = true} for one step.
+    bool heal = false;
     std::string display;
     /// The environment launch() gives its programs on top of this process's own (DeviceHandle::env:
     /// DISPLAY and a virtual display's session and accessibility buses); `display`, when set,
@@ -120,6 +125,8 @@ public:
 
     Device& device() { return device_; }
     const AssetLibrary& assets() const { return assets_; }
+    /// The locator image targets are found with (the replay's own, for proofs).
+    const Locator& locator() const { return locator_; }
     SessionOptions& options() { return options_; }
     RunLog* log() { return log_; }
     /// The run's cancel token (SessionOptions::cancel).
@@ -270,6 +277,10 @@ public:
     const std::string& answer() const { return answer_; }
     /// Sets the run's answer (the autopilot when it is done).
     void setAnswer(std::string text) { answer_ = std::move(text); }
+    /// The healer asked when a line's targets are all missing and SessionOptions::heal is on
+    /// (null: none; the run's set-up installs runtime/heal's).
+    void setHealer(std::shared_ptr<Healer> h) { healer_ = std::move(h); }
+    Healer* healer() const { return healer_.get(); }
     /// The one executor every input goes through (step/ActionExecutor.h).
     ActionExecutor& executor() { return executor_; }
     /// Who does the steps recorded from now on (StepRecord::actor): "script" (the default) or
@@ -343,7 +354,11 @@ private:
     int64_t saveFrame(const Frame& f);
     int64_t commit(StepRecord& s);
     [[noreturn]] void failLocate(StepRecord& s, const TargetSpec& t, const Located& l,
-                                 double timeout, const char* verb);
+                                 double timeout, const char* verb, const std::string& extra = "");
+    // A line whose targets are all missing (`l`, the last look): healed (the healer's match
+    // and frame, params["heal"] its record) when healing is on, else failed not_found (with
+    // what healing tried and the candidates it rejected).
+    Located healOrFail(StepRecord& s, const TargetSpec& t, Located l, double timeout, nlohmann::json* params);
     // The match or point `t` resolves to for an input, with the frame it was seen on.
     Located resolveForInput(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params);
     // Points keyboard input `a` at `window` (focused first, or events when !focus).
@@ -372,6 +387,7 @@ private:
     std::string actor_ = "script";
     std::function<bool()> checkpoint_;
     bool in_checkpoint_ = false;
+    std::shared_ptr<Healer> healer_;
     // Records what a person was asked (`action`, `text`) and answered; `wait` asks them.
     std::string personStep(const std::string& action, const std::string& text, nlohmann::json params,
                            const std::function<std::string()>& wait);

@@ -345,7 +345,7 @@ static nlohmann::json stagesJson(const std::vector<StageResult>& stages) {
 }
 
 void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, double timeout,
-                         const char* verb) {
+                         const char* verb, const std::string& extra) {
     // An a11y target is looked for in the tree: the screen is captured for the log here.
     int64_t frame = saveFrame(l.frame.empty() && t.a11y ? device_.capture() : l.frame);
     s.frame_before = frame ? std::optional<int64_t>(frame) : std::nullopt;
@@ -357,6 +357,7 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
            m.box.str() + ", threshold " + fixed(m.threshold);
     if (!m.veto.empty()) msg += " (rejected: it " + m.veto + ")";
     if (!l.stages.empty()) msg += " [" + stagesText(l.stages) + "]";
+    if (!extra.empty()) msg += "; " + extra;
     if (std::string note = device_.captureNote(); !note.empty()) msg += " (" + note + ")";
     nlohmann::json params = nlohmann::json::parse(s.params_json.empty() ? "{}" : s.params_json);
     params["stages"] = stagesJson(l.stages);
@@ -435,11 +436,28 @@ std::vector<Match> Session::findAll(const TargetSpec& t, int max_results) {
     return all;
 }
 
+Session::Located Session::healOrFail(StepRecord& s, const TargetSpec& t, Located l, double timeout,
+                                     nlohmann::json* params) {
+    if (!options_.heal || !healer_ || !t.searched() || t.window) failLocate(s, t, l, timeout, "not found");
+    HealResult r = healer_->heal(*this, t, s.action, s.idx);
+    if (!r.healed) {
+        mergeParams(s, {{"heal", r.record}});
+        if (!r.frame.empty()) l.frame = std::move(r.frame);  // the screen healing looked at
+        failLocate(s, t, l, timeout, "not found", "healing found no element it could prove: " + r.tried);
+    }
+    if (params) (*params)["heal"] = r.record;
+    else mergeParams(s, {{"heal", r.record}});
+    Located h;
+    h.match = r.match;
+    h.frame = std::move(r.frame);
+    return h;
+}
+
 Match Session::wait(const TargetSpec& t, double timeout, const std::string& action) {
     if (timeout < 0) timeout = options_.find_timeout;
     StepRecord s = newStep(action, &t);
     Located l = findOrDismiss(t, timeout);
-    if (!l.match.found) failLocate(s, t, l, timeout, "not found");
+    if (!l.match.found) l = healOrFail(s, t, std::move(l), timeout, nullptr);
     s.method = l.match.method;
     s.score = l.match.score;
     s.threshold = l.match.threshold;

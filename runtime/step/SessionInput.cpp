@@ -106,10 +106,14 @@ Session::Located Session::resolveForInput(StepRecord& s, const TargetSpec& t, do
 Session::Located Session::resolveOnScreen(StepRecord& s, const TargetSpec& t, double timeout, nlohmann::json& params) {
     if (t.searched()) {
         Located l = findOrDismiss(t, timeout);
-        if (!l.match.found) failLocate(s, t, l, timeout, "not found");
+        bool healed = false;
+        if (!l.match.found) {
+            l = healOrFail(s, t, std::move(l), timeout, &params);
+            healed = true;
+        }
         bool relocated = false;
         double age = monotonicSeconds() - l.frame.monotonic;
-        l = relocateIfStale(t, std::move(l), relocated);
+        if (!healed) l = relocateIfStale(t, std::move(l), relocated);
         if (relocated) params["relocated"] = {{"frame_age_ms", age * 1000}};
         if (l.anchor) {
             params["anchor"] = {l.anchor->x, l.anchor->y, l.anchor->w, l.anchor->h};
@@ -152,7 +156,7 @@ Match Session::tap(const TargetSpec& t, const TapOptions& o) {
                             {"pid", l.element->pid}};
         a.params["query"] = queryJson(*t.a11y);
     }
-    if (t.a11y && !t.a11y->press.empty()) {  // the element's own action, not the pointer
+    if (t.a11y && !t.a11y->press.empty() && l.element) {  // the element's own action, not the pointer
         try {
             a.element_action = chooseAction(*l.element, *t.a11y);
         } catch (const std::invalid_argument& e) {

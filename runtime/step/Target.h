@@ -43,8 +43,11 @@ namespace eacu {
 ///   each look tries this target, then each alternative in order, once; the first found wins
 ///   (its match's method "alt:<kind>", kindName). Missing means none is found.
 /// - `label`: how the script wrote the target, for messages and the run log.
+/// - `where`: the script line that gave it ("PATH:LINE", "" when unknown), so that a healed
+///   line can be written back there (eacu heal).
 struct TargetSpec {
     std::string label;
+    std::string where;
     std::optional<std::string> image;
     std::optional<std::string> text;
     std::optional<std::string> lang;

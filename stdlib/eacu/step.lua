@@ -72,7 +72,7 @@ local hooks = {
 local ACTION_FIELDS = { "tap", "double_tap", "long_press", "input", "key", "scroll", "swipe", "wait", "call",
   "action", "target", "target_ref", "params", "text", "button", "hold" }
 local STEP_OWN = { "name", "timeout", "retry", "fallback", "fallback_max", "wait_before", "wait_after", "optional",
-  "risky", "verify", "success" }
+  "risky", "verify", "success", "heal" }
 local STEP_FIELDS = {}
 for _, f in ipairs(ACTION_FIELDS) do STEP_FIELDS[#STEP_FIELDS + 1] = f end
 for _, f in ipairs(STEP_OWN) do STEP_FIELDS[#STEP_FIELDS + 1] = f end
@@ -114,7 +114,9 @@ end
 ---     for the screen to change and settle),
 ---   optional = true: a failure is recorded and returned instead of raised,
 ---   risky = true: the step asks for confirmation first (no terminal: refused),
----   name = a label for the run log, button = tap's mouse button, hold = long_press seconds.
+---   name = a label for the run log, button = tap's mouse button, hold = long_press seconds,
+---   heal = true: a target that is missing is looked for again by similarity to what the line
+---     recorded, as with eacu run --heal (docs/healing.md); false: not, even under --heal.
 --- The step runs in the native step engine (runtime/step/StepEngine). A failure raises a
 --- failure value (eacu.failure: err.code, err.message, err.target, err.best, err.frame_id,
 --- err.step_id) printing as "step <name>: <reason> (suggestion: retry|dismiss|replan|abort)".
@@ -122,7 +124,10 @@ end
 function M.step(s)
   if type(s) ~= "table" then error("step: expected a step table, got " .. type(s), 2) end
   check_step(s)
+  local before
+  if s.heal ~= nil then before = steps.set_heal(s.heal and true or false) end
   local ok, res = pcall(steps.run_step, s, hooks)
+  if before ~= nil then steps.set_heal(before) end
   if not ok then failure.raise(res, 2) end
   if res.match then match.wrap(res.match) end
   if res.value == nil then res.value = res.match end

@@ -27,6 +27,7 @@
 ---@field success? fun(): any a predicate that must return true after the action (polled up to `timeout`)
 ---@field fallback? StepFallback|StepFallback[] run when the target is not found, then the target is looked for again, up to `fallback_max` times
 ---@field fallback_max? integer how often the fallback may run (default 3)
+---@field heal? boolean a target that is missing is looked for again by similarity to what the line recorded and taken only when proven unique, as with `eacu run --heal` (docs/healing.md); false: not, even under --heal
 ---@field retry? integer extra attempts when the action or its verification fails (default 1)
 ---@field timeout? number seconds to find the target and to verify (default 5; retries use at most 2)
 ---@field wait_before? number seconds to pause before the action (only when a script needs it: actions already wait for the screen)

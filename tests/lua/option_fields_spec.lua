@@ -12,7 +12,7 @@ expect_has(error_of(key, "Return", { raise = true }), 'key: unknown option "rais
 expect_has(error_of(input, "x", { secret = "yes" }), "input: secret must be true or false, got string", "input secret")
 expect_has(error_of(step, { tap = "1", retires = 2 }), 'step: unknown field "retires"', "step")
 local e = error_of(step, { tap = "1", timeot = 2 })
-expect_has(e, 'step: unknown field "timeot" (did you mean "timeout"?) (known: tap, double_tap, long_press, input, key, scroll, swipe, wait, call, action, target, target_ref, params, text, button, hold, name, timeout, retry, fallback, fallback_max, wait_before, wait_after, optional, risky, verify, success)', "step lists its fields")
+expect_has(e, 'step: unknown field "timeot" (did you mean "timeout"?) (known: tap, double_tap, long_press, input, key, scroll, swipe, wait, call, action, target, target_ref, params, text, button, hold, name, timeout, retry, fallback, fallback_max, wait_before, wait_after, optional, risky, verify, success, heal)', "step lists its fields")
 expect_has(error_of(step, { wait = "1", fallback = { tap = "2", retry = 1 } }), 'step fallback: unknown field "retry"', "a fallback takes no step fields")
 expect_has(error_of(step, { wait = "1", fallback = { { tap = "2" }, { key = "Escape", delay = 1 } } }), 'step fallback 2: unknown field "delay"', "the second fallback of a list")
 expect_has(error_of(step, { scroll = { dy = 3, window = "xcalc" } }), 'step scroll: unknown field "window" (known: dy, dx, at)', "step scroll=")

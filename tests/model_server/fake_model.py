@@ -19,6 +19,10 @@ decode as PNG/JPEG) and answers like a model would, from what the request says:
 - grounding ("You locate one UI element"): the element whose content is the quoted text or the
   named key in "# Find: ..."; with "(box)" in the description it answers with the element's
   0-1000 box instead of its id; unknown keys get {"found": false};
+- healing (a "# Find:" saying where the element was "of 1000 on the recorded screen"): the
+  request must carry two images (the screenshot and the recorded crop); the element reading one
+  of the recorded words, else the element with text nearest the recorded place (within
+  150/1000), else {"found": false};
 - the planner: taps the keys of the task's expression (the last one as "dynamic:the equals
   key"); with "replan" in the task the first plan has a step that cannot be found, and the
   replan (which sees the executed steps) gives the keys that are still missing;
@@ -168,9 +172,39 @@ def agent_answer(system, texts):
     return {"thought": f"找不到 {want} 键", "action": "fail", "text": f"no element with content {want!r}"}
 
 
-def ground_answer(texts):
-    prompt = texts[-1]
+def heal_answer(desc, prompt, images):
+    """Healing (eacu run --heal): a reference image must come with the screenshot; an element
+    whose content is one of the recorded words, else the element with text nearest the recorded
+    place (0-1000) within 150, else not found."""
+    if len(images) != 2:
+        raise BadRequest("a healing request must carry the screenshot and the reference image, got %d images" % len(images))
+    at = re.search(r"it was at \((\d+), (\d+)\) of 1000", desc)
+    named = re.search(r"recorded as (.*?)(?:,| \(|;)", desc)
+    words = re.findall(r"\"(.+?)\"", named.group(1)) if named else []
+    elements = re.findall(r"\[(\d+)\] (\S+) (\".*?\"|\(no text\)) box=\[([\d,]+)\]", prompt)
+    for i, kind, content, box in elements:
+        if content != "(no text)" and json.loads(content) in words:
+            return {"thought": f"element {i} still reads {content}", "element_id": int(i)}
+    best = None
+    if at:
+        x, y = int(at.group(1)), int(at.group(2))
+        for i, kind, content, box in elements:
+            if content == "(no text)":
+                continue
+            x1, y1, x2, y2 = (int(v) for v in box.split(","))
+            d = (((x1 + x2) / 2 - x) ** 2 + ((y1 + y2) / 2 - y) ** 2) ** 0.5
+            if d <= 150 and (best is None or d < best[0]):
+                best = (d, int(i), content)
+    if best:
+        return {"thought": f"element {best[1]} ({best[2]}) is where it was", "element_id": best[1]}
+    return {"found": False, "reason": "nothing like the reference is on the screen"}
+
+
+def ground_answer(texts, images=()):
+    prompt = next((t for t in reversed(texts) if "# Find: " in t), texts[-1])
     desc = re.search(r"# Find: (.*)", prompt).group(1)
+    if "of 1000 on the recorded screen" in desc:
+        return heal_answer(desc, prompt, images)
     q = re.search(r"\"(.+?)\"", desc)
     want = q.group(1) if q else None
     if want is None:
@@ -320,7 +354,7 @@ def answer(system, texts, images):
     if "桌面自动化 Agent" in system:
         return json.dumps(agent_answer(system, texts), ensure_ascii=False), "autopilot"
     if "You locate one UI element" in system:
-        return json.dumps(ground_answer(texts)), "locate"
+        return json.dumps(ground_answer(texts, images)), "locate"
     if "task planner" in system:
         return json.dumps(plan_answer(texts)), "plan"
     return ask_answer(system, texts, images), "ask"

@@ -46,6 +46,9 @@ function row(s) {
   const callsHtml = callBlocks(s.calls);
   if (s.params && Object.keys(s.params).length) rows.push(['params', '<code>' + esc(JSON.stringify(s.params)) + '</code>']);
   if (s.ref != null) rows.push(['sought', '<img class="ref" data-ref="' + s.ref + '" alt="reference image">']);
+  if (s.heal_new) rows.push(['healed', (s.heal_old != null ? '<figure><img class="ref" data-ref="' + s.heal_old + '" alt="recorded crop"><figcaption>recorded</figcaption></figure>' : '') +
+    s.heal_new.map(f => '<figure><img class="ref" data-thumb="' + f + '" alt="healed crop"><figcaption>healed (' + esc(m.heal.method || '') + ' ' + fmt(m.heal.score, 2) + ')</figcaption></figure>').join('') +
+    (m.heal.healed ? '' : ' not healed: ' + esc(m.heal.rejected || ''))]);
   if (s.diff) rows.push(['replay', '<span style="color:var(--warn)">' + esc(s.diff.join('; ')) + '</span>']);
   return '<div class="step ' + esc(s.status) + (s.diff ? ' differs' : '') + '" id="s' + s.idx + '" data-pos="' + s.pos +
     '" data-actor="' + esc(s.actor || 'script') + '">' +
