@@ -4,7 +4,7 @@
 # Three runs each send their own message to Alice (OCR text, Chinese through ADBKeyBoard, the
 # tree's 发送), each message read back on its own in the chat afterwards:
 #   1. with the stream: the frames came from it (eacu's summary line), `screencap -p` never ran
-#      and raw screencaps were few (the first frame, stale checks: at most 5);
+#      and raw screencaps were few (the first frame, and at most one stale check per input: 7);
 #   2. with screenrecord missing on the stand-in (control file no_screenrecord): raw screencaps,
 #      the run passes and says why;
 #   3. with the stream dying mid-run (control file stream_kill, written once the run tapped):
@@ -44,8 +44,11 @@ read -r s1 r1 < <(frames 1)
 echo "run 1: $s1 frames from the stream, $r1 raw screencaps"
 [ "${s1:-0}" -ge 3 ] || fail "run 1: expected frames from the video stream, got '$(cat "$OUT/run1.err")'"
 # Raw screencaps: the first frame, and at most one check per input after which the steps kept
-# capturing for 1 s with no picture (the run sends 6 inputs).
-[ "${r1:-99}" -le 5 ] || fail "run 1: expected at most 5 raw screencaps (the first frame, stale checks), got $r1"
+# capturing for 1 s with no picture (docs/android.md "Stale"); the run sends 6 inputs (launch,
+# two taps, input, the send, back). How many checks fire depends on how fast the stand-in's
+# encoder answers (a loaded machine: more), not on eacu, so the bound is the rule's own.
+inputs=6
+[ "${r1:-99}" -le $((1 + inputs)) ] || fail "run 1: expected at most $((1 + inputs)) raw screencaps (the first frame, one stale check per input), got $r1"
 expect_contains "$(cat "$OUT/run1.log")" "screenrecord --output-format=h264 --size 528x1200" "screenrecord at the screen's size in multiples of 16"
 
 # 2. screenrecord missing: raw frames.
