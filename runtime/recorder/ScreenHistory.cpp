@@ -84,6 +84,7 @@ void ScreenHistory::run() {
                         ++retries;
                         continue;
                     }
+                    s->tree_on_frame = true;
                 }
                 retries = 0;
                 {
@@ -93,10 +94,18 @@ void ScreenHistory::run() {
                 }
                 first_.notify_all();
             } else if (tree && monotonicSeconds() - tree_read > 0.5) {
+                // The same check as a new screen's: a screen that changed under the read keeps
+                // its tree, and the newer screen is looked at next.
                 auto s = std::make_shared<ScreenState>(*latest());
                 readTree(*s);
-                std::lock_guard<std::mutex> lock(mutex_);
-                states_.back() = std::move(s);
+                Frame g = device_.capture();
+                if (s->tree && OcrCache::fingerprint(g.bgr) == fp) {
+                    s->tree_on_frame = true;
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    states_.back() = std::move(s);
+                } else {
+                    next = std::move(g);
+                }
             }
         } catch (const std::exception& e) {
             {

@@ -18,17 +18,22 @@ namespace eacu {
 /// The screen at one moment: `frame`, and the accessibility `tree` read just after it (none
 /// when the device has no tree or its bus cannot be reached); `seen` is when the capture had
 /// returned (monotonicSeconds()), so the server drew nothing of a later input on it.
+/// `tree_on_frame`: a capture after the tree was read still showed `frame`, so the tree is this
+/// screen's (false when the screen never stood still for the read: the tree may be another's).
 struct ScreenState {
     Frame frame;
     std::optional<A11yElement> tree;
     double seen = 0;
+    bool tree_on_frame = false;
 };
 
 /// Captures `device` on a thread of its own every `interval` seconds and keeps the last
 /// `keep` different screens (a screen that did not change is not kept twice); with `tree`,
 /// each different screen's accessibility tree is read after it, and the screen is kept with it
 /// only when a capture after the read still shows it (else the newer screen is taken instead,
-/// twice at most in a row: a screen that never stands still is kept as it is). The device must not be used
+/// twice at most in a row: a screen that never stands still is kept as it is, its
+/// tree_on_frame false). A screen that stays is read again every 0.5 s, the new tree kept under
+/// the same check. The device must not be used
 /// by anyone else until stop().
 class ScreenHistory {
 public:

@@ -185,6 +185,12 @@ void Studio::publishLoop() {
             auto lf = std::make_shared<server::LiveFrame>(server::encodeLiveFrame(std::move(f), c, 0));
             std::lock_guard<std::mutex> lock(mu_);
             lf->seq = ++seq_;
+            if (!shown_.empty() && shown_.back().state == s) {
+                shown_.back().last = lf->seq;
+            } else {
+                shown_.push_back({lf->seq, lf->seq, s});
+                while (shown_.size() > 48) shown_.pop_front();
+            }
             frame_ = std::move(lf);
             changed_.notify_all();
         }
@@ -200,6 +206,12 @@ std::shared_ptr<const server::LiveFrame> Studio::waitFrame(int64_t after_seq, in
     return frame_ && frame_->seq > after_seq ? frame_ : nullptr;
 }
 
+std::shared_ptr<const ScreenState> Studio::shownAt(int64_t seq) const {
+    for (auto it = shown_.rbegin(); it != shown_.rend(); ++it)
+        if (it->first <= seq && seq <= it->last) return it->state;
+    return nullptr;
+}
+
 json Studio::perform(const json& event) {
     const double received = monotonicSeconds();
     std::lock_guard<std::mutex> input(input_mu_);
@@ -207,7 +219,21 @@ json Studio::perform(const json& event) {
         std::lock_guard<std::mutex> lock(mu_);
         if (running_) throw ApiError(409, "the script is playing back: wait for it to end");
     }
-    std::shared_ptr<const ScreenState> before = history_.before(received);
+    // The screen the person acted on: the frame the page showed them (`frame`, its seq).
+    const int64_t shown_seq = event.is_object() && event.contains("frame") && event["frame"].is_number_integer()
+                                  ? event["frame"].get<int64_t>()
+                                  : 0;
+    std::shared_ptr<const ScreenState> before;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (shown_seq > 0) before = shownAt(shown_seq);
+    }
+    std::string unseen;  // why the frame acted on is not known, when it is not
+    if (!before) {
+        unseen = shown_seq > 0 ? "the frame the click was on (live frame " + std::to_string(shown_seq) + ") is no longer kept"
+                               : "the page did not say which frame the click was on";
+        before = history_.before(received);
+    }
     try {
         userInputAction(event, session_.device().screenSize());  // the event's own check first
     } catch (const std::invalid_argument& e) {
@@ -256,8 +282,19 @@ json Studio::perform(const json& event) {
     } else {
         l.lua = "-- " + std::string(actionName(a->kind)) + " at (" + std::to_string(a->at.x) + "," + std::to_string(a->at.y) +
                 "): proving its target";
-        if (before) l.thumb = thumbOf(before->frame, a->at);
         it.before = before;
+        if (!unseen.empty()) {
+            // Not the screen the person saw: its tree's element only, never its pixels.
+            it.pixels = false;
+            it.comment = "no image or text target: " + unseen;
+        } else if (before && before->tree && !before->tree_on_frame) {
+            // The tree was read while the screen changed: it may be another screen's.
+            auto s = std::make_shared<ScreenState>(*before);
+            s->tree.reset();
+            it.before = std::move(s);
+            it.comment = "no tree target: the tree was read while this screen changed";
+        }
+        if (before && it.pixels) l.thumb = thumbOf(before->frame, a->at);
         jobs_.push_back({l.id, std::move(it)});
     }
     lines_.push_back(std::move(l));
@@ -299,7 +336,7 @@ void Studio::proofLoop() {
                 std::shared_ptr<const std::vector<ProvenTarget>> ts;
                 try {
                     ts = std::make_shared<const std::vector<ProvenTarget>>(
-                        proveTargets(s->frame, s->tree ? &*s->tree : nullptr, p, locator_, po));
+                        proveTargets(s->frame, s->tree && s->tree_on_frame ? &*s->tree : nullptr, p, locator_, po));
                 } catch (const std::exception&) {
                     continue;  // a line's own proof says why, if the person clicks there
                 }
@@ -312,7 +349,7 @@ void Studio::proofLoop() {
             jobs_.pop_front();
             if (StudioLine* l = line(job.id)) job.item.action = l->action;
             else continue;  // deleted meanwhile
-            if (job.item.before)
+            if (job.item.before && job.item.pixels && job.item.comment.empty())
                 job.item.proven = provenFor(OcrCache::fingerprint(job.item.before->frame.bgr), job.item.action.at);
         }
         StudioLine out;
@@ -461,8 +498,14 @@ json Studio::addVerify(Point p) {
 
 json Studio::tree() const {
     std::shared_ptr<const ScreenState> s = history_.latest();
-    json out{{"source", o_.tree_source}, {"root", nullptr}};
+    json out{{"source", o_.tree_source}, {"root", nullptr}, {"seq", 0}};
     if (s && s->tree) out["root"] = treeJson(*s->tree, 0);
+    std::lock_guard<std::mutex> lock(mu_);
+    // The live frames are made of the newest screen a moment after it is kept: its first seq,
+    // or 0 while none was sent yet. (A tree re-read on a screen that stayed is a new state of
+    // the same frame: the frame's first seq.)
+    for (auto it = shown_.rbegin(); s && it != shown_.rend(); ++it)
+        if (it->state == s || it->state->frame.bgr.data == s->frame.bgr.data) out["seq"] = it->first;
     return out;
 }
 

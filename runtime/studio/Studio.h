@@ -80,8 +80,12 @@ public:
 
     /// Performs a page event (run/UserInput's {kind, x, y, ...}, plus long_press {x, y, hold})
     /// on the device at once, and adds its line (pointer actions: pending until proven, on the
-    /// proof thread). Returns {line: id, input_ms}. Throws server::ApiError 400 for a bad event,
-    /// 409 while the script plays back.
+    /// proof thread). A pointer event carries `frame`: the seq of the live frame the page showed
+    /// when the person pressed; the line's targets are proven on exactly that frame (with its
+    /// tree when the tree was read on it). When that frame is no longer kept (or not given),
+    /// only a tree target is written, on the screen the studio had before the input, and the
+    /// comment says why. Returns {line: id, input_ms}. Throws server::ApiError 400 for a bad
+    /// event, 409 while the script plays back.
     nlohmann::json perform(const nlohmann::json& event);
     /// The lines as {version, running, lines: [{id, lua, state, error, thumb, proof_ms}]}.
     nlohmann::json lines() const;
@@ -106,6 +110,8 @@ public:
     nlohmann::json addVerify(Point p);
     /// The newest screen's tree: {source, root: {role, name, id, bounds, children}} (null root
     /// without a tree).
+    /// `seq`: the first live frame sent of the screen that tree was read on (0 while none was
+    /// sent), so a page that shows a frame at or after it shows that screen.
     nlohmann::json tree() const;
     /// Plays the script from the top on the device (`eacu run`, on a thread); each line is
     /// marked passed or failed. ApiError 409 while one plays, 400 without `run_device`.
@@ -157,6 +163,13 @@ private:
     nlohmann::json last_run_ = nullptr;  // the last play-back: {status, output}
     std::shared_ptr<const server::LiveFrame> frame_;
     int64_t seq_ = 0;
+    // The screens the live frames were made of, the newest last: seqs [first, last] showed `state`.
+    struct Shown {
+        int64_t first, last;
+        std::shared_ptr<const ScreenState> state;
+    };
+    std::deque<Shown> shown_;
+    std::shared_ptr<const ScreenState> shownAt(int64_t seq) const;  // mu_ held; null when gone
 
     std::mutex input_mu_;  // one input at a time
     std::atomic<bool> stop_{false};
