@@ -133,14 +133,18 @@ Studio::Studio(Device& capture, Session& session, const Locator& locator, Studio
       o_(std::move(options)),
       history_(capture, !o_.tree_source.empty(), 0.04, 48) {
     publisher_ = std::thread([this] { publishLoop(); });
-    prover_ = std::thread([this] { proofLoop(); });
+    // Proofs of lines on different screens run side by side (a second core proves the next
+    // line while the first proves its own), two at most: the machine is shared with the device.
+    const unsigned n = std::clamp(std::thread::hardware_concurrency(), 1u, 2u);
+    for (unsigned i = 0; i < n; ++i) provers_.emplace_back([this] { proofLoop(); });
 }
 
 Studio::~Studio() {
     stop_ = true;
     wakeAll();
     if (publisher_.joinable()) publisher_.join();
-    if (prover_.joinable()) prover_.join();
+    for (std::thread& t : provers_)
+        if (t.joinable()) t.join();
     if (runner_.joinable()) runner_.join();
     history_.stop();
 }
@@ -295,7 +299,8 @@ json Studio::perform(const json& event) {
             it.comment = "no tree target: the tree was read while this screen changed";
         }
         if (before && it.pixels) l.thumb = thumbOf(before->frame, a->at);
-        jobs_.push_back({l.id, std::move(it)});
+        const uint64_t fp = it.before ? OcrCache::fingerprint(it.before->frame.bgr) : 0;
+        jobs_.push_back({l.id, std::move(it), fp});
     }
     lines_.push_back(std::move(l));
     bump();
@@ -315,20 +320,26 @@ void Studio::proofLoop() {
             if (key.first == fp && key.second == p) return ts;
         return nullptr;
     };
+    // The first job whose frame no other proof is on (mu_ held).
+    auto runnable = [&] {
+        return std::find_if(jobs_.begin(), jobs_.end(), [&](const Job& j) { return !j.fp || !proving_.count(j.fp); });
+    };
     while (true) {
         Job job;
         {
             std::unique_lock<std::mutex> lock(mu_);
-            changed_.wait(lock, [&] { return stop_ || !jobs_.empty() || ahead_; });
+            changed_.wait(lock, [&] { return stop_ || runnable() != jobs_.end() || (ahead_ && jobs_.empty()); });
             if (stop_) return;
-            if (jobs_.empty()) {
+            auto next = runnable();
+            if (next == jobs_.end()) {
                 // Nothing to write: the point the pointer rests on, proven ahead.
                 const Point p = *ahead_;
                 ahead_.reset();
                 std::shared_ptr<const ScreenState> s = history_.latest();
                 if (!s) continue;
                 const uint64_t fp = OcrCache::fingerprint(s->frame.bgr);
-                if (provenFor(fp, p)) continue;
+                if (provenFor(fp, p) || proving_.count(fp)) continue;
+                proving_.insert(fp);
                 lock.unlock();
                 ProofOptions po;
                 po.image_ref = o_.assets_ref;
@@ -338,19 +349,24 @@ void Studio::proofLoop() {
                     ts = std::make_shared<const std::vector<ProvenTarget>>(
                         proveTargets(s->frame, s->tree && s->tree_on_frame ? &*s->tree : nullptr, p, locator_, po));
                 } catch (const std::exception&) {
-                    continue;  // a line's own proof says why, if the person clicks there
+                    // a line's own proof says why, if the person clicks there
                 }
                 lock.lock();
-                proven_.push_back({{fp, p}, ts});
-                while (proven_.size() > 16) proven_.pop_front();
+                proving_.erase(proving_.find(fp));
+                if (ts) {
+                    proven_.push_back({{fp, p}, ts});
+                    while (proven_.size() > 16) proven_.pop_front();
+                }
+                changed_.notify_all();
                 continue;
             }
-            job = std::move(jobs_.front());
-            jobs_.pop_front();
+            job = std::move(*next);
+            jobs_.erase(next);
             if (StudioLine* l = line(job.id)) job.item.action = l->action;
             else continue;  // deleted meanwhile
             if (job.item.before && job.item.pixels && job.item.comment.empty())
-                job.item.proven = provenFor(OcrCache::fingerprint(job.item.before->frame.bgr), job.item.action.at);
+                job.item.proven = provenFor(job.fp, job.item.action.at);
+            proving_.insert(job.fp);
         }
         StudioLine out;
         try {
@@ -370,6 +386,8 @@ void Studio::proofLoop() {
             out.lua = "-- " + out.error;
         }
         std::lock_guard<std::mutex> lock(mu_);
+        proving_.erase(proving_.find(job.fp));
+        changed_.notify_all();
         StudioLine* l = line(job.id);
         if (!l) continue;
         // A double click that arrived while the click's proof ran.

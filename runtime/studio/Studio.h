@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,7 +81,7 @@ public:
 
     /// Performs a page event (run/UserInput's {kind, x, y, ...}, plus long_press {x, y, hold})
     /// on the device at once, and adds its line (pointer actions: pending until proven, on the
-    /// proof thread). A pointer event carries `frame`: the seq of the live frame the page showed
+    /// proof threads: two, lines on different screens side by side). A pointer event carries `frame`: the seq of the live frame the page showed
     /// when the person pressed; the line's targets are proven on exactly that frame (with its
     /// tree when the tree was read on it). When that frame is no longer kept (or not given),
     /// only a tree target is written, on the screen the studio had before the input, and the
@@ -103,8 +104,9 @@ public:
     /// is: {lua, why, kind, box, ms}.
     nlohmann::json proveAt(Point p);
     /// The pointer rests at `p` in record mode: its targets are proven ahead on the newest
-    /// screen (on the proof thread, after the lines' own proofs; the newest point wins), so a
-    /// click there on that very screen is written without proving again.
+    /// screen (on a proof thread when no line waits for one; the newest point wins), so a
+    /// click there on that very screen is written without proving again (its line's proof
+    /// waits for the proof ahead on the same screen rather than racing it).
     void ahead(Point p);
     /// Adds `verify(T)` for the best target proven at `p` (a text first). Returns the line.
     nlohmann::json addVerify(Point p);
@@ -137,6 +139,7 @@ private:
     struct Job {
         int id;
         ScriptItem item;
+        uint64_t fp = 0;  // the fingerprint of item.before's frame (0: none)
     };
     void publishLoop();
     void proofLoop();
@@ -154,6 +157,9 @@ private:
     mutable std::condition_variable changed_;
     std::vector<StudioLine> lines_;
     std::deque<Job> jobs_;
+    // The frames proofs run on (jobs' and ahead's): a second job on one of them waits, then
+    // finds its OCR read and its resting point proven.
+    std::multiset<uint64_t> proving_;
     std::optional<Point> ahead_;  // the newest resting point to prove ahead
     // Targets proven ahead: (frame fingerprint, point) -> targets, the newest last.
     std::deque<std::pair<std::pair<uint64_t, Point>, std::shared_ptr<const std::vector<ProvenTarget>>>> proven_;
@@ -173,7 +179,8 @@ private:
 
     std::mutex input_mu_;  // one input at a time
     std::atomic<bool> stop_{false};
-    std::thread publisher_, prover_, runner_;
+    std::thread publisher_, runner_;
+    std::vector<std::thread> provers_;
 };
 
 }  // namespace eacu::studio
