@@ -244,6 +244,7 @@ json Studio::perform(const json& event) {
         throw ApiError(400, e.what());
     }
     const double t0 = monotonicSeconds();
+    history_.inputSent(t0);
     try {
         performUserInput(session_, event, before ? before->frame : Frame{}, false);
     } catch (const StepError& e) {
