@@ -1,34 +1,24 @@
+// eacu studio: the live frames, the person's input performed and written as lines, and the
+// proof threads (inspect mode: StudioInspect.cpp; the script: StudioScript.cpp).
 #include "studio/Studio.h"
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <regex>
 
-#include <unistd.h>
-
-#include <opencv2/imgcodecs.hpp>
-
-#include "base/Base64.h"
 #include "base/Clock.h"
-#include "process/Process.h"
 #include "run/UserInput.h"
 #include "server/ApiError.h"
 #include "server/LiveScreen.h"
-#include "step/A11yTarget.h"
 #include "step/StepError.h"
+#include "studio/Thumbnail.h"
 #include "vision/ocr/OcrCache.h"
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace eacu::studio {
 namespace {
 
 using server::ApiError;
-
-json rectJson(const Rect& r) { return {{"x", r.x}, {"y", r.y}, {"w", r.w}, {"h", r.h}}; }
 
 // The action a page event is written as; nullopt for an event that writes no line (a move).
 std::optional<UserAction> actionOf(const json& e, double now) {
@@ -70,53 +60,6 @@ std::optional<UserAction> actionOf(const json& e, double now) {
 }
 
 bool isPointer(UserAction::Kind k) { return k != UserAction::Kind::Input && k != UserAction::Kind::Key; }
-
-// A small JPEG (data URL) of the screen round `p`: a line's thumbnail.
-std::string thumbOf(const Frame& f, Point p) {
-    if (f.empty()) return "";
-    const int w = std::min(f.width(), int(120 * f.scale)), h = std::min(f.height(), int(72 * f.scale));
-    const int x = std::clamp(p.x - w / 2, 0, f.width() - w), y = std::clamp(p.y - h / 2, 0, f.height() - h);
-    std::vector<unsigned char> jpg;
-    cv::imencode(".jpg", f.bgr(cv::Rect(x, y, w, h)), jpg, {cv::IMWRITE_JPEG_QUALITY, 70});
-    return "data:image/jpeg;base64," + base64Encode(std::string_view(reinterpret_cast<const char*>(jpg.data()), jpg.size()));
-}
-
-// The smallest element showing on the screen whose bounds hold `p`, an interactive one first.
-const A11yElement* elementUnder(const A11yElement& root, Point p) {
-    const A11yElement* best = nullptr;
-    bool best_interactive = false;
-    for (const A11yElement* e : flatten(root)) {
-        if (e->bounds.empty() || !e->bounds.contains(p) || e->role == "desktop frame" || e->role == "application") continue;
-        const bool inter = isInteractive(*e);
-        if (!best || (inter && !best_interactive) ||
-            (inter == best_interactive && e->bounds.area() < best->bounds.area())) {
-            best = e;
-            best_interactive = inter;
-        }
-    }
-    return best;
-}
-
-std::string pathText(const std::vector<int>& path) {
-    std::string s;
-    for (int i : path) s += (s.empty() ? "" : ".") + std::to_string(i);
-    return s;
-}
-
-json elementJson(const A11yElement& e, const std::string& source) {
-    return {{"role", e.role},     {"name", e.name},   {"id", e.id},          {"description", e.description},
-            {"states", e.states}, {"app", e.app},     {"bounds", rectJson(e.bounds)}, {"path", pathText(e.path)},
-            {"source", source}};
-}
-
-json treeJson(const A11yElement& e, int depth) {
-    json j{{"role", e.role}, {"name", e.name}, {"id", e.id}, {"bounds", rectJson(e.bounds)}, {"path", pathText(e.path)}};
-    json kids = json::array();
-    if (depth < 60)
-        for (const A11yElement& c : e.children) kids.push_back(treeJson(c, depth + 1));
-    j["children"] = std::move(kids);
-    return j;
-}
 
 // Whole text of one written line without its newline.
 std::string oneLine(std::string s) {
@@ -299,7 +242,7 @@ json Studio::perform(const json& event) {
             it.before = std::move(s);
             it.comment = "no tree target: the tree was read while this screen changed";
         }
-        if (before && it.pixels) l.thumb = thumbOf(before->frame, a->at);
+        if (before && it.pixels) l.thumb = thumbnailOf(before->frame, a->at);
         const uint64_t fp = it.before ? OcrCache::fingerprint(it.before->frame.bgr) : 0;
         jobs_.push_back({l.id, std::move(it), fp});
     }
@@ -403,246 +346,6 @@ void Studio::proofLoop() {
         l->after_ms = (monotonicSeconds() - l->at) * 1000.0;
         bump();
     }
-}
-
-json Studio::lines() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    json arr = json::array();
-    for (const StudioLine& l : lines_)
-        arr.push_back({{"id", l.id},
-                       {"lua", l.lua},
-                       {"state", l.state},
-                       {"error", l.error},
-                       {"thumb", l.thumb},
-                       {"proof_ms", l.proof_ms},
-                       {"locate_ms", l.locate_ms},
-                       {"after_ms", l.after_ms},
-                       {"action", actionName(l.action.kind)},
-                       {"verify", l.verify}});
-    return {{"version", version_}, {"running", running_}, {"lines", arr}};
-}
-
-int64_t Studio::waitLines(int64_t after, double timeout) const {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return stop_ || version_ > after; });
-    return version_;
-}
-
-void Studio::deleteLine(int id) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = std::find_if(lines_.begin(), lines_.end(), [&](const StudioLine& l) { return l.id == id; });
-    if (it == lines_.end()) throw ApiError(404, "no line " + std::to_string(id));
-    lines_.erase(it);
-    bump();
-}
-
-void Studio::editLine(int id, const std::string& lua) {
-    if (lua.find_first_not_of(" \t\r\n") == std::string::npos) throw ApiError(400, "expected a line of Lua, got an empty one");
-    if (lua.find('\n') != std::string::npos) throw ApiError(400, "expected one line of Lua, got several");
-    std::lock_guard<std::mutex> lock(mu_);
-    StudioLine* l = line(id);
-    if (!l) throw ApiError(404, "no line " + std::to_string(id));
-    l->lua = lua;
-    l->state = "edited";
-    bump();
-}
-
-json Studio::elementAt(Point p) const {
-    std::shared_ptr<const ScreenState> s = history_.latest();
-    json out{{"point", {{"x", p.x}, {"y", p.y}}}, {"element", nullptr}, {"source", o_.tree_source}};
-    if (!s) return out;
-    if (s->tree)
-        if (const A11yElement* e = elementUnder(*s->tree, p)) out["element"] = elementJson(*e, o_.tree_source);
-    return out;
-}
-
-json Studio::proveAt(Point p) {
-    std::shared_ptr<const ScreenState> s = history_.latest();
-    if (!s) throw ApiError(409, "no screen yet");
-    if (p.x < 0 || p.y < 0 || p.x >= s->frame.width() || p.y >= s->frame.height())
-        throw ApiError(400, "expected a point on the " + std::to_string(s->frame.width()) + "x" +
-                                std::to_string(s->frame.height()) + " screen, got (" + std::to_string(p.x) + "," +
-                                std::to_string(p.y) + ")");
-    ProofOptions po;
-    po.image_ref = o_.assets_ref;
-    po.image_stem = "inspect";
-    std::vector<ProvenTarget> ts = proveTargets(s->frame, s->tree ? &*s->tree : nullptr, p, locator_, po);
-    json words = json::array();
-    std::shared_ptr<const OcrResult> band = OcrCache::shared().get(s->frame.bgr, phraseBand(s->frame, p), kPhraseBandLangs);
-    for (const OcrLine& line : band->lines)
-        for (const OcrWord& w : line.words)
-            if (w.box.grown(std::max(4, w.box.h)).contains(p))
-                words.push_back({{"text", w.text}, {"confidence", w.confidence}, {"box", rectJson(w.box)}});
-    json targets = json::array();
-    for (const ProvenTarget& t : ts)
-        targets.push_back({{"kind", t.kindName()}, {"lua", t.lua}, {"why", t.why}, {"box", rectJson(t.box)}});
-    return {{"lua", ts.front().lua}, {"why", ts.front().why}, {"kind", ts.front().kindName()},
-            {"box", rectJson(ts.front().box)}, {"ms", ts.front().ms}, {"targets", targets}, {"ocr", words}};
-}
-
-json Studio::addVerify(Point p) {
-    std::shared_ptr<const ScreenState> s = history_.latest();
-    if (!s) throw ApiError(409, "no screen yet");
-    int id;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        id = next_id_++;
-    }
-    ProofOptions po;
-    po.image_ref = o_.assets_ref;
-    po.image_stem = "verify_" + std::to_string(id);
-    std::vector<ProvenTarget> ts = proveTargets(s->frame, s->tree ? &*s->tree : nullptr, p, locator_, po);
-    const ProvenTarget* best = &ts.front();
-    for (const ProvenTarget& t : ts)
-        if (t.kind == ProvenTarget::Kind::Text) best = &t;  // a text first: what the person reads
-    if (best->kind == ProvenTarget::Kind::Point)
-        throw ApiError(409, "nothing there can be verified: " + best->why);
-    if (best->kind == ProvenTarget::Kind::Image) {
-        fs::create_directories(o_.assets_dir);
-        writeScaledPng((fs::path(o_.assets_dir) / best->image_file).string(), best->crop, best->scale);
-    }
-    StudioLine l;
-    l.id = id;
-    l.verify = true;
-    l.action.kind = UserAction::Kind::Tap;
-    l.action.at = p;
-    l.lua = "verify(" + best->lua + ")   -- " + best->why;
-    l.state = "proven";
-    l.thumb = thumbOf(s->frame, p);
-    std::lock_guard<std::mutex> lock(mu_);
-    lines_.push_back(l);
-    bump();
-    return {{"line", id}, {"lua", l.lua}};
-}
-
-json Studio::tree() const {
-    std::shared_ptr<const ScreenState> s = history_.latest();
-    json out{{"source", o_.tree_source}, {"root", nullptr}, {"seq", 0}};
-    if (s && s->tree) out["root"] = treeJson(*s->tree, 0);
-    std::lock_guard<std::mutex> lock(mu_);
-    // The live frames are made of the newest screen a moment after it is kept: its first seq,
-    // or 0 while none was sent yet. (A tree re-read on a screen that stayed is a new state of
-    // the same frame: the frame's first seq.)
-    for (auto it = shown_.rbegin(); s && it != shown_.rend(); ++it)
-        if (it->state == s || it->state->frame.bgr.data == s->frame.bgr.data) out["seq"] = it->first;
-    return out;
-}
-
-std::string Studio::textOf(const std::vector<StudioLine>& lines, std::vector<int>* line_ids) const {
-    std::vector<ScriptItem> launches;
-    for (const std::string& cmd : o_.launch) {
-        ScriptItem it;
-        it.launch = cmd;
-        launches.push_back(it);
-    }
-    ScriptOptions so;
-    so.header = o_.header;
-    std::string text = writeScript(launches, locator_, so).lua;
-    if (line_ids) line_ids->assign(size_t(std::count(text.begin(), text.end(), '\n')), 0);
-    for (const StudioLine& l : lines) {
-        text += l.lua + "\n";
-        if (line_ids) line_ids->push_back(l.id);
-    }
-    return text;
-}
-
-std::string Studio::scriptText() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return textOf(lines_, nullptr);
-}
-
-std::string Studio::save() {
-    // Proofs still running are awaited (up to a minute): a saved line is a proven line.
-    {
-        std::unique_lock<std::mutex> lock(mu_);
-        changed_.wait_for(lock, std::chrono::seconds(60), [&] {
-            return stop_ || (jobs_.empty() && std::none_of(lines_.begin(), lines_.end(),
-                                                            [](const StudioLine& l) { return l.state == "pending"; }));
-        });
-    }
-    const std::string text = scriptText();
-    fs::path path = fs::absolute(o_.script);
-    if (path.has_parent_path()) fs::create_directories(path.parent_path());
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write \"" + path.string() + "\"");
-    return path.string();
-}
-
-json Studio::runScript() {
-    if (o_.eacu.empty() || o_.run_device.empty()) throw ApiError(400, "this studio cannot play a script back (no device spec)");
-    std::vector<int> ids;
-    fs::path file;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (running_) throw ApiError(409, "the script is playing back already");
-        if (std::any_of(lines_.begin(), lines_.end(), [](const StudioLine& l) { return l.state == "pending"; }))
-            throw ApiError(409, "a line's proof still runs: play it back once every line is proven");
-        fs::path script = fs::absolute(o_.script);
-        // Beside the script, so that its assets' folder is named as in the script.
-        file = script.parent_path() / (script.stem().string() + ".studio-run.lua");
-        std::ofstream out(file, std::ios::binary | std::ios::trunc);
-        out << textOf(lines_, &ids);
-        if (!out) throw ApiError(500, "cannot write \"" + file.string() + "\"");
-        for (StudioLine& l : lines_)
-            if (l.state == "passed" || l.state == "failed") l.state = "proven", l.error.clear();
-        running_ = true;
-        bump();
-    }
-    if (runner_.joinable()) runner_.join();
-    runner_ = std::thread([this, ids, file] {
-        std::string output;
-        int rc = -1;
-        try {
-            ProcessOptions po;
-            po.stderr_mode = StderrMode::Capture;
-            // Its own run log, removed after: the play-back is the studio's check, not a run to keep.
-            const fs::path db = fs::temp_directory_path() / ("eacu-studio-" + std::to_string(::getpid()) + ".db");
-            auto p = Process::spawn({o_.eacu, "run", file.string(), "--device", o_.run_device, "--db", db.string()}, po);
-            while (!stop_) {
-                output += p->readStdout(0.2);
-                if (auto st = p->wait(0)) {
-                    output += p->readStdout(0.5);
-                    rc = *st;
-                    break;
-                }
-            }
-            output += p->stderrText();
-            std::error_code ec;
-            for (const char* ext : {"", "-wal", "-shm"}) fs::remove(db.string() + ext, ec);
-        } catch (const std::exception& e) {
-            output += e.what();
-        }
-        // The failing line: "<file>:<line>:" in the run's error.
-        int failed_at = 0;
-        std::smatch m;
-        const std::regex where(std::regex_replace(file.filename().string(), std::regex(R"([.])"), R"(\.)") + R"(:(\d+):)");
-        if (rc != 0 && std::regex_search(output, m, where)) failed_at = std::stoi(m[1]);
-        std::lock_guard<std::mutex> lock(mu_);
-        int failed_id = failed_at > 0 && size_t(failed_at) <= ids.size() ? ids[size_t(failed_at) - 1] : 0;
-        bool before_failure = true;
-        for (StudioLine& l : lines_) {
-            if (rc == 0) {
-                l.state = "passed";
-            } else if (l.id == failed_id) {
-                l.state = "failed";
-                l.error = output.substr(output.size() > 600 ? output.size() - 600 : 0);
-                before_failure = false;
-            } else if (before_failure && failed_id) {
-                l.state = "passed";
-            }
-        }
-        if (rc != 0 && !failed_id && !lines_.empty()) {
-            lines_.back().state = "failed";
-            lines_.back().error = "the play-back ended with status " + std::to_string(rc) + ": " +
-                                  output.substr(output.size() > 600 ? output.size() - 600 : 0);
-        }
-        running_ = false;
-        last_run_ = {{"status", rc}, {"output", output.substr(output.size() > 2000 ? output.size() - 2000 : 0)}};
-        bump();
-    });
-    return {{"started", true}, {"file", file.string()}};
 }
 
 json Studio::info() const {
