@@ -20,6 +20,7 @@
 #include "base/Utf8.h"
 #include "device/adb/AdbAccessibility.h"
 #include "device/adb/AdbKeys.h"
+#include "device/adb/RawScreencap.h"
 
 namespace eacu {
 
@@ -162,24 +163,10 @@ std::string AdbDevice::describe() const {
            std::to_string(info_.sdk) + ")";
 }
 
-Frame AdbDevice::decodeRaw(const std::string& bytes) {
-    if (bytes.size() < 12) return {};
-    uint32_t w = AdbConnection::le32(bytes.data()), h = AdbConnection::le32(bytes.data() + 4);
-    uint32_t format = AdbConnection::le32(bytes.data() + 8);
-    uint64_t pixels = uint64_t(w) * h * 4;
-    if (w == 0 || h == 0 || w > 16384 || h > 16384 || bytes.size() < pixels) return {};
-    uint64_t header = bytes.size() - pixels;
-    if ((header != 12 && header != 16) || (format != 1 && format != 2)) return {};  // RGBA_8888, RGBX_8888
-    cv::Mat rgba(static_cast<int>(h), static_cast<int>(w), CV_8UC4, const_cast<char*>(bytes.data() + header));
-    Frame f;
-    cv::cvtColor(rgba, f.bgr, cv::COLOR_RGBA2BGR);
-    return f;
-}
-
 Frame AdbDevice::captureRaw() {
     Frame f;
     if (raw_capture_) {
-        f = decodeRaw(client_.exec("screencap", 20));
+        f = decodeRawScreencap(client_.exec("screencap", 20));
         if (f.empty()) raw_capture_ = false;  // an unknown pixel format: PNG from now on
         else ++counts_.raw;
     }
@@ -323,7 +310,7 @@ Frame AdbDevice::captureLive() {
     const double t0 = monotonicSeconds();
     auto mean = [](std::atomic<double>& m, double took) { m = m > 0 ? 0.7 * m + 0.3 * took : took; };
     if (use_raw) {
-        Frame f = decodeRaw(client_.exec("screencap", 20));
+        Frame f = decodeRawScreencap(client_.exec("screencap", 20));
         if (!f.empty()) {
             mean(live_raw_s_, monotonicSeconds() - t0);
             f.timestamp = wallSeconds();

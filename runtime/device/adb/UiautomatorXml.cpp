@@ -1,5 +1,6 @@
 #include "device/adb/UiautomatorXml.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -42,7 +43,9 @@ struct Walk {
         e.id = attr(n, "resource-id");
         e.app = attr(n, "package");
         int x1 = 0, y1 = 0, x2 = 0, y2 = 0;
-        if (std::sscanf(attr(n, "bounds").c_str(), "[%d,%d][%d,%d]", &x1, &y1, &x2, &y2) == 4 && x2 > x1 && y2 > y1)
+        // Sides wider than an int holds (a hostile dump's "[-2000000000,0][2000000000,1]") are no bounds.
+        if (std::sscanf(attr(n, "bounds").c_str(), "[%d,%d][%d,%d]", &x1, &y1, &x2, &y2) == 4 && x2 > x1 && y2 > y1 &&
+            int64_t(x2) - x1 <= INT32_MAX && int64_t(y2) - y1 <= INT32_MAX)
             e.bounds = Rect{x1, y1, x2 - x1, y2 - y1};
         auto flag = [&](const char* a) { return attr(n, a) == "true"; };
         if (flag("enabled")) {
