@@ -16,7 +16,12 @@ Faults, through files in --control DIR (read at each command): `rotation` (0-3: 
 app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `idle_failures` (N:
 the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
-cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
+cut at the next command), `stall` (a command's name: screencap, uiautomator, input or
+screenrecord; while the file names it, that command stalls with its connection left open:
+screencap sends the first half of its image, uiautomator dump nothing, input is carried out but
+never answered, screenrecord sends no picture; the service ends when the host closes it or the
+file is removed; logged as "stalled NAME" and "stall ended: WHY"). Each OPENed service is
+logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 
 --costs phone (class Costs): it costs what a phone costs, as sleeps (screencap raw and PNG scaled
 by the screen's pixels, each Java process, uiautomator's idle wait and walk, every byte over a
@@ -117,6 +122,14 @@ class Costs:
             self.link_free_at = start + n / self.link_bps
             until = self.link_free_at
         pause(until - time.monotonic())
+
+
+class Stall(Exception):
+    """The `stall` fault hit a command: `out` is what it would have printed (half of it is sent)."""
+
+    def __init__(self, name, out):
+        super().__init__(name)
+        self.name, self.out = name, out
 
 
 def pause(seconds):
@@ -510,10 +523,32 @@ class Phone:
             self.drawn()
         if argv and argv[0] in JAVA_PROGRAMS:
             pause(self.costs.process())
+        stalls = bool(argv) and (self.control("stall") or "").strip() == argv[0]
+        if stalls and argv[0] == "uiautomator":
+            raise Stall(argv[0], b"")  # stalls while it dumps: nothing printed
         try:
-            return self.dispatch(argv, stdin)
+            result = self.dispatch(argv, stdin)
         except (IndexError, ValueError) as e:
             return b"", f"{argv[0]}: bad arguments ({e})\n".encode(), 1
+        if stalls:
+            raise Stall(argv[0], result[0])  # screencap half sent; input carried out, not answered
+        return result
+
+    def stall(self, stall, stream, send):
+        """Serves a stalled command: `send` gets the first half of its output, then nothing until
+        the host closes the stream or the `stall` file stops naming it."""
+        self.note("stalled " + stall.name)
+        if stall.out:
+            send(stall.out[:len(stall.out) // 2])
+        while True:
+            with stream.cv:
+                if stream.closed:
+                    self.note("stall ended: the host closed the connection")
+                    return
+                stream.cv.wait(0.1)
+            if (self.control("stall") or "").strip() != stall.name:
+                self.note("stall ended: the fault was removed")
+                return
 
     def dispatch(self, a, stdin):
         ok = lambda text="": ((text + "\n").encode() if text else b"", b"", 0)
@@ -826,6 +861,10 @@ class Connection:
         if not argv or argv[0] != "screenrecord" or self.phone.control("no_screenrecord") is not None:
             return False
         self.phone.note(command)
+        if (self.phone.control("stall") or "").strip() == "screenrecord":
+            self.phone.stall(Stall("screenrecord", b""), stream, stream.write)
+            stream.close()
+            return True
         rec = (threading.Event(), threading.Event())
         with self.phone.frame_cv:
             self.phone.recorders.append(rec)
@@ -866,6 +905,9 @@ class Connection:
         except ConnectionAbortedError:
             self.sock.shutdown(socket.SHUT_RDWR)
             return
+        except Stall as st:
+            v2 = service.startswith("shell,") and "v2" in service.partition(":")[0].split(",")
+            self.phone.stall(st, stream, (lambda d: stream.write(packet(1, d))) if v2 else stream.write)
         except Exception as e:  # a bug of the stand-in: say so on stderr, end the stream
             print(f"standin: {service}: {e!r}", file=sys.stderr)
         stream.close()
