@@ -60,7 +60,7 @@ A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
     // The retries end at the scope's deadline or the thread's IoBound (the step's deadline),
     // whichever comes first; each dump is bounded the same way by its connection.
     std::string bound_by;
-    const double io_end = ioWaitEnd(kDumpTimeout, &bound_by);
+    const double io_end = ioWaitEnd(scope.deadline > 0 ? scope.deadline - t0 : kDumpTimeout, &bound_by);
     const double end = scope.deadline > 0 ? std::min(scope.deadline, io_end) : io_end;
     std::string last;
     for (int attempt = 1;; ++attempt) {
