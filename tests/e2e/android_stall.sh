@@ -48,7 +48,7 @@ for what in screencap uiautomator input; do
   expect_eq "${row%%|*}" "failed" "$what: the stalled step's row"
   expect_contains "$row" "adb $serial: " "$what: the run log's error"
   secs=$(echo "$row" | cut -d'|' -f2)
-  python3 -c "import sys; sys.exit(0 if float('$secs') <= 4.3 else 1)" || fail "$what: the stalled step took $secs s (timeout 3 s + 1 s)"
+  python3 -c "import sys; sys.exit(0 if float('$secs') <= 4.6 else 1)" || fail "$what: the stalled step took $secs s (timeout 3 s + 1 s, 0.6 s for the step's own work as in chromium_stall)"
   out=$(run_case ready); echo "$out"
   expect_contains "$out" "ready: passed" "the run after the $what stall"
 done
