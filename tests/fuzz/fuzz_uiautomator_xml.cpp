@@ -2,7 +2,7 @@
 // scope whose limits come from the first byte (at most 1..64 elements, 1..16 levels).
 // Invariants: only std::runtime_error escapes; every element's path leads from the root to it;
 // no more elements than the limit (plus the root and one application per package); bounds are
-// never negative in size.
+// never negative in size, and their area and far corner fit an int.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,6 +17,9 @@ namespace {
 // Checks `e` (reached from the root by `path`) and its children; returns the elements counted.
 size_t check(const A11yElement& root, const A11yElement& e, const std::vector<int>& path) {
     if (e.bounds.w < 0 || e.bounds.h < 0) fuzz::broken("bounds of negative size");
+    if (int64_t(e.bounds.w) * e.bounds.h > INT32_MAX || int64_t(e.bounds.x) + e.bounds.w > INT32_MAX ||
+        int64_t(e.bounds.y) + e.bounds.h > INT32_MAX)
+        fuzz::broken("bounds whose area or far corner overflows an int");
     const A11yElement* at = &root;
     for (int i : e.path) {
         if (i < 0 || static_cast<size_t>(i) >= at->children.size()) fuzz::broken("a path that leads nowhere");

@@ -238,3 +238,22 @@ TEST_CASE("adb connection: a server that accepts and never answers ends the requ
     CHECK(monotonicSeconds() - t0 < 2);
     ::close(srv);
 }
+
+TEST_CASE("uiautomator XML: bounds that overflow or are not corners give no bounds", "[adb]") {
+    auto boundsOf = [](const std::string& b) {
+        const A11yElement root = parseUiautomatorXml(
+            "<hierarchy rotation=\"0\"><node class=\"android.widget.Button\" package=\"p\" bounds=\"" + b + "\" /></hierarchy>",
+            A11yScope{});
+        REQUIRE(root.children.size() == 1);
+        REQUIRE(root.children[0].children.size() == 1);
+        return root.children[0].children[0].bounds;
+    };
+    CHECK(boundsOf("[10,20][110,70]") == Rect{10, 20, 100, 50});
+    CHECK(boundsOf("[-20,0][10,10]") == Rect{-20, 0, 30, 10});
+    CHECK(boundsOf("[-2000000000,0][2000000000,10]").empty());  // its width overflows an int
+    CHECK(boundsOf("[0,0][99999999999,10]").empty());            // a corner no int holds
+    CHECK(boundsOf("[0,0][40000,40000]").empty());               // its area would overflow
+    CHECK(boundsOf("[0,0][10,10").empty());
+    CHECK(boundsOf("[0,0][10,10]x").empty());
+    CHECK(boundsOf("[10,10][0,0]").empty());
+}
