@@ -16,6 +16,8 @@
 
 #include "base/Base64.h"
 #include "base/Clock.h"
+#include "base/Format.h"
+#include "base/IoDeadline.h"
 #include "base/ImageDecode.h"
 #include "base/Utf8.h"
 #include "device/adb/AdbAccessibility.h"
@@ -393,7 +395,8 @@ void AdbDevice::selectAdbKeyboard() {
     if (current == kAdbKeyboard) return;
     run(std::string("ime set ") + kAdbKeyboard);
     // The keyboard binds to the input a moment after `ime set`: a broadcast before that is lost.
-    const double deadline = monotonicSeconds() + 5;
+    // 5 s of its own, never past the step's deadline (IoBound).
+    const double t0 = monotonicSeconds(), deadline = ioWaitEnd(5);
     std::string bound;
     for (;;) {
         bound = shell_.run("dumpsys input_method | grep -m1 mCurMethodId").out;
@@ -402,7 +405,9 @@ void AdbDevice::selectAdbKeyboard() {
         if (bound.find("mCurMethodId") == std::string::npos) return;
         if (monotonicSeconds() + 0.1 > deadline)
             throw DeviceError("adb " + client_.serial() + ": ADBKeyBoard was selected (`ime set " + kAdbKeyboard +
-                              "`) but the input method is still \"" + bound.substr(0, 200) + "\" after 5 s");
+                              "`) but the input method is still \"" + bound.substr(0, 200) + "\" after " +
+                              fixed(monotonicSeconds() - t0, 1) + " s");
+        ioCheckCancel();
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }
@@ -447,7 +452,8 @@ void AdbDevice::typeSecret(const std::string& utf8) {
 }
 
 void AdbDevice::checkTyped(const std::string& utf8) {
-    const double deadline = monotonicSeconds() + 10;
+    // 10 s of its own, never past the step's deadline (IoBound).
+    const double t0 = monotonicSeconds(), deadline = ioWaitEnd(10);
     for (;;) {
         A11yScope scope;
         scope.deadline = deadline;
@@ -455,9 +461,11 @@ void AdbDevice::checkTyped(const std::string& utf8) {
         const A11yElement* field = focusedField(root);
         if (field && field->name.find(utf8) != std::string::npos) return;
         if (monotonicSeconds() + 0.2 > deadline)
-            throw DeviceError("adb " + client_.serial() + ": the text sent through ADBKeyBoard did not arrive within 10 s: " +
+            throw DeviceError("adb " + client_.serial() + ": the text sent through ADBKeyBoard did not arrive within " +
+                              fixed(monotonicSeconds() - t0, 1) + " s: " +
                               (field ? "the focused field holds \"" + clipUtf8(field->name, 80) + "\""
                                      : std::string("no text field has the focus in the tree (tap the field first)")));
+        ioCheckCancel();
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
 }
