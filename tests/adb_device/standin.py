@@ -17,10 +17,10 @@ app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `
 the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
 cut at the next command), `stall` (a command's name: screencap, uiautomator, input or
-screenrecord; while the file names it, that command stalls with its connection left open:
-screencap sends the first half of its image, uiautomator dump nothing, input is carried out but
-never answered, screenrecord sends no picture; the service ends when the host closes it or the
-file is removed; logged as "stalled NAME" and "stall ended: WHY"). Each OPENed service is
+screenrecord; the next such command takes the fault (the file is removed) and stalls with its
+connection left open: screencap sends the first half of its image, uiautomator dump nothing,
+input is carried out but never answered, screenrecord sends no picture; the service ends when
+the host closes it (at most 120 s); logged as "stalled NAME" and "stall ended: WHY"). Each OPENed service is
 logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 
 --costs phone (class Costs): it costs what a phone costs, as sleeps (screencap raw and PNG scaled
@@ -523,7 +523,7 @@ class Phone:
             self.drawn()
         if argv and argv[0] in JAVA_PROGRAMS:
             pause(self.costs.process())
-        stalls = bool(argv) and (self.control("stall") or "").strip() == argv[0]
+        stalls = bool(argv) and self.take_stall(argv[0])
         if stalls and argv[0] == "uiautomator":
             raise Stall(argv[0], b"")  # stalls while it dumps: nothing printed
         try:
@@ -534,21 +534,27 @@ class Phone:
             raise Stall(argv[0], result[0])  # screencap half sent; input carried out, not answered
         return result
 
+    def take_stall(self, name):
+        """Whether the `stall` fault names command `name`; if so the fault is taken (its file removed)."""
+        if (self.control("stall") or "").strip() != name:
+            return False
+        try:
+            os.remove(os.path.join(self.args.control, "stall"))
+        except OSError:
+            pass
+        return True
+
     def stall(self, stall, stream, send):
         """Serves a stalled command: `send` gets the first half of its output, then nothing until
-        the host closes the stream or the `stall` file stops naming it."""
+        the host closes the stream (at most 120 s: a host that never closes it is logged)."""
         self.note("stalled " + stall.name)
         if stall.out:
             send(stall.out[:len(stall.out) // 2])
-        while True:
-            with stream.cv:
-                if stream.closed:
-                    self.note("stall ended: the host closed the connection")
-                    return
-                stream.cv.wait(0.1)
-            if (self.control("stall") or "").strip() != stall.name:
-                self.note("stall ended: the fault was removed")
-                return
+        until = time.monotonic() + 120
+        with stream.cv:
+            while not stream.closed and time.monotonic() < until:
+                stream.cv.wait(0.5)
+            self.note("stall ended: " + ("the host closed the connection" if stream.closed else "not closed within 120 s"))
 
     def dispatch(self, a, stdin):
         ok = lambda text="": ((text + "\n").encode() if text else b"", b"", 0)
@@ -861,7 +867,7 @@ class Connection:
         if not argv or argv[0] != "screenrecord" or self.phone.control("no_screenrecord") is not None:
             return False
         self.phone.note(command)
-        if (self.phone.control("stall") or "").strip() == "screenrecord":
+        if self.phone.take_stall("screenrecord"):
             self.phone.stall(Stall("screenrecord", b""), stream, stream.write)
             stream.close()
             return True

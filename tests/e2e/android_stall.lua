@@ -1,7 +1,8 @@
--- android_stall.sh's script on the adb stand-in. arg[1]: the case; arg[2]: the stand-in's
--- control folder (its `stall` fault). A stalled case runs one step with a timeout of 3 s that
--- meets the stall, prints how it failed, then clears the fault and runs a step that must pass
--- on the same device (the stalled connection was dropped, a new one answers).
+-- android_stall.sh's script on the adb stand-in. arg[1]: the part; arg[2]: the stand-in's
+-- control folder (its `stall` fault, taken by the first command it names). "stalls": for each
+-- of screencap, uiautomator and input, one step with a timeout of 3 s meets the stall and its
+-- failure is printed, then a step that must pass on the same device runs (the stalled
+-- connection was dropped, a new one answers).
 local part, control = arg[1], arg[2]
 local now = require("eacu._native").now
 
@@ -13,7 +14,7 @@ local function stalled(name, spec)
   local ok, err = pcall(step, spec)
   print(string.format("%s: %s after %.2f s: code %s: %s", name, tostring(ok), now() - t0,
     tostring(type(err) == "table" and err.code or nil), tostring(err)))
-  os.remove(control .. "/stall")
+  os.remove(control .. "/stall")  -- when the step did not reach the command (the shell test then fails)
 end
 
 -- The chat `name` is open (a tap by the tree opens it first unless `opened`); back to the list.
@@ -24,18 +25,15 @@ local function chat(name, opened)
   wait({ resource_id = "title", name = "Chats" }, 10)
 end
 
-if part == "screencap" then
+if part == "stalls" then
   -- The first capture of the run is a raw screencap: half the image comes, then nothing.
   stalled("screencap", { wait = "text:Never shown here", timeout = 3 })
-  wait("text:Chats", 10)
+  wait("text:Alice", 10)  -- a new screencap connection answers
   print("screencap: the next step passed")
-elseif part == "uiautomator" then
   stalled("uiautomator", { tap = "a11y:Alice", timeout = 3 })
   chat("Alice")
   print("uiautomator: the next step passed")
-elseif part == "input" then
   -- The tap is carried out (the chat opens) but the shell never answers it.
-  wait("text:Alice", 10)
   stalled("input", { tap = "text:Alice", timeout = 3 })
   chat("Alice", true)
   print("input: the next step passed")
@@ -48,5 +46,5 @@ elseif part == "ready" then
   chat("张三")
   print("ready: passed")
 else
-  error("android_stall.lua: expected screencap, uiautomator, input, screenrecord or ready, got " .. tostring(part))
+  error("android_stall.lua: expected stalls, screenrecord or ready, got " .. tostring(part))
 end
