@@ -444,13 +444,14 @@ class Phone:
                     self.frame_cv.wait_for(lambda: self.frame_seq != seq or rotated.is_set(), timeout=min(left, 0.5))
                     changed = self.frame_seq != seq
                     seq = self.frame_seq
-                if not changed:
-                    continue
                 if rotated.is_set():
                     # The stand-in's simplification: a phone's screenrecord goes on, the turned
-                    # screen fitted in the same video; this one ends (status 0) before the turn.
+                    # screen fitted in the same video; this one ends (status 0) before the turn
+                    # (the turn waits for it: it ends at once, not at the next picture).
                     ending = "the display rotated"
                     break
+                if not changed:
+                    continue
                 if self.control("drop") is not None:
                     raise ConnectionAbortedError("drop")
                 if self.take_control("stream_kill"):
