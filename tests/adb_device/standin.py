@@ -16,7 +16,12 @@ Faults, through files in --control DIR (read at each command): `rotation` (0-3: 
 app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `idle_failures` (N:
 the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
-cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
+cut at the next command), `stall` (a command's name: screencap, uiautomator, input or
+screenrecord; the next such command takes the fault (the file is removed) and stalls with its
+connection left open: screencap sends the first half of its image, uiautomator dump nothing,
+input is carried out but never answered, screenrecord sends no picture; the service ends when
+the host closes it (at most 120 s); logged as "stalled NAME" and "stall ended: WHY"). Each OPENed service is
+logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 
 --costs phone (class Costs): it costs what a phone costs, as sleeps (screencap raw and PNG scaled
 by the screen's pixels, each Java process, uiautomator's idle wait and walk, every byte over a
@@ -117,6 +122,14 @@ class Costs:
             self.link_free_at = start + n / self.link_bps
             until = self.link_free_at
         pause(until - time.monotonic())
+
+
+class Stall(Exception):
+    """The `stall` fault hit a command: `out` is what it would have printed (half of it is sent)."""
+
+    def __init__(self, name, out):
+        super().__init__(name)
+        self.name, self.out = name, out
 
 
 def pause(seconds):
@@ -431,13 +444,14 @@ class Phone:
                     self.frame_cv.wait_for(lambda: self.frame_seq != seq or rotated.is_set(), timeout=min(left, 0.5))
                     changed = self.frame_seq != seq
                     seq = self.frame_seq
-                if not changed:
-                    continue
                 if rotated.is_set():
                     # The stand-in's simplification: a phone's screenrecord goes on, the turned
-                    # screen fitted in the same video; this one ends (status 0) before the turn.
+                    # screen fitted in the same video; this one ends (status 0) before the turn
+                    # (the turn waits for it: it ends at once, not at the next picture).
                     ending = "the display rotated"
                     break
+                if not changed:
+                    continue
                 if self.control("drop") is not None:
                     raise ConnectionAbortedError("drop")
                 if self.take_control("stream_kill"):
@@ -510,10 +524,38 @@ class Phone:
             self.drawn()
         if argv and argv[0] in JAVA_PROGRAMS:
             pause(self.costs.process())
+        stalls = bool(argv) and self.take_stall(argv[0])
+        if stalls and argv[0] == "uiautomator":
+            raise Stall(argv[0], b"")  # stalls while it dumps: nothing printed
         try:
-            return self.dispatch(argv, stdin)
+            result = self.dispatch(argv, stdin)
         except (IndexError, ValueError) as e:
             return b"", f"{argv[0]}: bad arguments ({e})\n".encode(), 1
+        if stalls:
+            raise Stall(argv[0], result[0])  # screencap half sent; input carried out, not answered
+        return result
+
+    def take_stall(self, name):
+        """Whether the `stall` fault names command `name`; if so the fault is taken (its file removed)."""
+        if (self.control("stall") or "").strip() != name:
+            return False
+        try:
+            os.remove(os.path.join(self.args.control, "stall"))
+        except OSError:
+            pass
+        return True
+
+    def stall(self, stall, stream, send):
+        """Serves a stalled command: `send` gets the first half of its output, then nothing until
+        the host closes the stream (at most 120 s: a host that never closes it is logged)."""
+        self.note("stalled " + stall.name)
+        if stall.out:
+            send(stall.out[:len(stall.out) // 2])
+        until = time.monotonic() + 120
+        with stream.cv:
+            while not stream.closed and time.monotonic() < until:
+                stream.cv.wait(0.5)
+            self.note("stall ended: " + ("the host closed the connection" if stream.closed else "not closed within 120 s"))
 
     def dispatch(self, a, stdin):
         ok = lambda text="": ((text + "\n").encode() if text else b"", b"", 0)
@@ -826,6 +868,10 @@ class Connection:
         if not argv or argv[0] != "screenrecord" or self.phone.control("no_screenrecord") is not None:
             return False
         self.phone.note(command)
+        if self.phone.take_stall("screenrecord"):
+            self.phone.stall(Stall("screenrecord", b""), stream, stream.write)
+            stream.close()
+            return True
         rec = (threading.Event(), threading.Event())
         with self.phone.frame_cv:
             self.phone.recorders.append(rec)
@@ -866,6 +912,9 @@ class Connection:
         except ConnectionAbortedError:
             self.sock.shutdown(socket.SHUT_RDWR)
             return
+        except Stall as st:
+            v2 = service.startswith("shell,") and "v2" in service.partition(":")[0].split(",")
+            self.phone.stall(st, stream, (lambda d: stream.write(packet(1, d))) if v2 else stream.write)
         except Exception as e:  # a bug of the stand-in: say so on stderr, end the stream
             print(f"standin: {service}: {e!r}", file=sys.stderr)
         stream.close()
