@@ -44,6 +44,13 @@ PY
 )
   local ratio; ratio=$(awk -v a="$ms" -v b="$floor" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "-"}')
   echo "BENCH heal $1: lines broken $broken, healed $healed, wrong clicks $wrong, healing median ${ms} ms per broken line (${ratio}x the ${floor} ms median find of an unbroken line); run $run"
+  # Where the similarity search's time went (params.heal.phases_ms), medians over the broken lines.
+  echo "BENCH heal $1 phases (ms, median): $(sqlite3 "$db" "SELECT p.key, p.value FROM steps s, json_each(s.params, '\$.heal.phases_ms') p WHERE s.run_id=$run" |
+    python3 -c 'import sys, statistics, collections
+v = collections.defaultdict(list)
+for l in sys.stdin:
+    k, x = l.strip().split("|"); v[k].append(float(x))
+print(", ".join("%s %.0f" % (k, statistics.median(x)) for k, x in v.items()))')"
 }
 
 bench_mode no_model
