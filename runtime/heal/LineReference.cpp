@@ -8,7 +8,6 @@
 
 #include "vision/Template.h"
 #include "vision/ocr/OcrCache.h"
-#include "vision/ocr/OcrLinesFile.h"
 #include "vision/ocr/TextFinder.h"
 
 namespace fs = std::filesystem;
@@ -100,11 +99,7 @@ LineReference lineReference(const TargetSpec& t, const AssetLibrary& assets, con
     ref.frame_size = {frame.cols, frame.rows};
     std::vector<std::pair<std::string, Rect>> lines;
     // Only confident readings (as the recorder's proof reads a label: confidence >= 0.8).
-    // The lines read when the frame was saved (OcrLinesFile beside it), else read now.
-    std::optional<OcrResult> saved = readOcrLines(ocrLinesPath(frame_path.string()), langs);
-    std::shared_ptr<const OcrResult> read =
-        saved ? std::make_shared<const OcrResult>(std::move(*saved)) : OcrCache::shared().get(frame, std::nullopt, langs);
-    for (const OcrLine& l : read->lines) {
+    for (const OcrLine& l : OcrCache::shared().get(frame, std::nullopt, langs)->lines) {
         if (l.confidence < 0.8 || foldText(l.text).empty()) continue;
         lines.emplace_back(l.text, l.box);
         if (ref.box->contains(l.box.center())) addWord(ref.words, l.text);

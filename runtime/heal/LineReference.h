@@ -44,8 +44,7 @@ std::vector<std::string> neighbourWords(const std::vector<std::pair<std::string,
                                         double scale);
 
 /// Gathers the reference of target `t` (the first and its alternatives) of a script in
-/// `script_dir`; the proof frame's lines are those read when it was saved (OcrLinesFile beside
-/// it, when read with `langs`), else it is read with OCR now (`langs`). Images that cannot be read are
+/// `script_dir`; the proof frame is read with OCR (`langs`). Images that cannot be read are
 /// left out (the rest of the reference stays).
 LineReference lineReference(const TargetSpec& t, const AssetLibrary& assets, const std::string& script_dir,
                             const std::string& langs);

@@ -10,8 +10,6 @@
 #include "base/Clock.h"
 #include "base/Utf8.h"
 #include "vision/PreparedFrame.h"
-#include "vision/ocr/OcrCache.h"
-#include "vision/ocr/OcrLinesFile.h"
 
 namespace fs = std::filesystem;
 
@@ -91,8 +89,6 @@ struct Writer {
             const std::string path = (fs::path(o.assets_dir) / name).string();
             if (!cv::imwrite(path, it.before->frame.bgr, {cv::IMWRITE_JPEG_QUALITY, 80}))
                 throw std::runtime_error("cannot write \"" + path + "\"");
-            // Its lines read once now, for healing (heal/LineReference reads them, not the frame).
-            writeOcrLines(ocrLinesPath(path), *OcrCache::shared().get(it.before->frame.bgr, std::nullopt, kPhraseBandLangs));
             frame_ref = o.assets_ref + "/" + name;
         }
         return ts;
