@@ -133,14 +133,18 @@ Studio::Studio(Device& capture, Session& session, const Locator& locator, Studio
       o_(std::move(options)),
       history_(capture, !o_.tree_source.empty(), 0.04, 48) {
     publisher_ = std::thread([this] { publishLoop(); });
-    prover_ = std::thread([this] { proofLoop(); });
+    // Proofs of lines on different screens run side by side (a second core proves the next
+    // line while the first proves its own), two at most: the machine is shared with the device.
+    const unsigned n = std::clamp(std::thread::hardware_concurrency(), 1u, 2u);
+    for (unsigned i = 0; i < n; ++i) provers_.emplace_back([this] { proofLoop(); });
 }
 
 Studio::~Studio() {
     stop_ = true;
     wakeAll();
     if (publisher_.joinable()) publisher_.join();
-    if (prover_.joinable()) prover_.join();
+    for (std::thread& t : provers_)
+        if (t.joinable()) t.join();
     if (runner_.joinable()) runner_.join();
     history_.stop();
 }
@@ -185,6 +189,12 @@ void Studio::publishLoop() {
             auto lf = std::make_shared<server::LiveFrame>(server::encodeLiveFrame(std::move(f), c, 0));
             std::lock_guard<std::mutex> lock(mu_);
             lf->seq = ++seq_;
+            if (!shown_.empty() && shown_.back().state == s) {
+                shown_.back().last = lf->seq;
+            } else {
+                shown_.push_back({lf->seq, lf->seq, s});
+                while (shown_.size() > 48) shown_.pop_front();
+            }
             frame_ = std::move(lf);
             changed_.notify_all();
         }
@@ -200,6 +210,12 @@ std::shared_ptr<const server::LiveFrame> Studio::waitFrame(int64_t after_seq, in
     return frame_ && frame_->seq > after_seq ? frame_ : nullptr;
 }
 
+std::shared_ptr<const ScreenState> Studio::shownAt(int64_t seq) const {
+    for (auto it = shown_.rbegin(); it != shown_.rend(); ++it)
+        if (it->first <= seq && seq <= it->last) return it->state;
+    return nullptr;
+}
+
 json Studio::perform(const json& event) {
     const double received = monotonicSeconds();
     std::lock_guard<std::mutex> input(input_mu_);
@@ -207,13 +223,28 @@ json Studio::perform(const json& event) {
         std::lock_guard<std::mutex> lock(mu_);
         if (running_) throw ApiError(409, "the script is playing back: wait for it to end");
     }
-    std::shared_ptr<const ScreenState> before = history_.before(received);
+    // The screen the person acted on: the frame the page showed them (`frame`, its seq).
+    const int64_t shown_seq = event.is_object() && event.contains("frame") && event["frame"].is_number_integer()
+                                  ? event["frame"].get<int64_t>()
+                                  : 0;
+    std::shared_ptr<const ScreenState> before;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (shown_seq > 0) before = shownAt(shown_seq);
+    }
+    std::string unseen;  // why the frame acted on is not known, when it is not
+    if (!before) {
+        unseen = shown_seq > 0 ? "the frame the click was on (live frame " + std::to_string(shown_seq) + ") is no longer kept"
+                               : "the page did not say which frame the click was on";
+        before = history_.before(received);
+    }
     try {
         userInputAction(event, session_.device().screenSize());  // the event's own check first
     } catch (const std::invalid_argument& e) {
         throw ApiError(400, e.what());
     }
     const double t0 = monotonicSeconds();
+    history_.inputSent(t0);
     try {
         performUserInput(session_, event, before ? before->frame : Frame{}, false);
     } catch (const StepError& e) {
@@ -256,9 +287,21 @@ json Studio::perform(const json& event) {
     } else {
         l.lua = "-- " + std::string(actionName(a->kind)) + " at (" + std::to_string(a->at.x) + "," + std::to_string(a->at.y) +
                 "): proving its target";
-        if (before) l.thumb = thumbOf(before->frame, a->at);
         it.before = before;
-        jobs_.push_back({l.id, std::move(it)});
+        if (!unseen.empty()) {
+            // Not the screen the person saw: its tree's element only, never its pixels.
+            it.pixels = false;
+            it.comment = "no image or text target: " + unseen;
+        } else if (before && before->tree && !before->tree_on_frame) {
+            // The tree was read while the screen changed: it may be another screen's.
+            auto s = std::make_shared<ScreenState>(*before);
+            s->tree.reset();
+            it.before = std::move(s);
+            it.comment = "no tree target: the tree was read while this screen changed";
+        }
+        if (before && it.pixels) l.thumb = thumbOf(before->frame, a->at);
+        const uint64_t fp = it.before ? OcrCache::fingerprint(it.before->frame.bgr) : 0;
+        jobs_.push_back({l.id, std::move(it), fp});
     }
     lines_.push_back(std::move(l));
     bump();
@@ -278,20 +321,26 @@ void Studio::proofLoop() {
             if (key.first == fp && key.second == p) return ts;
         return nullptr;
     };
+    // The first job whose frame no other proof is on (mu_ held).
+    auto runnable = [&] {
+        return std::find_if(jobs_.begin(), jobs_.end(), [&](const Job& j) { return !j.fp || !proving_.count(j.fp); });
+    };
     while (true) {
         Job job;
         {
             std::unique_lock<std::mutex> lock(mu_);
-            changed_.wait(lock, [&] { return stop_ || !jobs_.empty() || ahead_; });
+            changed_.wait(lock, [&] { return stop_ || runnable() != jobs_.end() || (ahead_ && jobs_.empty()); });
             if (stop_) return;
-            if (jobs_.empty()) {
+            auto next = runnable();
+            if (next == jobs_.end()) {
                 // Nothing to write: the point the pointer rests on, proven ahead.
                 const Point p = *ahead_;
                 ahead_.reset();
                 std::shared_ptr<const ScreenState> s = history_.latest();
                 if (!s) continue;
                 const uint64_t fp = OcrCache::fingerprint(s->frame.bgr);
-                if (provenFor(fp, p)) continue;
+                if (provenFor(fp, p) || proving_.count(fp)) continue;
+                proving_.insert(fp);
                 lock.unlock();
                 ProofOptions po;
                 po.image_ref = o_.assets_ref;
@@ -299,21 +348,26 @@ void Studio::proofLoop() {
                 std::shared_ptr<const std::vector<ProvenTarget>> ts;
                 try {
                     ts = std::make_shared<const std::vector<ProvenTarget>>(
-                        proveTargets(s->frame, s->tree ? &*s->tree : nullptr, p, locator_, po));
+                        proveTargets(s->frame, s->tree && s->tree_on_frame ? &*s->tree : nullptr, p, locator_, po));
                 } catch (const std::exception&) {
-                    continue;  // a line's own proof says why, if the person clicks there
+                    // a line's own proof says why, if the person clicks there
                 }
                 lock.lock();
-                proven_.push_back({{fp, p}, ts});
-                while (proven_.size() > 16) proven_.pop_front();
+                proving_.erase(proving_.find(fp));
+                if (ts) {
+                    proven_.push_back({{fp, p}, ts});
+                    while (proven_.size() > 16) proven_.pop_front();
+                }
+                changed_.notify_all();
                 continue;
             }
-            job = std::move(jobs_.front());
-            jobs_.pop_front();
+            job = std::move(*next);
+            jobs_.erase(next);
             if (StudioLine* l = line(job.id)) job.item.action = l->action;
             else continue;  // deleted meanwhile
-            if (job.item.before)
-                job.item.proven = provenFor(OcrCache::fingerprint(job.item.before->frame.bgr), job.item.action.at);
+            if (job.item.before && job.item.pixels && job.item.comment.empty())
+                job.item.proven = provenFor(job.fp, job.item.action.at);
+            proving_.insert(job.fp);
         }
         StudioLine out;
         try {
@@ -333,6 +387,8 @@ void Studio::proofLoop() {
             out.lua = "-- " + out.error;
         }
         std::lock_guard<std::mutex> lock(mu_);
+        proving_.erase(proving_.find(job.fp));
+        changed_.notify_all();
         StudioLine* l = line(job.id);
         if (!l) continue;
         // A double click that arrived while the click's proof ran.
@@ -461,8 +517,14 @@ json Studio::addVerify(Point p) {
 
 json Studio::tree() const {
     std::shared_ptr<const ScreenState> s = history_.latest();
-    json out{{"source", o_.tree_source}, {"root", nullptr}};
+    json out{{"source", o_.tree_source}, {"root", nullptr}, {"seq", 0}};
     if (s && s->tree) out["root"] = treeJson(*s->tree, 0);
+    std::lock_guard<std::mutex> lock(mu_);
+    // The live frames are made of the newest screen a moment after it is kept: its first seq,
+    // or 0 while none was sent yet. (A tree re-read on a screen that stayed is a new state of
+    // the same frame: the frame's first seq.)
+    for (auto it = shown_.rbegin(); s && it != shown_.rend(); ++it)
+        if (it->state == s || it->state->frame.bgr.data == s->frame.bgr.data) out["seq"] = it->first;
     return out;
 }
 
