@@ -92,10 +92,8 @@ run_nomodel=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 sqlite3 "$db" "SELECT idx, action, status, method, round(score,2) FROM steps WHERE run_id=$run_nomodel"
 
 # ---- v2 with --heal and the stand-in model server: the rest ----
-start_model_server
-export EACU_MODEL_PROVIDER=openai EACU_MODEL=fake-qwen-vl EACU_MODEL_BASE_URL=http://127.0.0.1:$port/v1
-export EACU_MODEL_API_KEY=sk-e2e EACU_MODEL_MAX_RETRIES=0 EACU_MODEL_TIMEOUT=20
-trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; stop_android' EXIT
+use_model_server
+trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; stop_android' EXIT  # use_model_server's trap, and the stand-in's
 use v2
 out=$("$EACU" run "$OUT/v2.lua" --heal --device "adb:$serial" --db "$db" 2>&1) || fail "v2 with --heal and a model failed: $out"
 run_model=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
