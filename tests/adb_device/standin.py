@@ -32,6 +32,10 @@ while a text field has the focus (else the broadcast completes unheard). --sdk p
 input`'s format (SurfaceOrientation to SDK 32, InputDeviceOrientation: N on 33-34, RotationN from
 35). Connections and streams are served concurrently (one lock on the app's pipe only).
 
+App versions: the `app_version` control file, read when the app starts (at the stand-in's start, and
+at `am start` or `monkey -p` after `am force-stop`), picks chat_app.py's version: v1 (the default) or
+v2 (the healing test's next version: a row moved, the send button renamed).
+
 --package PKG: the app's package (default com.example.chat; com.tencent.mm for the wechat
 module's Android path: the app is laid out like WeChat's, see chat_app.py). Several stand-ins
 (one process each, their own Xvfb, log and control folder) are several devices on one adb server.
@@ -182,8 +186,10 @@ class Phone:
     def start_app(self):
         if self.app and self.app.poll() is None:
             return
+        # The `app_version` control file (v1, v2) picks the version the app starts as.
+        version = self.control("app_version") or "v1"
         self.app = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "chat_app.py"),
-                                     str(self.w), str(self.h), PKG], env=self.env, stdin=subprocess.PIPE,
+                                     str(self.w), str(self.h), PKG, version], env=self.env, stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
         self.app_call({"cmd": "screen"})
         self.drawn()
