@@ -2,8 +2,18 @@
 
 #include "recorder/TargetProof.h"
 #include "step/Session.h"
+#include "vision/ocr/OcrCache.h"
 
 namespace eacu {
+
+std::optional<A11yElement> healTree(Session& session, const LineReference& ref) {
+    if (ref.role.empty()) return std::nullopt;
+    try {
+        return session.device().accessibility().snapshot({});
+    } catch (const DeviceError&) {
+        return std::nullopt;
+    }
+}
 
 bool acceptHealed(Session& session, const Frame& frame, const A11yElement* tree, Point p, const Rect& box,
                   const LineReference& ref, const std::string& action, int step_idx, const std::string& method,
@@ -12,6 +22,9 @@ bool acceptHealed(Session& session, const Frame& frame, const A11yElement* tree,
     ProofOptions po;
     po.image_ref = ref.assets_ref;
     po.image_stem = action + "_" + std::to_string(step_idx) + "_healed";
+    // What is written at the point, from the frame's whole reading when the healer read it (the
+    // band's languages; a lookup, never a recognition), else the proof reads its band.
+    po.band = OcrCache::shared().find(frame.bgr, std::nullopt, kPhraseBandLangs);
     std::vector<ProvenTarget> proven = proveTargets(frame, tree, p, session.locator(), po);
     if (proven.empty() || proven.front().kind == ProvenTarget::Kind::Point) {
         why = proven.empty() ? std::string("no proof") : proven.front().why;

@@ -2,6 +2,7 @@
 // it was found on as the recorder proves a recorded target (recorder/TargetProof), and is then
 // written into the heal's result.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "base/Frame.h"
@@ -10,6 +11,11 @@
 #include "step/Healer.h"
 
 namespace eacu {
+
+/// The device's accessibility tree (a snapshot of the whole screen) when the line recorded a
+/// tree element (`ref.role`); nullopt when it did not, or the device has no tree (the pixels
+/// alone then).
+std::optional<A11yElement> healTree(Session& session, const LineReference& ref);
 
 /// Proves targets at `p` on `frame` with proveTargets (`tree`: the accessibility tree, or
 /// null), new crops named `<action>_<step_idx>_healed` in `ref.assets_ref`. When one is proven

@@ -50,10 +50,11 @@ HealResult ModelHealer::heal(Session& session, const TargetSpec& target, const s
         } else {
             m["box"] = {g.box.x, g.box.y, g.box.w, g.box.h};
             Frame f = session.device().capture();
+            std::optional<A11yElement> tree = healTree(session, ref);
             std::string why;
             HealResult h;
             h.record = r.record;
-            if (acceptHealed(session, f, nullptr, g.point, g.box, ref, action, step_idx, "model", 1.0, 1.0, h, why)) {
+            if (acceptHealed(session, f, tree ? &*tree : nullptr, g.point, g.box, ref, action, step_idx, "model", 1.0, 1.0, h, why)) {
                 h.candidates = r.candidates;
                 h.record["model"] = m;
                 h.record["similar_rejected"] = r.record.value("rejected", "");

@@ -88,30 +88,35 @@ double similarity(const LineReference& ref, const SomElement& e, const std::stri
 
 HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, const std::string& action, int step_idx) {
     const double t0 = monotonicSeconds();
+    // Where the time went, milliseconds per phase (the run log's params.heal.phases_ms).
+    nlohmann::json phases = nlohmann::json::object();
+    double mark = t0;
+    auto phase = [&](const char* name) {
+        const double now = monotonicSeconds();
+        phases[name] = (now - mark) * 1000.0;
+        mark = now;
+    };
     HealResult r;
     const std::string langs = kPhraseBandLangs;
     LineReference ref = lineReference(target, session.assets(), session.options().script_dir, langs);
+    phase("reference");
     session.cancel().check();
     Frame f = session.device().capture();
     r.frame = f;
+    phase("capture");
     std::vector<SomOcrLine> som_lines;
     std::vector<std::pair<std::string, Rect>> lines;
     for (const OcrLine& l : OcrCache::shared().get(f.bgr, std::nullopt, langs)->lines) {
         som_lines.push_back({l.text, l.box, l.confidence});
         lines.emplace_back(l.text, l.box);
     }
+    phase("ocr");
     session.cancel().check();
     // The tree only when the line recorded a tree element (a screen without one is not read).
+    std::optional<A11yElement> root = healTree(session, ref);
     std::vector<SomA11yNode> tree;
-    std::optional<A11yElement> root;
-    if (!ref.role.empty()) {
-        tree = treeNodesOnScreen(session.device(), {0, 0, f.width(), f.height()});
-        try {
-            root = session.device().accessibility().snapshot({});
-        } catch (const DeviceError&) {
-            // no tree: the pixels alone
-        }
-    }
+    if (root) tree = treeNodesOf(*root, {0, 0, f.width(), f.height()});
+    phase("tree");
     SomOptions so;
     so.scale = f.scale;
     so.max_elements = 200;
@@ -127,6 +132,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
         all.push_back(std::move(c));
     }
     std::stable_sort(all.begin(), all.end(), [](const HealCandidate& a, const HealCandidate& b) { return a.score > b.score; });
+    phase("score");
     const double best = all.empty() ? 0 : all[0].score;
     const double second = all.size() > 1 ? all[1].score : 0;
     for (size_t i = 0; i < all.size() && i < 5; ++i) r.candidates.push_back(all[i]);
@@ -157,6 +163,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
         r.tried = head + ": " + why + (listed.empty() ? "" : "; best candidates: " + listed);
         r.record["rejected"] = why;
         r.record["ms"] = (monotonicSeconds() - t0) * 1000.0;
+        r.record["phases_ms"] = phases;
         return r;
     };
     if (all.empty()) return done("no element on the screen");
@@ -165,11 +172,14 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
         return done("ambiguous: best " + fixed(best) + " and second " + fixed(second) + " are less than " +
                     fixed(kHealMargin) + " apart");
     std::string why;
-    if (!acceptHealed(session, f, root ? &*root : nullptr, all[0].box.center(), all[0].box, ref, action, step_idx, "similar",
-                      best, kHealMinScore, r, why))
+    const bool proven = acceptHealed(session, f, root ? &*root : nullptr, all[0].box.center(), all[0].box, ref, action,
+                                     step_idx, "similar", best, kHealMinScore, r, why);
+    phase("proof");
+    if (!proven)
         return done("the best candidate " + all[0].label + " at " + boxJsonText(all[0].box) + " (" + fixed(best) +
                     ") could not be proven unique there: " + why);
     r.record["ms"] = (monotonicSeconds() - t0) * 1000.0;
+    r.record["phases_ms"] = phases;
     r.tried = head;
     return r;
 }

@@ -55,6 +55,7 @@ struct Writer {
         po.image_ref = o.assets_ref;
         po.image_stem = stem;
         if (it.approach) po.approach = &it.approach->frame;
+        po.text = po.image = it.pixels;
         const A11yElement* tree = it.before && it.before->tree ? &*it.before->tree : nullptr;
         std::vector<ProvenTarget> ts;
         if (it.proven && p == it.action.at && !it.proven->empty()) {
@@ -83,7 +84,7 @@ struct Writer {
                 if (out.locate_ms == 0) out.locate_ms = timeLocate(it.before->frame, t);
                 saveCrop(t);
             }
-        if (frame_ref.empty() && ts.front().kind != ProvenTarget::Kind::Point) {
+        if (frame_ref.empty() && it.pixels && ts.front().kind != ProvenTarget::Kind::Point) {
             fs::create_directories(o.assets_dir);
             const std::string name = stem + "_frame.jpg";
             const std::string path = (fs::path(o.assets_dir) / name).string();

@@ -31,6 +31,10 @@ struct ScriptItem {
     /// the script's assets_ref; eacu studio proves the point the pointer rests on ahead), or
     /// null: proven now. Image files are named after the line as if proven now.
     std::shared_ptr<const std::vector<ProvenTarget>> proven;
+    /// False when `before`'s frame is not known to be the screen acted on (eacu studio: the
+    /// frame the page showed is no longer kept): no image or text target is proven on it, only
+    /// its tree's element, and `comment` says why.
+    bool pixels = true;
 };
 
 /// `assets_dir`: the folder image crops are saved in (created when needed); `assets_ref`: how

@@ -43,13 +43,25 @@ bool ScreenHistory::waitFirst(double timeout) const {
            !states_.empty();
 }
 
+void ScreenHistory::inputSent(double t) {
+    input_at_ = t;
+    awaiting_change_ = true;
+}
+
 void ScreenHistory::run() {
     uint64_t last = 0;
     bool tree = tree_;
     double tree_read = 0;
+    // Whether a tree read that starts now may be the screen's: not while an input's effect may
+    // be in the program's tree but not yet drawn (inputSent).
+    auto treeSettled = [&](double read_start) {
+        return !awaiting_change_ || read_start - input_at_ >= kInputSettle;
+    };
+    double read_start = 0;  // when the last tree read began
     // The tree of `s` now (a program may export its tree a moment after it draws).
     auto readTree = [&](ScreenState& s) {
         if (!tree) return;
+        read_start = monotonicSeconds();
         try {
             s.tree = device_.accessibility().snapshot();
         } catch (const std::exception&) {
@@ -58,15 +70,20 @@ void ScreenHistory::run() {
         tree_read = monotonicSeconds();
     };
     std::optional<Frame> next;  // a frame captured already (after a tree read), looked at first
+    double next_start = 0;      // when its capture began
     int retries = 0;            // screens given up in a row because they changed under the read
     while (!stopping_) {
         double start = monotonicSeconds();
         try {
+            const double cap_start = next ? next_start : start;
             Frame f = next ? std::move(*next) : device_.capture();
             next.reset();
             double seen = monotonicSeconds();
             uint64_t fp = OcrCache::fingerprint(f.bgr);
             if (fp != last) {
+                // A screen captured after the input that differs from the one before: the
+                // input's effect (or the start of it) is drawn.
+                if (cap_start > input_at_) awaiting_change_ = false;
                 last = fp;
                 auto s = std::make_shared<ScreenState>();
                 s->frame = std::move(f);
@@ -77,13 +94,16 @@ void ScreenHistory::run() {
                 // next screen). Else that next screen is taken, and its tree read, at once; a
                 // screen that never stands still (a blinking caret) is kept after two tries.
                 if (s->tree && retries < 2) {
+                    const double g_start = monotonicSeconds();
                     Frame g = device_.capture();
                     if (OcrCache::fingerprint(g.bgr) != fp) {
                         next = std::move(g);
+                        next_start = g_start;
                         last = 0;
                         ++retries;
                         continue;
                     }
+                    s->tree_on_frame = treeSettled(read_start);
                 }
                 retries = 0;
                 {
@@ -93,10 +113,21 @@ void ScreenHistory::run() {
                 }
                 first_.notify_all();
             } else if (tree && monotonicSeconds() - tree_read > 0.5) {
+                // The same check as a new screen's: a screen that changed under the read keeps
+                // its tree, and the newer screen is looked at next; a tree read while an input's
+                // effect may not be drawn yet is not kept.
                 auto s = std::make_shared<ScreenState>(*latest());
                 readTree(*s);
-                std::lock_guard<std::mutex> lock(mutex_);
-                states_.back() = std::move(s);
+                const double g_start = monotonicSeconds();
+                Frame g = device_.capture();
+                if (OcrCache::fingerprint(g.bgr) != fp) {
+                    next = std::move(g);
+                    next_start = g_start;
+                } else if (s->tree && treeSettled(read_start)) {
+                    s->tree_on_frame = true;
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    states_.back() = std::move(s);
+                }
             }
         } catch (const std::exception& e) {
             {

@@ -18,17 +18,22 @@ namespace eacu {
 /// The screen at one moment: `frame`, and the accessibility `tree` read just after it (none
 /// when the device has no tree or its bus cannot be reached); `seen` is when the capture had
 /// returned (monotonicSeconds()), so the server drew nothing of a later input on it.
+/// `tree_on_frame`: a capture after the tree was read still showed `frame`, so the tree is this
+/// screen's (false when the screen never stood still for the read: the tree may be another's).
 struct ScreenState {
     Frame frame;
     std::optional<A11yElement> tree;
     double seen = 0;
+    bool tree_on_frame = false;
 };
 
 /// Captures `device` on a thread of its own every `interval` seconds and keeps the last
 /// `keep` different screens (a screen that did not change is not kept twice); with `tree`,
 /// each different screen's accessibility tree is read after it, and the screen is kept with it
 /// only when a capture after the read still shows it (else the newer screen is taken instead,
-/// twice at most in a row: a screen that never stands still is kept as it is). The device must not be used
+/// twice at most in a row: a screen that never stands still is kept as it is, its
+/// tree_on_frame false). A screen that stays is read again every 0.5 s, the new tree kept under
+/// the same check. The device must not be used
 /// by anyone else until stop().
 class ScreenHistory {
 public:
@@ -46,6 +51,16 @@ public:
     /// Waits up to `timeout` seconds for the first screen to be kept (with its tree, when read).
     /// True when there is one; false when the time ran out or the capture failed (error()).
     bool waitFirst(double timeout) const;
+    /// An input went to the device at `t` (monotonicSeconds(), taken before it was sent). A
+    /// program's tree changes before its drawing does (a phone draws 50-300 ms after the input,
+    /// an animation longer), so a tree read after `t` on a screen that was there before it may
+    /// be the next screen's: until a screen captured after `t` differs from the one before, or
+    /// kInputSettle seconds have passed, a tree read is kept with tree_on_frame false (a new
+    /// screen) or not kept (the same screen read again).
+    void inputSent(double t);
+    /// Seconds after an input that changed nothing on the screen before its trees are taken
+    /// as the screen's again.
+    static constexpr double kInputSettle = 1.0;
     /// Stops capturing (idempotent). The error that stopped it early, if any, is in error().
     void stop();
     /// Why the thread stopped early ("" when it did not).
@@ -59,6 +74,8 @@ private:
     double interval_;
     size_t keep_;
     std::atomic<bool> stopping_{false};
+    std::atomic<double> input_at_{-1e300};      // the newest input's time (inputSent)
+    std::atomic<bool> awaiting_change_{false};  // no screen captured after it differed yet
     mutable std::mutex mutex_;
     mutable std::condition_variable first_;  // a first screen was kept, or the capture failed
     std::deque<std::shared_ptr<const ScreenState>> states_;

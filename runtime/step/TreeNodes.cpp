@@ -13,6 +13,10 @@ std::vector<SomA11yNode> treeNodesOnScreen(Device& device, const Rect& screen, i
     } catch (const DeviceError&) {
         return {};
     }
+    return treeNodesOf(root, screen);
+}
+
+std::vector<SomA11yNode> treeNodesOf(const A11yElement& root, const Rect& screen) {
     std::vector<SomA11yNode> out;
     std::vector<const A11yElement*> all = flatten(root);
     for (const A11yElement* e : all) {

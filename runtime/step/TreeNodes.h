@@ -16,4 +16,7 @@ namespace eacu {
 /// (the marks then come from the pixels alone).
 std::vector<SomA11yNode> treeNodesOnScreen(Device& device, const Rect& screen, int pid = 0);
 
+/// The same elements of a tree already read (`root`, a snapshot of the device's tree).
+std::vector<SomA11yNode> treeNodesOf(const A11yElement& root, const Rect& screen);
+
 }  // namespace eacu

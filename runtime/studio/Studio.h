@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,8 +81,12 @@ public:
 
     /// Performs a page event (run/UserInput's {kind, x, y, ...}, plus long_press {x, y, hold})
     /// on the device at once, and adds its line (pointer actions: pending until proven, on the
-    /// proof thread). Returns {line: id, input_ms}. Throws server::ApiError 400 for a bad event,
-    /// 409 while the script plays back.
+    /// proof threads: two, lines on different screens side by side). A pointer event carries `frame`: the seq of the live frame the page showed
+    /// when the person pressed; the line's targets are proven on exactly that frame (with its
+    /// tree when the tree was read on it). When that frame is no longer kept (or not given),
+    /// only a tree target is written, on the screen the studio had before the input, and the
+    /// comment says why. Returns {line: id, input_ms}. Throws server::ApiError 400 for a bad
+    /// event, 409 while the script plays back.
     nlohmann::json perform(const nlohmann::json& event);
     /// The lines as {version, running, lines: [{id, lua, state, error, thumb, proof_ms}]}.
     nlohmann::json lines() const;
@@ -99,13 +104,16 @@ public:
     /// is: {lua, why, kind, box, ms}.
     nlohmann::json proveAt(Point p);
     /// The pointer rests at `p` in record mode: its targets are proven ahead on the newest
-    /// screen (on the proof thread, after the lines' own proofs; the newest point wins), so a
-    /// click there on that very screen is written without proving again.
+    /// screen (on a proof thread when no line waits for one; the newest point wins), so a
+    /// click there on that very screen is written without proving again (its line's proof
+    /// waits for the proof ahead on the same screen rather than racing it).
     void ahead(Point p);
     /// Adds `verify(T)` for the best target proven at `p` (a text first). Returns the line.
     nlohmann::json addVerify(Point p);
     /// The newest screen's tree: {source, root: {role, name, id, bounds, children}} (null root
     /// without a tree).
+    /// `seq`: the first live frame sent of the screen that tree was read on (0 while none was
+    /// sent), so a page that shows a frame at or after it shows that screen.
     nlohmann::json tree() const;
     /// Plays the script from the top on the device (`eacu run`, on a thread); each line is
     /// marked passed or failed. ApiError 409 while one plays, 400 without `run_device`.
@@ -131,6 +139,7 @@ private:
     struct Job {
         int id;
         ScriptItem item;
+        uint64_t fp = 0;  // the fingerprint of item.before's frame (0: none)
     };
     void publishLoop();
     void proofLoop();
@@ -148,6 +157,9 @@ private:
     mutable std::condition_variable changed_;
     std::vector<StudioLine> lines_;
     std::deque<Job> jobs_;
+    // The frames proofs run on (jobs' and ahead's): a second job on one of them waits, then
+    // finds its OCR read and its resting point proven.
+    std::multiset<uint64_t> proving_;
     std::optional<Point> ahead_;  // the newest resting point to prove ahead
     // Targets proven ahead: (frame fingerprint, point) -> targets, the newest last.
     std::deque<std::pair<std::pair<uint64_t, Point>, std::shared_ptr<const std::vector<ProvenTarget>>>> proven_;
@@ -157,10 +169,18 @@ private:
     nlohmann::json last_run_ = nullptr;  // the last play-back: {status, output}
     std::shared_ptr<const server::LiveFrame> frame_;
     int64_t seq_ = 0;
+    // The screens the live frames were made of, the newest last: seqs [first, last] showed `state`.
+    struct Shown {
+        int64_t first, last;
+        std::shared_ptr<const ScreenState> state;
+    };
+    std::deque<Shown> shown_;
+    std::shared_ptr<const ScreenState> shownAt(int64_t seq) const;  // mu_ held; null when gone
 
     std::mutex input_mu_;  // one input at a time
     std::atomic<bool> stop_{false};
-    std::thread publisher_, prover_, runner_;
+    std::thread publisher_, runner_;
+    std::vector<std::thread> provers_;
 };
 
 }  // namespace eacu::studio

@@ -4,7 +4,10 @@
 payment PIN field, a password EditText), a search
 screen (a field, the contacts whose name holds its text, 王五 too who has no row in the list), and a
 chat (a back button described "返回", the title, the messages, a text field and a 发送 button),
-drawn with Tk on the stand-in's own Xvfb at the phone's size. argv: W H [PACKAGE].
+drawn with Tk on the stand-in's own Xvfb at the phone's size. argv: W H [PACKAGE [VERSION]].
+VERSION v2 (the healing test's next version of the app, issue 34; default v1): the chat list's
+rows reordered (张三's row moved from the first to the last) and the chat's send button renamed
+发送 -> Send.
 
 It is a real program: taps reach it as X pointer events (xdotool), the stand-in's screencap is
 a capture of its Xvfb. On stdin it takes JSON lines from the stand-in, each answered by one JSON
@@ -23,8 +26,10 @@ import tkinter as tk
 from xml.sax.saxutils import quoteattr
 
 PKG = sys.argv[3] if len(sys.argv) > 3 else "com.example.chat"
-CONTACTS = ["张三", "李四", "Alice"]  # the rows of the chat list
-SEARCHABLE = CONTACTS + ["王五"]  # found through search only
+V2 = len(sys.argv) > 4 and sys.argv[4] == "v2"
+CONTACTS = ["李四", "Alice", "张三"] if V2 else ["张三", "李四", "Alice"]  # the rows of the chat list
+SEND = "Send" if V2 else "发送"
+SEARCHABLE = ["张三", "李四", "Alice", "王五"]  # found through search only
 TABS = ["微信", "通讯录", "发现", "我"]
 CLASSES = {"Button": "android.widget.Button", "Entry": "android.widget.EditText",
            "Label": "android.widget.TextView", "Frame": "android.widget.LinearLayout",
@@ -136,7 +141,7 @@ class ChatApp:
                 x=self.w // 4, y=200 + i * 140, width=self.w * 3 // 4 - 20, height=120)
         self.entry = self.widget(tk.Entry, "input", font=self.font)
         self.entry.place(x=20, y=self.h - 200, width=self.w - 300, height=160)
-        self.widget(tk.Button, "send", text="发送", font=self.font, bg="#2e7d32", fg="white",
+        self.widget(tk.Button, "send", text=SEND, font=self.font, bg="#2e7d32", fg="white",
                     command=self.send).place(x=self.w - 260, y=self.h - 200, width=240, height=160)
         self.entry.focus_set()
         self.root.update_idletasks()

@@ -16,7 +16,12 @@ Faults, through files in --control DIR (read at each command): `rotation` (0-3: 
 app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `idle_failures` (N:
 the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
-cut at the next command). Each OPENed service is logged as "OPEN service". Written from the protocol docs, not from eacu's client.
+cut at the next command), `stall` (a command's name: screencap, uiautomator, input or
+screenrecord; the next such command takes the fault (the file is removed) and stalls with its
+connection left open: screencap sends the first half of its image, uiautomator dump nothing,
+input is carried out but never answered, screenrecord sends no picture; the service ends when
+the host closes it (at most 120 s); logged as "stalled NAME" and "stall ended: WHY"). Each OPENed service is
+logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 
 --costs phone (class Costs): it costs what a phone costs, as sleeps (screencap raw and PNG scaled
 by the screen's pixels, each Java process, uiautomator's idle wait and walk, every byte over a
@@ -26,6 +31,10 @@ ms after its command returns (a capture shows what is drawn), ADBKeyBoard binds 
 while a text field has the focus (else the broadcast completes unheard). --sdk picks `dumpsys
 input`'s format (SurfaceOrientation to SDK 32, InputDeviceOrientation: N on 33-34, RotationN from
 35). Connections and streams are served concurrently (one lock on the app's pipe only).
+
+App versions: the `app_version` control file, read when the app starts (at the stand-in's start, and
+at `am start` or `monkey -p` after `am force-stop`), picks chat_app.py's version: v1 (the default) or
+v2 (the healing test's next version: a row moved, the send button renamed).
 
 --package PKG: the app's package (default com.example.chat; com.tencent.mm for the wechat
 module's Android path: the app is laid out like WeChat's, see chat_app.py). Several stand-ins
@@ -119,6 +128,14 @@ class Costs:
         pause(until - time.monotonic())
 
 
+class Stall(Exception):
+    """The `stall` fault hit a command: `out` is what it would have printed (half of it is sent)."""
+
+    def __init__(self, name, out):
+        super().__init__(name)
+        self.name, self.out = name, out
+
+
 def pause(seconds):
     if seconds > 0:
         time.sleep(seconds)
@@ -169,8 +186,10 @@ class Phone:
     def start_app(self):
         if self.app and self.app.poll() is None:
             return
+        # The `app_version` control file (v1, v2) picks the version the app starts as.
+        version = self.control("app_version") or "v1"
         self.app = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "chat_app.py"),
-                                     str(self.w), str(self.h), PKG], env=self.env, stdin=subprocess.PIPE,
+                                     str(self.w), str(self.h), PKG, version], env=self.env, stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
         self.app_call({"cmd": "screen"})
         self.drawn()
@@ -431,13 +450,14 @@ class Phone:
                     self.frame_cv.wait_for(lambda: self.frame_seq != seq or rotated.is_set(), timeout=min(left, 0.5))
                     changed = self.frame_seq != seq
                     seq = self.frame_seq
-                if not changed:
-                    continue
                 if rotated.is_set():
                     # The stand-in's simplification: a phone's screenrecord goes on, the turned
-                    # screen fitted in the same video; this one ends (status 0) before the turn.
+                    # screen fitted in the same video; this one ends (status 0) before the turn
+                    # (the turn waits for it: it ends at once, not at the next picture).
                     ending = "the display rotated"
                     break
+                if not changed:
+                    continue
                 if self.control("drop") is not None:
                     raise ConnectionAbortedError("drop")
                 if self.take_control("stream_kill"):
@@ -510,10 +530,38 @@ class Phone:
             self.drawn()
         if argv and argv[0] in JAVA_PROGRAMS:
             pause(self.costs.process())
+        stalls = bool(argv) and self.take_stall(argv[0])
+        if stalls and argv[0] == "uiautomator":
+            raise Stall(argv[0], b"")  # stalls while it dumps: nothing printed
         try:
-            return self.dispatch(argv, stdin)
+            result = self.dispatch(argv, stdin)
         except (IndexError, ValueError) as e:
             return b"", f"{argv[0]}: bad arguments ({e})\n".encode(), 1
+        if stalls:
+            raise Stall(argv[0], result[0])  # screencap half sent; input carried out, not answered
+        return result
+
+    def take_stall(self, name):
+        """Whether the `stall` fault names command `name`; if so the fault is taken (its file removed)."""
+        if (self.control("stall") or "").strip() != name:
+            return False
+        try:
+            os.remove(os.path.join(self.args.control, "stall"))
+        except OSError:
+            pass
+        return True
+
+    def stall(self, stall, stream, send):
+        """Serves a stalled command: `send` gets the first half of its output, then nothing until
+        the host closes the stream (at most 120 s: a host that never closes it is logged)."""
+        self.note("stalled " + stall.name)
+        if stall.out:
+            send(stall.out[:len(stall.out) // 2])
+        until = time.monotonic() + 120
+        with stream.cv:
+            while not stream.closed and time.monotonic() < until:
+                stream.cv.wait(0.5)
+            self.note("stall ended: " + ("the host closed the connection" if stream.closed else "not closed within 120 s"))
 
     def dispatch(self, a, stdin):
         ok = lambda text="": ((text + "\n").encode() if text else b"", b"", 0)
@@ -826,6 +874,10 @@ class Connection:
         if not argv or argv[0] != "screenrecord" or self.phone.control("no_screenrecord") is not None:
             return False
         self.phone.note(command)
+        if self.phone.take_stall("screenrecord"):
+            self.phone.stall(Stall("screenrecord", b""), stream, stream.write)
+            stream.close()
+            return True
         rec = (threading.Event(), threading.Event())
         with self.phone.frame_cv:
             self.phone.recorders.append(rec)
@@ -866,6 +918,9 @@ class Connection:
         except ConnectionAbortedError:
             self.sock.shutdown(socket.SHUT_RDWR)
             return
+        except Stall as st:
+            v2 = service.startswith("shell,") and "v2" in service.partition(":")[0].split(",")
+            self.phone.stall(st, stream, (lambda d: stream.write(packet(1, d))) if v2 else stream.write)
         except Exception as e:  # a bug of the stand-in: say so on stderr, end the stream
             print(f"standin: {service}: {e!r}", file=sys.stderr)
         stream.close()

@@ -29,7 +29,8 @@ bench_mode() {
   local broken healed ms floor wrong
   broken=$(sqlite3 "$db" "SELECT COUNT(*) $q")
   healed=$(sqlite3 "$db" "SELECT COUNT(*) $q AND json_extract(params, '\$.heal.healed') = 1 AND status = 'ok'")
-  ms=$(sqlite3 "$db" "SELECT json_extract(params, '\$.heal.ms') $q" | sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.0f", a[int((NR+1)/2)]; else print 0}')
+  ms=$(sqlite3 "$db" "SELECT json_extract(params, '\$.heal.ms') $q" | sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.0f", (a[int((NR+1)/2)] + a[int(NR/2)+1]) / 2; else print 0}')
+  local each; each=$(sqlite3 "$db" "SELECT printf('%.0f', json_extract(params, '\$.heal.ms')) $q" | tr '\n' ' ')
   floor=$(sqlite3 "$db" "SELECT locate_ms FROM steps WHERE run_id=$run AND locate_ms IS NOT NULL AND method NOT LIKE 'heal:%' AND status='ok'" |
     sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.1f", a[int((NR+1)/2)]; else print 0}')
   # A wrong click: an event of the v2 run that is not the v1 run's event at the same place.
@@ -43,7 +44,14 @@ print(sum(1 for i, e in enumerate(done) if i >= len(pairs) or pairs[i] != e))
 PY
 )
   local ratio; ratio=$(awk -v a="$ms" -v b="$floor" 'BEGIN {if (b > 0) printf "%.1f", a / b; else print "-"}')
-  echo "BENCH heal $1: lines broken $broken, healed $healed, wrong clicks $wrong, healing median ${ms} ms per broken line (${ratio}x the ${floor} ms median find of an unbroken line); run $run"
+  echo "BENCH heal $1: lines broken $broken, healed $healed, wrong clicks $wrong, healing median ${ms} ms per broken line (each: ${each% }) (${ratio}x the ${floor} ms median find of an unbroken line); run $run"
+  # Where the similarity search's time went (params.heal.phases_ms), medians over the broken lines.
+  echo "BENCH heal $1 phases (ms, median): $(sqlite3 "$db" "SELECT p.key, p.value FROM steps s, json_each(s.params, '\$.heal.phases_ms') p WHERE s.run_id=$run" |
+    python3 -c 'import sys, statistics, collections
+v = collections.defaultdict(list)
+for l in sys.stdin:
+    k, x = l.strip().split("|"); v[k].append(float(x))
+print(", ".join("%s %.0f" % (k, statistics.median(x)) for k, x in v.items()))')"
 }
 
 bench_mode no_model

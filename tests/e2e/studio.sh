@@ -62,6 +62,35 @@ grep -q '^studio_page: passed' "$OUT/adb.out" || fail "studio_page.py --case adb
 stop_studio
 cat "$OUT/chat.lua"
 grep -q '^launch "com.example.chat"' "$OUT/chat.lua" || fail "no launch line in the saved script"
+# Each tap was proven on the screen the click was on (the frame the page showed): every crop of
+# its line is found by the replay's locate, with the line's threshold, over the click point on
+# the line's own frame (<stem>_frame.jpg); and the taps after the chat opened were proven on the
+# chat, not on the list: their frame is not the first tap's, and their crops are not found over
+# the click point on the list's frame.
+covers() {  # covers "eacu locate output" X Y: found, and its box holds (X, Y)
+  sed -n 's/^FOUND .* box (\(-\?[0-9]*\),\(-\?[0-9]*\) \([0-9]*\)x\([0-9]*\)).*/\1 \2 \3 \4/p' <<<"$1" |
+    awk -v x="$2" -v y="$3" '{ ok = x >= $1 && x < $1 + $3 && y >= $2 && y < $2 + $4 } END { exit !ok }'
+}
+list_frame=
+while read -r stem x y; do
+  frame=$OUT/chat_assets/${stem}_frame.jpg
+  [ -f "$frame" ] || fail "no frame saved for $stem's line: $(cat "$OUT/chat.lua")"
+  if [ -z "$list_frame" ]; then list_frame=$frame; else
+    cmp -s "$frame" "$list_frame" && fail "$stem's line (a tap on the chat) was proven on the list's frame"
+  fi
+  while read -r crop threshold; do
+    [ -n "$crop" ] || continue
+    out=$("$EACU" locate "$frame" "$OUT/$crop" --scale 1 ${threshold:+--threshold "$threshold"} 2>&1) || true
+    covers "$out" "$x" "$y" || fail "$crop is not found over the click ($x,$y) on its own frame: $out"
+    if [ "$frame" != "$list_frame" ]; then
+      out=$("$EACU" locate "$list_frame" "$OUT/$crop" --scale 1 ${threshold:+--threshold "$threshold"} 2>&1) || true
+      grep -q FOUND <<<"$out" || fail "eacu locate: $out"
+      covers "$out" "$x" "$y" && fail "$crop (a tap on the chat) shows the list's screen at ($x,$y): $out"
+    fi
+    echo "$crop: cut from the screen the click at ($x,$y) was on"
+  done < <(grep -o "\"chat_assets/${stem}\.png\"\(, threshold = [0-9.]*\)\?" "$OUT/chat.lua" |
+             sed 's/^"\([^"]*\)"\(, threshold = \([0-9.]*\)\)\?$/\1 \3/' | sort -u)
+done < "$OUT/adb_clicks.txt"
 grep -q '^key "back"' "$OUT/chat.lua" || fail "no BACK line in the saved script"
 # A fresh stand-in: the saved script opens the chat by its tree target and comes back.
 start_more_android fresh

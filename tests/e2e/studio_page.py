@@ -39,6 +39,7 @@ class Studio:
     def __init__(self, url, page):
         self.url = url.rstrip("/")
         self.page = page
+        self.clicks = []  # the device points clicked, in order
 
     def api(self, path):
         with urllib.request.urlopen(self.url + path, timeout=30) as r:
@@ -67,7 +68,23 @@ class Studio:
             time.sleep(0.2)
         raise Fail(f"no {what} in the studio's tree within {timeout} s")
 
+    def see_newest(self, timeout=30):
+        """Waits for the page to show the screen of the newest tree (as a person acts on what
+        they see, not on what the tree says already)."""
+        end = time.monotonic() + timeout
+        seq = 0
+        while time.monotonic() < end:
+            seq = self.api("/api/studio/tree").get("seq", -1)
+            if seq != 0:
+                break
+            time.sleep(0.05)
+        if seq > 0:
+            self.wait(f"Number(document.querySelector('[data-testid=screen]').dataset.seq) >= {seq}", timeout,
+                      f"the page showing live frame {seq} (the tree's screen)")
+
     def click_device(self, x, y):
+        self.see_newest()
+        self.clicks.append((x, y))
         p = self.js(f"__studio.pagePoint({x}, {y})")
         self.page.click_at(p["x"], p["y"])
         self.js("__studio.sent()")
@@ -188,6 +205,13 @@ def adb_case(s, args):
     check(lines[2]["lua"].startswith('input "你好"'), f"the typed line: {lines[2]['lua']}")
     check("发送" in lines[3]["lua"], f"the send line: {lines[3]['lua']}")
     check(lines[4]["lua"].startswith('key "back"'), f"the BACK line: {lines[4]['lua']}")
+    # Where each tap was, by the name its files have (tap_<line id>): studio.sh checks that each
+    # saved crop is the screen the click was on (found in its own _frame.jpg at the point).
+    taps = [l for l in lines if l["action"] == "tap"]
+    check(len(taps) == len(s.clicks), f"{len(s.clicks)} clicks, {len(taps)} tap lines")
+    with open(os.path.join(args.out, "adb_clicks.txt"), "w") as f:
+        for l, (x, y) in zip(taps, s.clicks):
+            f.write(f"tap_{l['id']} {x} {y}\n")
     s.element(lambda n: n["name"] == "张三", "the chat list again")
     s.inspect_matches_tree(s.element(lambda n: n["name"] == "李四", "the row 李四"))
     path = s.save()

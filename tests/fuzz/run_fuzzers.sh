@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every fuzzer of tests/fuzz for SECONDS each (make fuzz; CI gives each 30 s: 11 fuzzers, 5.5 minutes in all), starting
+# Runs every fuzzer of tests/fuzz for SECONDS each (make fuzz; CI gives each 30 s: 13 fuzzers, 6.5 minutes in all), starting
 # from its committed seed corpus and its regressions (copied to a work corpus under BUILD, which
 # keeps growing between runs), and prints each one's executions, executions per second and
 # corpus size. A crash stops the script: the input is copied to tests/fuzz/regressions/<name>/
@@ -11,7 +11,7 @@ BUILD=$(cd "$1" && pwd); SECONDS_EACH=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(fuzz_model_answer fuzz_asset_index fuzz_keys_text fuzz_image_decode fuzz_runlog fuzz_serve_http
-  fuzz_redis_reply fuzz_cdp_message fuzz_serve_lines fuzz_agent_frames fuzz_agent_request)
+  fuzz_redis_reply fuzz_cdp_message fuzz_serve_lines fuzz_agent_frames fuzz_agent_request fuzz_adb_protocol fuzz_uiautomator_xml)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 total=0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test-sanitize: the suite of a sanitizer build (ASan + UBSan, cmake/Sanitize.cmake) without
-# the corpus accuracy tests and tests labelled `timing`. Every process of the suite (eacu runs,
+# the corpus accuracy tests and tests labelled `timing` or `long` (a long test whose code the
+# sanitized suite runs in shorter tests). Every process of the suite (eacu runs,
 # the workers and REPLs the tests start, the unit tests) writes its sanitizer reports to
 # BUILD/sanitizer-logs/, so that a finding in a child whose exit status a test does not check
 # still fails the suite: any report there is printed and the script exits 1.
@@ -15,7 +16,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 start=$(date +%s)
 rc=0
-(cd "$BUILD" && ctest --output-on-failure -j"${JOBS:-2}" -LE timing -E '^corpus_' "$@") || rc=$?
+(cd "$BUILD" && ctest --output-on-failure -j"${JOBS:-2}" -LE 'timing|long' -E '^corpus_' "$@") || rc=$?
 # A report is a file with an error or a summary in it; anything else there is a sanitizer's
 # warning (LeakSanitizer's "Running thread ... was not suspended" when a process exits while a
 # thread is being created), shown but not a finding.

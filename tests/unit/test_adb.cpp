@@ -2,13 +2,23 @@
 // `input text` escaping, uiautomator XML, and a server that is not there.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <memory>
 #include <string>
 
+#include "base/Clock.h"
 #include "device/Device.h"
+#include "device/DeviceWait.h"
 #include "device/DeviceFactory.h"
 #include "device/adb/AdbClient.h"
 #include "device/adb/AdbDevice.h"
 #include "device/adb/AdbKeys.h"
+#include "device/adb/AdbProtocol.h"
+#include "device/adb/RawScreencap.h"
 #include "device/adb/UiautomatorXml.h"
 #include "step/A11yTarget.h"
 
@@ -159,4 +169,91 @@ TEST_CASE("explainAdbState: offline and unauthorized explained", "[adb]") {
     CHECK(explainAdbState("device").empty());
     CHECK_THAT(explainAdbState("unauthorized"), Catch::Contains("Allow USB debugging"));
     CHECK_THAT(explainAdbState("offline"), Catch::Contains("adb reconnect"));
+}
+
+namespace {
+ByteReader bufferReader(std::string bytes) { return bytesReader(std::move(bytes), "test"); }
+}  // namespace
+
+TEST_CASE("adb host protocol: OKAY, FAIL with its reason, hex lengths", "[adb]") {
+    CHECK(parseHex4("001a") == 26);
+    CHECK(parseHex4("FFFF") == 65535);
+    CHECK(parseHex4("-001") == -1);
+    CHECK(parseHex4(" 1a2") == -1);
+    CHECK(parseHex4("12") == -1);
+    CHECK_NOTHROW(readHostStatus(bufferReader("OKAY"), "adb s", "host:version"));
+    CHECK_THROWS_WITH(readHostStatus(bufferReader("FAIL0010device not found"), "adb s", "host:transport:s"),
+                      "adb s: host:transport:s: device not found");
+    CHECK_THROWS_WITH(readHostStatus(bufferReader("FAIL+010device"), "adb s", "r"),
+                      Catch::Contains("expected 4 hex digits of length") && Catch::Contains("+010"));
+    CHECK_THROWS_WITH(readHostStatus(bufferReader("OK\x01Y"), "adb s", "r"),
+                      Catch::Contains("expected OKAY or FAIL") && Catch::Contains("OK\\x01Y"));
+    CHECK(readHostFramed(bufferReader("0003abc"), "adb server") == "abc");
+}
+
+TEST_CASE("adb shell v2 and sync framing: cut packets wait, oversized ones are refused", "[adb]") {
+    std::string buf = std::string("\x01\x02\0\0\0ab", 7) + std::string("\x01\x05\0\0\0cd", 7);
+    std::vector<ShellPacket> p = takeShellPackets(buf, "adb s");
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].data == "ab");
+    CHECK(buf.size() == 7);  // the cut packet stays
+    buf = std::string("\x01\xff\xff\xff\xff", 5);
+    CHECK_THROWS_WITH(takeShellPackets(buf, "adb s"), Catch::Contains("at most 1 MiB"));
+    const std::string data = "DATA" + le32Bytes(3) + "abc" + "DATA" + le32Bytes(1) + "d" + "DONE" + le32Bytes(0);
+    CHECK(readSyncRecv(bufferReader(data), "adb s: pull f") == "abcd");
+    CHECK_THROWS_WITH(readSyncRecv(bufferReader("FAIL" + le32Bytes(7) + "no file"), "adb s: pull f"),
+                      "adb s: pull f: no file");
+    CHECK_THROWS_WITH(readSyncRecv(bufferReader("DATA" + le32Bytes(1u << 30)), "adb s: pull f"),
+                      Catch::Contains("at most 64 KiB"));
+    CHECK(readSyncStat(bufferReader("STAT" + le32Bytes(0100644) + le32Bytes(5) + le32Bytes(0)), "s") == 0100644);
+    CHECK_THROWS_WITH(readSyncDone(bufferReader("WHAT" + le32Bytes(0)), "adb s: push f"), Catch::Contains("expected OKAY"));
+}
+
+TEST_CASE("raw screencap: a header that does not fit the bytes gives no frame", "[adb]") {
+    std::string ok = le32Bytes(2) + le32Bytes(1) + le32Bytes(1) + le32Bytes(0) + std::string(8, '\x7f');
+    CHECK(decodeRawScreencap(ok).width() == 2);
+    CHECK(decodeRawScreencap(le32Bytes(0xffffffff) + le32Bytes(0xffffffff) + le32Bytes(1) + le32Bytes(0)).empty());
+    CHECK(decodeRawScreencap(le32Bytes(2) + le32Bytes(1) + le32Bytes(7) + le32Bytes(0) + std::string(8, '\0')).empty());
+    CHECK(decodeRawScreencap("short").empty());
+}
+
+TEST_CASE("adb connection: a server that accepts and never answers ends the request at its bound", "[adb]") {
+    const int srv = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(srv, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(srv, 4) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(srv, reinterpret_cast<sockaddr*>(&a), &len);
+    const double t0 = monotonicSeconds();
+    // The kernel accepts the connection; nobody reads or answers it.
+    CHECK_THROWS_AS(AdbClient("emu", ntohs(a.sin_port)).exec("screencap", 0.4), DeviceStalled);
+    try {
+        AdbClient("emu", ntohs(a.sin_port)).exec("screencap", 0.4);
+    } catch (const DeviceStalled& e) {
+        CHECK_THAT(e.what(), Catch::StartsWith("adb emu: screencap: no answer within 0.") &&
+                                 Catch::Contains("(its own limit)"));
+    }
+    CHECK(monotonicSeconds() - t0 < 2);
+    ::close(srv);
+}
+
+TEST_CASE("uiautomator XML: bounds that overflow or are not corners give no bounds", "[adb]") {
+    auto boundsOf = [](const std::string& b) {
+        const A11yElement root = parseUiautomatorXml(
+            "<hierarchy rotation=\"0\"><node class=\"android.widget.Button\" package=\"p\" bounds=\"" + b + "\" /></hierarchy>",
+            A11yScope{});
+        REQUIRE(root.children.size() == 1);
+        REQUIRE(root.children[0].children.size() == 1);
+        return root.children[0].children[0].bounds;
+    };
+    CHECK(boundsOf("[10,20][110,70]") == Rect{10, 20, 100, 50});
+    CHECK(boundsOf("[-20,0][10,10]") == Rect{-20, 0, 30, 10});
+    CHECK(boundsOf("[-2000000000,0][2000000000,10]").empty());  // its width overflows an int
+    CHECK(boundsOf("[0,0][99999999999,10]").empty());            // a corner no int holds
+    CHECK(boundsOf("[0,0][40000,40000]").empty());               // its area would overflow
+    CHECK(boundsOf("[0,0][10,10").empty());
+    CHECK(boundsOf("[0,0][10,10]x").empty());
+    CHECK(boundsOf("[10,10][0,0]").empty());
 }

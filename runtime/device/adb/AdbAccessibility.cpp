@@ -1,9 +1,11 @@
 #include "device/adb/AdbAccessibility.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "base/Clock.h"
 #include "base/Format.h"
+#include "base/IoDeadline.h"
 #include "base/Utf8.h"
 #include "device/adb/AdbDevice.h"
 #include "device/adb/UiautomatorXml.h"
@@ -12,6 +14,18 @@ namespace eacu {
 
 namespace {
 constexpr const char* kDumpPath = "/sdcard/eacu_window_dump.xml";
+// Seconds a dump (and its pull) may take on its own: a phone's uiautomator waits up to 10 s for
+// an idle screen, then walks the tree.
+constexpr double kDumpTimeout = 30;
+// Sleeps `seconds`, ended by the thread's cancel token (Cancelled).
+void sleepChecked(double seconds) {
+    const double until = monotonicSeconds() + seconds;
+    for (double left = seconds; left > 0; left = until - monotonicSeconds()) {
+        ioCheckCancel();
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
+    }
+    ioCheckCancel();
+}
 }
 
 AdbAccessibility::AdbAccessibility(AdbDevice& device) : device_(device) {}
@@ -43,23 +57,31 @@ A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
     AdbScreenMark mark = device_.lastMark();
     if (mark.inputs != device_.inputs()) mark = {};
     const double t0 = monotonicSeconds();
+    // The retries end at the scope's deadline or the thread's IoBound (the step's deadline),
+    // whichever comes first; each dump is bounded the same way by its connection.
+    std::string bound_by;
+    const double io_end = ioWaitEnd(scope.deadline > 0 ? scope.deadline - t0 : kDumpTimeout, &bound_by);
+    const double end = scope.deadline > 0 ? std::min(scope.deadline, io_end) : io_end;
     std::string last;
     for (int attempt = 1;; ++attempt) {
-        AdbShellResult r = device_.client().shell(std::string("uiautomator dump ") + kDumpPath, 30);
+        AdbShellResult r = device_.client().shell(std::string("uiautomator dump ") + kDumpPath, kDumpTimeout);
         last = r.out + r.err;
         while (!last.empty() && (last.back() == '\n' || last.back() == '\r' || last.back() == ' ')) last.pop_back();
         if (last.find("dumped to") != std::string::npos) break;
         const double now = monotonicSeconds();
-        if (now + 0.3 >= scope.deadline)
+        if (now + 0.3 >= end)
             throw DeviceError("adb " + serial + ": uiautomator dump gave no tree after " + std::to_string(attempt) +
-                              (attempt == 1 ? " attempt" : " attempts") + " in " + fixed(now - t0, 1) +
-                              " s (the step's deadline): \"" + clipUtf8(last, 200) + "\"" +
+                              (attempt == 1 ? " attempt" : " attempts") + " in " + fixed(now - t0, 1) + " s (" +
+                              (scope.deadline > 0 && scope.deadline <= io_end ? "the step's deadline"
+                               : bound_by.empty()                             ? "its own limit"
+                                                                              : bound_by) +
+                              "): \"" + clipUtf8(last, 200) + "\"" +
                               (last.find("idle state") != std::string::npos
                                    ? " (the screen kept animating; uiautomator waits for it to be idle)"
                                    : ""));
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        sleepChecked(0.3);
     }
-    last_dump_ = device_.client().pull(kDumpPath, 30);
+    last_dump_ = device_.client().pull(kDumpPath, kDumpTimeout);
     const double took = monotonicSeconds() - t0;
     dump_s_ = dump_s_ > 0 ? 0.7 * dump_s_ + 0.3 * took : took;
     dump_mark_ = mark;

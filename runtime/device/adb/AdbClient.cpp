@@ -12,13 +12,22 @@ namespace {
 constexpr char kShellStdin = 0, kShellStdout = 1, kShellStderr = 2, kShellExit = 3;
 
 std::string packet(char id, const std::string& data) {
-    return std::string(1, id) + AdbConnection::le32(static_cast<uint32_t>(data.size())) + data;
+    return std::string(1, id) + le32Bytes(static_cast<uint32_t>(data.size())) + data;
 }
 
 std::string syncRequest(const char* id, const std::string& data) {
-    return std::string(id, 4) + AdbConnection::le32(static_cast<uint32_t>(data.size())) + data;
+    return std::string(id, 4) + le32Bytes(static_cast<uint32_t>(data.size())) + data;
 }
 
+// The operation a service names in errors: the command of exec: and shell...: ("screencap"),
+// else the service ("sync:").
+std::string operationOf(const std::string& service) {
+    if (service.rfind("exec:", 0) == 0 || service.rfind("shell", 0) == 0) {
+        const size_t colon = service.find(':');
+        if (colon + 1 < service.size()) return service.substr(colon + 1);
+    }
+    return service;
+}
 }  // namespace
 
 std::string shellQuote(const std::string& s) {
@@ -76,8 +85,11 @@ AdbClient::AdbClient(std::string serial, int port) : serial_(std::move(serial)),
 
 std::unique_ptr<AdbConnection> AdbClient::open(const std::string& service, double timeout) const {
     auto c = std::make_unique<AdbConnection>(port_, "adb " + serial_, timeout);
+    c->begin(operationOf(service));  // one bound for the transport, the service and its answer
     try {
         c->request("host:transport:" + serial_);
+    } catch (const DeviceStalled&) {
+        throw;  // the server did not answer in time: a stall, not a refusal
     } catch (const DeviceError& e) {
         std::string m = e.what();
         for (const char* state : {"offline", "unauthorized"})
@@ -93,69 +105,55 @@ std::string AdbClient::exec(const std::string& command, double timeout) const {
     return open("exec:" + command, timeout)->readAll();
 }
 
-AdbShellResult AdbClient::parseShellV2(const std::string& s) {
+namespace {
+// The output of a finished shell v2 stream; `what` names it in errors.
+AdbShellResult collectShellV2(std::string stream, const std::string& what) {
     AdbShellResult r;
     r.exit_code = -1;
-    size_t i = 0;
-    while (i + 5 <= s.size()) {
-        char id = s[i];
-        uint32_t n = AdbConnection::le32(s.data() + i + 1);
-        if (i + 5 + n > s.size()) break;
-        std::string data = s.substr(i + 5, n);
-        if (id == kShellStdout) r.out += data;
-        else if (id == kShellStderr) r.err += data;
-        else if (id == kShellExit && !data.empty()) r.exit_code = static_cast<unsigned char>(data[0]);
-        i += 5 + n;
+    for (const ShellPacket& p : takeShellPackets(stream, what)) {
+        if (p.id == kShellStdout) r.out += p.data;
+        else if (p.id == kShellStderr) r.err += p.data;
+        else if (p.id == kShellExit && !p.data.empty()) r.exit_code = static_cast<unsigned char>(p.data[0]);
     }
     return r;
 }
+}  // namespace
+
+AdbShellResult AdbClient::parseShellV2(const std::string& s) { return collectShellV2(s, "shell v2"); }
 
 AdbShellResult AdbClient::shell(const std::string& command, double timeout) const {
-    return parseShellV2(open("shell,v2,raw:" + command, timeout)->readAll());
+    return collectShellV2(open("shell,v2,raw:" + command, timeout)->readAll(), "adb " + serial_ + ": " + command);
 }
 
 uint32_t AdbClient::statMode(const std::string& path, double timeout) const {
     auto c = open("sync:", timeout);
+    c->begin("sync STAT " + path);
     c->write(syncRequest("STAT", path));
-    std::string r = c->readExact(16);
-    if (r.compare(0, 4, "STAT") != 0)
-        throw DeviceError("adb " + serial_ + ": sync STAT " + path + ": expected STAT, got \"" + r.substr(0, 4) + "\"");
+    const uint32_t mode = readSyncStat(c->reader(), "adb " + serial_ + ": sync STAT " + path);
     c->write(syncRequest("QUIT", ""));
-    return AdbConnection::le32(r.data() + 4);
+    return mode;
 }
 
 std::string AdbClient::pull(const std::string& path, double timeout) const {
     auto c = open("sync:", timeout);
+    c->begin("pull " + path);
     c->write(syncRequest("RECV", path));
-    std::string data;
-    for (;;) {
-        std::string head = c->readExact(8);
-        uint32_t n = AdbConnection::le32(head.data() + 4);
-        std::string id = head.substr(0, 4);
-        if (id == "DONE") break;
-        if (id == "FAIL") throw DeviceError("adb " + serial_ + ": pull " + path + ": " + c->readExact(n));
-        if (id != "DATA")
-            throw DeviceError("adb " + serial_ + ": pull " + path + ": expected DATA, DONE or FAIL, got \"" + id + "\"");
-        data += c->readExact(n);
-    }
+    std::string data = readSyncRecv(c->reader(), "adb " + serial_ + ": pull " + path);
     c->write(syncRequest("QUIT", ""));
     return data;
 }
 
 void AdbClient::push(const std::string& data, const std::string& path, uint32_t mode, double timeout) const {
     auto c = open("sync:", timeout);
+    c->begin("push " + path);
     std::string out = syncRequest("SEND", path + "," + std::to_string(mode));
     for (size_t off = 0; off < data.size() || off == 0; off += 65536) {
         out += syncRequest("DATA", data.substr(off, 65536));
         if (data.empty()) break;
     }
-    out += "DONE" + AdbConnection::le32(static_cast<uint32_t>(std::time(nullptr)));
+    out += "DONE" + le32Bytes(static_cast<uint32_t>(std::time(nullptr)));
     c->write(out);
-    std::string head = c->readExact(8);
-    uint32_t n = AdbConnection::le32(head.data() + 4);
-    if (head.compare(0, 4, "OKAY") != 0)
-        throw DeviceError("adb " + serial_ + ": push " + path + ": " +
-                          (head.compare(0, 4, "FAIL") == 0 ? c->readExact(n) : "expected OKAY, got \"" + head.substr(0, 4) + "\""));
+    readSyncDone(c->reader(), "adb " + serial_ + ": push " + path);
     c->write(syncRequest("QUIT", ""));
 }
 
@@ -170,7 +168,7 @@ void AdbShell::ensureOpen() {
 
 AdbShellResult AdbShell::run(const std::string& command, double timeout) {
     ensureOpen();
-    conn_->setTimeout(timeout);
+    conn_->begin(command, timeout);
     std::string marker = "__eacu_done_" + std::to_string(++serial_no_) + "_";
     AdbShellResult r;
     try {
@@ -185,22 +183,19 @@ AdbShellResult AdbShell::run(const std::string& command, double timeout) {
                     return r;
                 }
             }
-            while (pending_.size() < 5 || pending_.size() < 5 + AdbConnection::le32(pending_.data() + 1)) {
-                std::string more = conn_->readSome();
-                if (more.empty()) throw DeviceError("adb " + client_.serial() + ": the input shell ended (the device went away?)");
-                pending_ += more;
+            std::string more = conn_->readSome();
+            if (more.empty()) throw DeviceError("adb " + client_.serial() + ": the input shell ended (the device went away?)");
+            pending_ += more;
+            for (const ShellPacket& p : takeShellPackets(pending_, "adb " + client_.serial() + ": the input shell")) {
+                if (p.id == kShellStdout) r.out += p.data;
+                else if (p.id == kShellStderr) r.err += p.data;
+                else if (p.id == kShellExit)
+                    throw DeviceError("adb " + client_.serial() + ": the input shell exited (status " +
+                                      std::to_string(p.data.empty() ? -1 : static_cast<unsigned char>(p.data[0])) + ")");
             }
-            uint32_t n = AdbConnection::le32(pending_.data() + 1);
-            char id = pending_[0];
-            std::string data = pending_.substr(5, n);
-            pending_.erase(0, 5 + n);
-            if (id == kShellStdout) r.out += data;
-            else if (id == kShellStderr) r.err += data;
-            else if (id == kShellExit)
-                throw DeviceError("adb " + client_.serial() + ": the input shell exited (status " +
-                                  std::to_string(data.empty() ? -1 : static_cast<unsigned char>(data[0])) + ")");
         }
-    } catch (const DeviceError&) {
+    } catch (...) {
+        // A stall, a cancel or a broken stream: the shell's state is unknown, the next run opens a new one.
         conn_.reset();
         throw;
     }

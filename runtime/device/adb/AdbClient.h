@@ -36,7 +36,9 @@ struct AdbShellResult {
 
 /// Services of the device `serial` through the adb server on `port`. Each call opens its own
 /// connection (host:transport:SERIAL, then the service) and waits at most `timeout` seconds for
-/// each read; errors are DeviceError("adb SERIAL: ...").
+/// the whole answer, ended sooner by the thread's IoBound (the step's deadline) and cancel token:
+/// a stall throws DeviceStalled ("adb SERIAL: screencap: no answer within 5.0 s (...)"), a
+/// cancel Cancelled; other errors are DeviceError("adb SERIAL: ...").
 class AdbClient {
 public:
     explicit AdbClient(std::string serial, int port = adbServerPort());
@@ -58,7 +60,8 @@ public:
     /// sync: SEND: writes `data` to `path` with `mode` (e.g. 0644), in chunks of 64 KiB.
     void push(const std::string& data, const std::string& path, uint32_t mode = 0644, double timeout = 20) const;
 
-    /// Parses the packets of a finished shell v2 stream (1-byte id, u32 LE length, payload).
+    /// Parses the packets of a finished shell v2 stream (1-byte id, u32 LE length, payload); a
+    /// cut last packet is ignored. Throws DeviceError when one announces over kMaxShellPacket.
     static AdbShellResult parseShellV2(const std::string& stream);
 
 private:
@@ -75,8 +78,9 @@ public:
     explicit AdbShell(const AdbClient& client);
     ~AdbShell();
     /// Runs `command` (one sh command line, no newline) and returns its stdout and exit status.
-    /// Throws DeviceError("adb SERIAL: ...") when the shell is gone or does not answer within
-    /// `timeout` seconds (the session is then dropped; the next run opens a new one).
+    /// Throws DeviceError("adb SERIAL: ...") when the shell is gone, DeviceStalled when it does
+    /// not answer within `timeout` seconds or the thread's IoBound, Cancelled on a cancel (the
+    /// session is then dropped; the next run opens a new one).
     AdbShellResult run(const std::string& command, double timeout = 20);
 
 private:

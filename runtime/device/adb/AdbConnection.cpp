@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "base/Clock.h"
 #include "device/Device.h"
 
 namespace eacu {
@@ -28,14 +27,30 @@ int adbServerPort() {
 }
 
 AdbConnection::AdbConnection(int port, std::string what, double timeout) : what_(std::move(what)), timeout_(timeout) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    begin("connect");
+    // Non-blocking: a connect, a read and a write each wait through waitFor (the request's bound).
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd_ < 0) throw DeviceError(what_ + ": socket: " + std::strerror(errno));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<uint16_t>(port));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int e = 0;
     if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        int e = errno;
+        e = errno;
+        if (e == EINPROGRESS) {
+            try {
+                waitFor(POLLOUT);
+            } catch (...) {
+                if (fd_ >= 0) ::close(fd_);
+                fd_ = -1;
+                throw;
+            }
+            socklen_t len = sizeof e;
+            ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &e, &len);
+        }
+    }
+    if (e != 0) {
         ::close(fd_);
         fd_ = -1;
         throw DeviceError(what_ + ": no adb server on 127.0.0.1:" + std::to_string(port) + " (" + std::strerror(e) +
@@ -49,29 +64,27 @@ AdbConnection::~AdbConnection() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-uint32_t AdbConnection::le32(const char* p) {
-    const auto* u = reinterpret_cast<const unsigned char*>(p);
-    return uint32_t(u[0]) | uint32_t(u[1]) << 8 | uint32_t(u[2]) << 16 | uint32_t(u[3]) << 24;
+void AdbConnection::begin(const std::string& operation, double seconds) {
+    wait_.emplace(what_, operation, seconds < 0 ? timeout_ : seconds);
 }
 
-std::string AdbConnection::le32(uint32_t v) {
-    std::string s(4, '\0');
-    for (int i = 0; i < 4; ++i) s[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-    return s;
+void AdbConnection::stalled(const char* what) {
+    // The answer may be half read: the socket cannot serve another request.
+    DeviceStalled e = wait_->expired(what);
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    throw e;
 }
 
 void AdbConnection::waitFor(short events) {
+    if (fd_ < 0) throw DeviceError(what_ + ": the connection was closed after a stall");
     pollfd p{fd_, events, 0};
-    int ms = timeout_ <= 0 ? -1 : static_cast<int>(timeout_ * 1000);
     for (;;) {
-        int r = ::poll(&p, 1, ms);
+        const double left = wait_->slice();  // Cancelled when the run is stopped
+        if (left <= 0) stalled(events == POLLOUT ? "no progress sending" : "no answer");
+        int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
         if (r > 0) return;
-        if (r == 0) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.1f", timeout_);
-            throw DeviceError(what_ + ": no answer from the adb server within " + buf + " s");
-        }
-        if (errno != EINTR) throw DeviceError(what_ + ": poll: " + std::strerror(errno));
+        if (r < 0 && errno != EINTR) throw DeviceError(what_ + ": poll: " + std::strerror(errno));
     }
 }
 
@@ -89,6 +102,7 @@ void AdbConnection::write(const std::string& bytes) {
 }
 
 bool AdbConnection::readable(double seconds) {
+    if (fd_ < 0) return true;  // the next read says why
     pollfd p{fd_, POLLIN, 0};
     const int r = ::poll(&p, 1, static_cast<int>(seconds * 1000));
     if (r < 0 && errno != EINTR) throw DeviceError(what_ + ": poll: " + std::strerror(errno));
@@ -101,6 +115,10 @@ std::string AdbConnection::readSome(size_t max) {
     for (;;) {
         ssize_t n = ::recv(fd_, buf.data(), max, 0);
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            waitFor(POLLIN);
+            continue;
+        }
         if (n < 0) throw DeviceError(what_ + ": the connection was closed (" + std::strerror(errno) + ")");
         buf.resize(static_cast<size_t>(n));
         return buf;
@@ -129,23 +147,18 @@ std::string AdbConnection::readAll() {
     }
 }
 
-std::string AdbConnection::readFramed() {
-    std::string len = readExact(4);
-    char* end = nullptr;
-    unsigned long n = std::strtoul(len.c_str(), &end, 16);
-    if (end != len.c_str() + 4)
-        throw DeviceError(what_ + ": expected 4 hex digits of length from the adb server, got \"" + len + "\"");
-    return readExact(n);
+ByteReader AdbConnection::reader() {
+    return [this](size_t n) { return readExact(n); };
 }
 
+std::string AdbConnection::readFramed() { return readHostFramed(reader(), what_); }
+
 void AdbConnection::request(const std::string& req) {
+    if (req.size() > 0xffff) throw DeviceError(what_ + ": a request longer than 65535 bytes: \"" + req.substr(0, 60) + "...\"");
     char head[5];
     std::snprintf(head, sizeof head, "%04zx", req.size());
     write(std::string(head, 4) + req);
-    std::string status = readExact(4);
-    if (status == "OKAY") return;
-    if (status == "FAIL") throw DeviceError(what_ + ": " + req + ": " + readFramed());
-    throw DeviceError(what_ + ": expected OKAY or FAIL from the adb server for \"" + req + "\", got \"" + status + "\"");
+    readHostStatus(reader(), what_, req);
 }
 
 }  // namespace eacu

@@ -16,10 +16,13 @@
 
 #include "base/Base64.h"
 #include "base/Clock.h"
+#include "base/Format.h"
+#include "base/IoDeadline.h"
 #include "base/ImageDecode.h"
 #include "base/Utf8.h"
 #include "device/adb/AdbAccessibility.h"
 #include "device/adb/AdbKeys.h"
+#include "device/adb/RawScreencap.h"
 
 namespace eacu {
 
@@ -162,24 +165,10 @@ std::string AdbDevice::describe() const {
            std::to_string(info_.sdk) + ")";
 }
 
-Frame AdbDevice::decodeRaw(const std::string& bytes) {
-    if (bytes.size() < 12) return {};
-    uint32_t w = AdbConnection::le32(bytes.data()), h = AdbConnection::le32(bytes.data() + 4);
-    uint32_t format = AdbConnection::le32(bytes.data() + 8);
-    uint64_t pixels = uint64_t(w) * h * 4;
-    if (w == 0 || h == 0 || w > 16384 || h > 16384 || bytes.size() < pixels) return {};
-    uint64_t header = bytes.size() - pixels;
-    if ((header != 12 && header != 16) || (format != 1 && format != 2)) return {};  // RGBA_8888, RGBX_8888
-    cv::Mat rgba(static_cast<int>(h), static_cast<int>(w), CV_8UC4, const_cast<char*>(bytes.data() + header));
-    Frame f;
-    cv::cvtColor(rgba, f.bgr, cv::COLOR_RGBA2BGR);
-    return f;
-}
-
 Frame AdbDevice::captureRaw() {
     Frame f;
     if (raw_capture_) {
-        f = decodeRaw(client_.exec("screencap", 20));
+        f = decodeRawScreencap(client_.exec("screencap", 20));
         if (f.empty()) raw_capture_ = false;  // an unknown pixel format: PNG from now on
         else ++counts_.raw;
     }
@@ -323,7 +312,7 @@ Frame AdbDevice::captureLive() {
     const double t0 = monotonicSeconds();
     auto mean = [](std::atomic<double>& m, double took) { m = m > 0 ? 0.7 * m + 0.3 * took : took; };
     if (use_raw) {
-        Frame f = decodeRaw(client_.exec("screencap", 20));
+        Frame f = decodeRawScreencap(client_.exec("screencap", 20));
         if (!f.empty()) {
             mean(live_raw_s_, monotonicSeconds() - t0);
             f.timestamp = wallSeconds();
@@ -406,7 +395,8 @@ void AdbDevice::selectAdbKeyboard() {
     if (current == kAdbKeyboard) return;
     run(std::string("ime set ") + kAdbKeyboard);
     // The keyboard binds to the input a moment after `ime set`: a broadcast before that is lost.
-    const double deadline = monotonicSeconds() + 5;
+    // 5 s of its own, never past the step's deadline (IoBound).
+    const double t0 = monotonicSeconds(), deadline = ioWaitEnd(5);
     std::string bound;
     for (;;) {
         bound = shell_.run("dumpsys input_method | grep -m1 mCurMethodId").out;
@@ -415,7 +405,9 @@ void AdbDevice::selectAdbKeyboard() {
         if (bound.find("mCurMethodId") == std::string::npos) return;
         if (monotonicSeconds() + 0.1 > deadline)
             throw DeviceError("adb " + client_.serial() + ": ADBKeyBoard was selected (`ime set " + kAdbKeyboard +
-                              "`) but the input method is still \"" + bound.substr(0, 200) + "\" after 5 s");
+                              "`) but the input method is still \"" + bound.substr(0, 200) + "\" after " +
+                              fixed(monotonicSeconds() - t0, 1) + " s");
+        ioCheckCancel();
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }
@@ -460,7 +452,8 @@ void AdbDevice::typeSecret(const std::string& utf8) {
 }
 
 void AdbDevice::checkTyped(const std::string& utf8) {
-    const double deadline = monotonicSeconds() + 10;
+    // 10 s of its own, never past the step's deadline (IoBound).
+    const double t0 = monotonicSeconds(), deadline = ioWaitEnd(10);
     for (;;) {
         A11yScope scope;
         scope.deadline = deadline;
@@ -468,9 +461,11 @@ void AdbDevice::checkTyped(const std::string& utf8) {
         const A11yElement* field = focusedField(root);
         if (field && field->name.find(utf8) != std::string::npos) return;
         if (monotonicSeconds() + 0.2 > deadline)
-            throw DeviceError("adb " + client_.serial() + ": the text sent through ADBKeyBoard did not arrive within 10 s: " +
+            throw DeviceError("adb " + client_.serial() + ": the text sent through ADBKeyBoard did not arrive within " +
+                              fixed(monotonicSeconds() - t0, 1) + " s: " +
                               (field ? "the focused field holds \"" + clipUtf8(field->name, 80) + "\""
                                      : std::string("no text field has the focus in the tree (tap the field first)")));
+        ioCheckCancel();
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
 }

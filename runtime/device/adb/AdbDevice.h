@@ -170,7 +170,6 @@ public:
 
 private:
     explicit AdbDevice(AdbClient client);
-    static Frame decodeRaw(const std::string& bytes);
     // One raw screencap (PNG when raw does not decode), timestamps set.
     Frame captureRaw();
     // The stream's newest picture, or a raw frame (first, stale check, fallback); see capture().

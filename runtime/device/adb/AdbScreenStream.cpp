@@ -5,7 +5,9 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "base/Cancel.h"
 #include "base/Clock.h"
+#include "base/IoDeadline.h"
 #include "device/Device.h"
 #include "device/adb/H264Decoder.h"
 
@@ -14,6 +16,7 @@ namespace eacu {
 struct AdbScreenStream::Run {
     std::thread thread;
     std::atomic<bool> stop{false}, ended{false};
+    CancelToken cancel;  // cancelled with `stop`: ends the reader's waits on the device at once
     std::atomic<long> pictures{0};
     double started = 0;
     int exit_code = -1;  // screenrecord's status (-1: none came)
@@ -109,7 +112,7 @@ void AdbScreenStream::supervise() {
         if (restart_) {
             restart_ = false;
             ++restarts_;
-            for (auto& r : running_) r->stop = true;
+            for (auto& r : running_) stopRun(*r);
             continue;
         }
         if (!run->ended) continue;  // the limit is near: a new run now, this one streams on to its end
@@ -127,13 +130,21 @@ void AdbScreenStream::supervise() {
         }
         if (!at_limit) ++restarts_;
     }
-    for (auto& r : running_) r->stop = true;
+    for (auto& r : running_) stopRun(*r);
     for (auto& r : running_)
         if (r->thread.joinable()) r->thread.join();
     running_.clear();
 }
 
+void AdbScreenStream::stopRun(Run& run) {
+    run.stop = true;
+    run.cancel.cancel("the stream stopped");
+}
+
 void AdbScreenStream::read(Run& run) {
+    // The reader's waits on the device (the connection's open, a read) end when the run is
+    // stopped, not at their timeouts: a stalled device does not hold up the destructor.
+    IoDeadlineScope bound(0, &run.cancel, "");
     try {
         std::unique_ptr<AdbConnection> conn = client_.open(command_, 10);
         H264Decoder decoder;
@@ -144,22 +155,16 @@ void AdbScreenStream::read(Run& run) {
                 if (stop_ || run.stop) break;
             }
             if (!conn->readable(0.2)) continue;
+            conn->begin("screenrecord");  // bytes are there: a read that stalls from here is bounded
             const std::string more = conn->readSome(1 << 20);
             if (more.empty()) break;
             buf += more;
-            // shell v2 packets: 1-byte id (1 stdout, 2 stderr, 3 exit status), u32 LE length.
             std::string video;
-            size_t i = 0;
-            while (i + 5 <= buf.size()) {
-                const uint32_t n = AdbConnection::le32(buf.data() + i + 1);
-                if (i + 5 + n > buf.size()) break;
-                const char id = buf[i];
-                if (id == 1) video.append(buf, i + 5, n);
-                else if (id == 2) run.error.append(buf, i + 5, n);
-                else if (id == 3 && n > 0) run.exit_code = static_cast<unsigned char>(buf[i + 5]);
-                i += 5 + n;
+            for (const ShellPacket& p : takeShellPackets(buf, "adb " + client_.serial() + ": screenrecord")) {
+                if (p.id == 1) video += p.data;
+                else if (p.id == 2) run.error += p.data;
+                else if (p.id == 3 && !p.data.empty()) run.exit_code = static_cast<unsigned char>(p.data[0]);
             }
-            buf.erase(0, i);
             // The sender paused 30 ms at the end of a packet: screenrecord writes each encoded
             // picture at once, so the bytes end at a NAL unit's end (a picture that fills the
             // pipe on the phone comes in several packets, back to back).
@@ -173,6 +178,8 @@ void AdbScreenStream::read(Run& run) {
                 break;
             }
         }
+    } catch (const Cancelled&) {
+        // Stopped: not a failure of the stream.
     } catch (const std::exception& e) {
         run.error = e.what();
     }

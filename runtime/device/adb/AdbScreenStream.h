@@ -78,6 +78,7 @@ private:
     struct Run;
     void supervise();
     void read(Run& run);
+    static void stopRun(Run& run);
     void publish(const cv::Mat& video);
 
     AdbClient client_;

@@ -1,6 +1,7 @@
 #include "device/adb/UiautomatorXml.h"
 
-#include <cstdio>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -22,6 +23,32 @@ std::string attr(xmlNode* n, const char* name) {
 
 bool isNode(xmlNode* n) { return n->type == XML_ELEMENT_NODE && std::strcmp(reinterpret_cast<const char*>(n->name), "node") == 0; }
 
+// The largest |coordinate| and side taken from a dump: uiautomator gives bounds clipped to the
+// screen, and a screen's side is at most 16384 (the raw screencap's limit); 2^15 leaves room
+// and keeps a side (x2 - x1) and an area (w * h, Rect::area) within an int.
+constexpr int64_t kMaxCoordinate = 1 << 15;
+
+// uiautomator's bounds "[x1,y1][x2,y2]" (corners, x2/y2 exclusive) as a Rect; an empty Rect when
+// they are not that, not of positive size, or a corner or a side is over kMaxCoordinate (a
+// hostile dump's "[-2000000000,0][2000000000,1]", whose width would overflow an int).
+Rect parseBounds(const std::string& s) {
+    int64_t v[4] = {};
+    const char* p = s.data();
+    const char* const end = s.data() + s.size();
+    for (int i = 0; i < 4; ++i) {
+        const char want = i % 2 == 0 ? '[' : ',';
+        if (p == end || *p++ != want) return {};
+        const auto [next, ec] = std::from_chars(p, end, v[i]);
+        if (ec != std::errc() || v[i] < -kMaxCoordinate || v[i] > kMaxCoordinate) return {};
+        p = next;
+        if (i % 2 == 1 && (p == end || *p++ != ']')) return {};
+    }
+    if (p != end) return {};
+    const int64_t w = v[2] - v[0], h = v[3] - v[1];
+    if (w <= 0 || h <= 0 || w > kMaxCoordinate || h > kMaxCoordinate) return {};
+    return Rect{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(w), static_cast<int>(h)};
+}
+
 bool endsWith(const std::string& s, const char* suffix) {
     size_t n = std::strlen(suffix);
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -41,9 +68,7 @@ struct Walk {
         if (!text.empty()) e.description = desc;
         e.id = attr(n, "resource-id");
         e.app = attr(n, "package");
-        int x1 = 0, y1 = 0, x2 = 0, y2 = 0;
-        if (std::sscanf(attr(n, "bounds").c_str(), "[%d,%d][%d,%d]", &x1, &y1, &x2, &y2) == 4 && x2 > x1 && y2 > y1)
-            e.bounds = Rect{x1, y1, x2 - x1, y2 - y1};
+        e.bounds = parseBounds(attr(n, "bounds"));
         auto flag = [&](const char* a) { return attr(n, a) == "true"; };
         if (flag("enabled")) {
             e.states.push_back("enabled");

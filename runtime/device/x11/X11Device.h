@@ -13,12 +13,14 @@ namespace eacu {
 /// (also when the environment variable EACU_X11_NO_SHM is set);
 /// input goes through the XTEST extension. Not thread-safe: use one X11Device from one thread.
 /// Characters without a key in the current keymap are typed by mapping them onto spare
-/// keycodes (keycodes with no keysyms), least recently used first; those mappings are kept
-/// while the device lives and removed by restoreKeyboardMapping() or the destructor. A keycode
-/// changes meaning (reused, or restored) only once the window holding the focus has drawn
-/// after its last key was delivered and stayed quiet 150 ms, or 2 s after that key
-/// (X11KeyDelivery.cpp), so the receiving program reads each key with the mapping it was typed
-/// with.
+/// keycodes (keycodes with no keysyms), least recently used first, all the new ones of a chunk
+/// of text at once before its first key; those mappings are kept while the device lives and
+/// removed by restoreKeyboardMapping() or the destructor. A keycode changes meaning (reused,
+/// or restored) only once the program that received its keys has translated them, and a new
+/// mapping's keys are sent only once the program has read it: proven by _NET_WM_PING for
+/// programs that answer it (those listing it in WM_PROTOCOLS, and Tk); for others, judged by
+/// the focused window drawing after the key and staying quiet 150 ms, or 2 s after it
+/// (X11KeyDelivery.cpp).
 /// If the X server goes away, every later call throws DeviceError("X display :N went away").
 class X11Device : public Device {
 public:

@@ -43,6 +43,8 @@ struct X11Device::Impl {
     std::map<KeySym, int> remapped;  // keysym -> spare keycode we mapped it to
     std::map<int, double> last_use;  // remapped keycode -> monotonic time its last key was sent
     std::map<int, unsigned long> key_serial;  // remapped keycode -> request serial of its last key
+    std::map<int, Window> key_window;  // remapped keycode -> the client window its last key went to
+    std::map<int, long> key_ping;      // remapped keycode -> pings sent when its last key was sent
 
     // Delivery proof (X11KeyDelivery.cpp): a DAMAGE watch on the top-level window holding the
     // focus, telling when the receiving client last drew.
@@ -51,6 +53,18 @@ struct X11Device::Impl {
     Window damage_win = 0;
     unsigned long drawn_serial = 0;  // our request serial when the watched window was last drawn
     double drawn_at = 0;             // monotonic time we read that drawing
+    // The ping proof (X11KeyDelivery.cpp): _NET_WM_PING sent to the client window holding the
+    // focus, its answer read back on the root window.
+    struct PingPeer {
+        long sent = 0;          // the token of our last ping to it (0: none)
+        long answered = 0;      // the highest token it answered
+        int answers = -1;       // 1: answers pings, 0: does not, -1: not asked yet
+    };
+    std::map<Window, PingPeer> peers;
+    Window focus_client = 0;  // the client's top-level window holding the focus (watchFocus)
+    long pings = 0;           // tokens handed out (each ping's data.l[1])
+    bool root_watched = false;
+    Atom wm_protocols = 0, net_wm_ping = 0, wm_state = 0;
 
     // Restores the keyboard mapping, frees the SHM segment and closes the display.
     ~Impl();
@@ -80,13 +94,34 @@ struct X11Device::Impl {
     // ---- delivery proof (X11KeyDelivery.cpp) ----
     // Watches the top-level window that holds the input focus now (the root when none).
     void watchFocus();
-    // Reads the pending DAMAGE events (no round trip), updating drawn_serial and drawn_at.
+    // Reads the pending events (no round trip): DAMAGE (drawn_serial, drawn_at) and answered
+    // pings (peers).
     void pollDraws();
+    // The window of `top` (a child of the root) that the client owns: `top` itself or, under a
+    // window manager, the descendant carrying WM_STATE.
+    Window clientWindow(Window top);
+    // `w`'s client answers _NET_WM_PING: it lists it in WM_PROTOCOLS, or it is Tk (see
+    // X11KeyDelivery.cpp).
+    bool answersPings(Window w);
+    // Sends _NET_WM_PING to `w`; false when the window is gone.
+    bool sendPing(Window w);
     // Waits until the client that received the keys on keycode `kc` has shown them, so that
     // changing kc's mapping cannot change what they mean to it.
     void waitShown(int kc);
-    // Maps `ks` onto a spare keycode (or the least recently used one we remapped before).
-    int remap(KeySym ks);
+    // Waits until a ping to client window `w` sent after token `after` has been answered
+    // (sending one if none was); false when `w` does not answer pings or did not answer within
+    // kPingHold, true when it did or is gone.
+    bool pinged(Window w, long after);
+    // Waits until the client holding the focus has handled our mapping changes so far (a ping
+    // answered after them), when it answers pings.
+    void awaitMapped();
+    // Makes the leading keysyms of `wanted` typeable, as many as the spare keycodes allow
+    // (at least one; throws DeviceError when there is no spare keycode at all): those the
+    // keymap lacks are mapped onto spare keycodes, or onto the least recently used ones we
+    // mapped before that none of them needs (each only once its keys have been translated,
+    // waitShown), all before the first of their keys, and then awaitMapped(). Returns how many
+    // leading keysyms are typeable now.
+    size_t mapKeysyms(const std::vector<KeySym>& wanted);
     // The keycode for `ks`, remapping a spare one if the keymap lacks it.
     int keycodeFor(KeySym ks, bool& shift);
     void key(int kc, bool down);

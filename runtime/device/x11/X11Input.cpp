@@ -91,10 +91,15 @@ void X11Device::typeText(const std::string& utf8) {
     if (cps.empty()) return;
     d.refreshKeymap();
     d.watchFocus();
+    std::vector<KeySym> keysyms;
+    for (size_t i = 0; i < cps.size(); ++i)
+        if (!(cps[i] == '\r' && i + 1 < cps.size() && cps[i + 1] == '\n')) keysyms.push_back(keysymForCodepoint(cps[i]));
     int shiftKc = 0;
-    for (size_t i = 0; i < cps.size(); ++i) {
-        if (cps[i] == '\r' && i + 1 < cps.size() && cps[i + 1] == '\n') continue;
-        KeySym ks = keysymForCodepoint(cps[i]);
+    size_t mapped = 0;  // keysyms[0, mapped) are typeable now
+    for (size_t i = 0; i < keysyms.size(); ++i) {
+        const KeySym ks = keysyms[i];
+        // Whole chunks: every new mapping of a chunk is made before its first key.
+        if (i == mapped) mapped = i + d.mapKeysyms({keysyms.begin() + long(i), keysyms.end()});
         bool shift = false;
         int kc = d.keycodeFor(ks, shift);
         if (shift && !shiftKc) shiftKc = d.shiftKeycode();

@@ -1,6 +1,6 @@
 // X11Device's keymap: finding the keycode of a keysym, and mapping keysyms the keymap lacks
 // onto spare keycodes (kept while the device lives, restored at the end; a keycode changes
-// meaning only once its keys have been shown, see X11KeyDelivery.cpp).
+// meaning only once the program has translated its keys, see X11KeyDelivery.cpp).
 #include "device/x11/X11DeviceImpl.h"
 
 #include <X11/extensions/XTest.h>
@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "base/Clock.h"
 #include "device/x11/X11Errors.h"
@@ -40,6 +41,8 @@ void X11Device::Impl::refreshKeymap() {
         if (sym(it->second, 0) != it->first) {
             last_use.erase(it->second);
             key_serial.erase(it->second);
+            key_window.erase(it->second);
+            key_ping.erase(it->second);
             it = remapped.erase(it);
         } else {
             ++it;
@@ -73,42 +76,62 @@ void X11Device::Impl::setMapping(int kc, KeySym ks) {
     std::copy(syms.begin(), syms.end(), keymap.begin() + (kc - min_kc) * per);
 }
 
-int X11Device::Impl::remap(KeySym ks) {
-    int kc = 0;
-    for (int k = min_kc; k <= max_kc && !kc; ++k)
-        if (isSpare(k)) kc = k;
-    if (!kc) {
-        // The least recently used one.
-        double oldest = 1e300;
-        for (auto& [s, k] : remapped) {
-            double t = last_use.count(k) ? last_use[k] : 0.0;
-            if (t < oldest) oldest = t, kc = k;
-        }
-        if (!kc)
-            throw DeviceError("X display " + name +
-                              ": no spare keycode to type keysym 0x" + hex(ks));
-        for (auto it = remapped.begin(); it != remapped.end(); ++it)
-            if (it->second == kc) {
-                remapped.erase(it);
-                break;
+size_t X11Device::Impl::mapKeysyms(const std::vector<KeySym>& wanted) {
+    int spares = 0;
+    for (int k = min_kc; k <= max_kc; ++k) spares += isSpare(k);
+    // The leading keysyms whose missing ones fit: each missing keysym takes a spare keycode or
+    // one of ours that no keysym of the chunk uses.
+    std::vector<KeySym> missing;
+    std::set<KeySym> kept;  // ours that the chunk uses: not to be reused for it
+    auto room = [&] { return spares + int(remapped.size() - kept.size()) - int(missing.size()); };
+    size_t n = 0;
+    for (; n < wanted.size(); ++n) {
+        const KeySym ks = wanted[n];
+        bool shift;
+        if (remapped.count(ks)) {
+            if (!kept.count(ks)) {
+                if (room() < 1) break;  // keeping it takes a keycode a missing one counted on
+                kept.insert(ks);
             }
-        waitShown(kc);  // its last character must have been read before it changes
+        } else if (!findKey(ks, shift) && std::find(missing.begin(), missing.end(), ks) == missing.end()) {
+            if (room() < 1) break;
+            missing.push_back(ks);
+        }
+    }
+    if (n == 0)
+        throw DeviceError("X display " + name + ": no spare keycode to type keysym 0x" + hex(wanted[0]));
+    if (missing.empty()) return n;
+    // Their keycodes: spares first, then ours least recently used first.
+    std::vector<int> codes;
+    for (int k = min_kc; k <= max_kc && codes.size() < missing.size(); ++k)
+        if (isSpare(k)) codes.push_back(k);
+    std::vector<std::pair<double, KeySym>> reusable;
+    for (auto& [s, k] : remapped)
+        if (!kept.count(s)) reusable.push_back({last_use.count(k) ? last_use[k] : 0.0, s});
+    std::sort(reusable.begin(), reusable.end());
+    for (size_t i = 0; codes.size() < missing.size(); ++i) {
+        const int kc = remapped[reusable[i].second];
+        waitShown(kc);  // its keys must have been translated before it changes
+        remapped.erase(reusable[i].second);
+        codes.push_back(kc);
     }
     trapBegin();
-    setMapping(kc, ks);
-    int err = trapEnd(dpy);  // the server has applied the new mapping
+    for (size_t i = 0; i < missing.size(); ++i) setMapping(codes[i], missing[i]);
+    int err = trapEnd(dpy);  // the server has applied the new mappings
     checkAlive();
     if (err)
-        throw DeviceError("X display " + name + ": cannot remap keycode " +
-                          std::to_string(kc) + " (X error " + std::to_string(err) + ")");
-    remapped[ks] = kc;
-    return kc;
+        throw DeviceError("X display " + name + ": cannot remap keycodes for keysym 0x" + hex(missing[0]) +
+                          " and others (X error " + std::to_string(err) + ")");
+    for (size_t i = 0; i < missing.size(); ++i) remapped[missing[i]] = codes[i];
+    awaitMapped();  // the client has read the new mappings before their first key
+    return n;
 }
 
 int X11Device::Impl::keycodeFor(KeySym ks, bool& shift) {
     shift = false;
     if (int kc = findKey(ks, shift)) return kc;
-    return remap(ks);
+    mapKeysyms({ks});
+    return findKey(ks, shift);
 }
 
 void X11Device::Impl::key(int kc, bool down) {
@@ -118,6 +141,8 @@ void X11Device::Impl::key(int kc, bool down) {
         if (k == kc) {
             last_use[kc] = monotonicSeconds();
             key_serial[kc] = serial;
+            key_window[kc] = focus_client;
+            key_ping[kc] = pings;
         }
 }
 
@@ -136,6 +161,8 @@ void X11Device::Impl::restoreMapping() {
     remapped.clear();
     last_use.clear();
     key_serial.clear();
+    key_window.clear();
+    key_ping.clear();
     XSync(dpy, False);
 }
 

@@ -30,11 +30,13 @@
 
   // ---- the live screen ----
   const stream = new EventSource('api/studio/stream');
+  // The seq of the frame on screen: set once the image is decoded (what the person sees).
+  const shownSeq = () => Number(img.dataset.seq) || 0;
   stream.addEventListener('screen.live', (e) => {
     const d = JSON.parse(e.data);
     S.w = d.width; S.h = d.height;
     img.src = d.image;
-    img.dataset.seq = d.seq;
+    img.decode().then(() => { if (img.src === d.image) img.dataset.seq = d.seq; }).catch(() => {});
     if (S.treeStale) loadTree();
   });
   stream.addEventListener('script', (e) => renderLines(JSON.parse(e.data)));
@@ -80,7 +82,8 @@
     e.preventDefault();
     keys.focus({ preventScroll: true });
     if (S.inspect) { choose(devicePoint(e)); return; }
-    down = { p: devicePoint(e), t: performance.now(), button: e.button, id: e.pointerId };
+    // The frame shown when the person pressed: the studio proves the line on exactly that frame.
+    down = { p: devicePoint(e), t: performance.now(), button: e.button, id: e.pointerId, frame: shownSeq() };
     img.setPointerCapture(e.pointerId);
   });
   function up(e) {
@@ -90,19 +93,19 @@
     if (e.type === 'pointercancel') return;
     const p = devicePoint(e), held = (performance.now() - d.t) / 1000;
     if (Math.hypot(p.x - d.p.x, p.y - d.p.y) > 8) {
-      send({ kind: 'drag', x: d.p.x, y: d.p.y, to_x: p.x, to_y: p.y });
+      send({ kind: 'drag', x: d.p.x, y: d.p.y, to_x: p.x, to_y: p.y, frame: d.frame });
     } else if (d.button === 2) {
-      send({ kind: 'right_click', x: d.p.x, y: d.p.y });
+      send({ kind: 'right_click', x: d.p.x, y: d.p.y, frame: d.frame });
     } else if (held >= 0.8) {
-      send({ kind: 'long_press', x: d.p.x, y: d.p.y, hold: Math.min(30, Math.round(held * 10) / 10) });
+      send({ kind: 'long_press', x: d.p.x, y: d.p.y, hold: Math.min(30, Math.round(held * 10) / 10), frame: d.frame });
     } else {
       // A second press at the same place soon after: the double click (the click went out).
       const now = performance.now();
       if (lastClick && now - lastClick.t < 400 && Math.abs(lastClick.p.x - d.p.x) <= 4 && Math.abs(lastClick.p.y - d.p.y) <= 4) {
-        send({ kind: 'double_click', x: d.p.x, y: d.p.y });
+        send({ kind: 'double_click', x: d.p.x, y: d.p.y, frame: d.frame });
         lastClick = null;
       } else {
-        send({ kind: 'click', x: d.p.x, y: d.p.y });
+        send({ kind: 'click', x: d.p.x, y: d.p.y, frame: d.frame });
         lastClick = { p: d.p, t: now };
       }
     }
@@ -115,7 +118,7 @@
     const p = devicePoint(e);
     const dy = Math.sign(e.deltaY) * Math.max(1, Math.round(Math.abs(e.deltaY) / 100));
     const dx = Math.sign(e.deltaX) * Math.max(1, Math.round(Math.abs(e.deltaX) / 100));
-    send({ kind: 'wheel', x: p.x, y: p.y, dx: e.deltaX ? dx : 0, dy: e.deltaY ? dy : 0 });
+    send({ kind: 'wheel', x: p.x, y: p.y, dx: e.deltaX ? dx : 0, dy: e.deltaY ? dy : 0, frame: shownSeq() });
   }, { passive: false });
 
   // Keys: names and combinations here; characters (typed or composed) arrive as text below.
