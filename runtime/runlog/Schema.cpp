@@ -165,6 +165,21 @@ const char* kSchemaV6 = R"SQL(
 ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT 'script';
 )SQL";
 
+// Version 7: the tasks an `eacu worker` ran from a Redis queue and whether each one's run reached
+// the server (issue 36: a run of a lost task comes home also after the worker was restarted).
+const char* kSchemaV7 = R"SQL(
+CREATE TABLE worker_tasks(
+  queue       TEXT NOT NULL,      -- the Redis server and database: HOST:PORT/DB
+  task_id     INTEGER NOT NULL,   -- the server's task id
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  worker      TEXT NOT NULL,      -- the worker's --name
+  state       TEXT NOT NULL,      -- running | delivered | sent_home | unsendable
+  updated_at  REAL NOT NULL,
+  PRIMARY KEY(queue, task_id)
+);
+CREATE INDEX worker_tasks_by_state ON worker_tasks(state);
+)SQL";
+
 std::string newerError(int v) {
     return "schema version " + std::to_string(v) + " is newer than this eacu supports (" +
            std::to_string(kRunLogSchemaVersion) + "): written by a newer eacu; use that eacu or another --db";
@@ -193,6 +208,7 @@ void migrateRunLogSchema(sqlite3* db) {
         if (v < 4) execSql(db, kSchemaV4);
         if (v < 5) execSql(db, kSchemaV5);
         if (v < 6) execSql(db, kSchemaV6);
+        if (v < 7) execSql(db, kSchemaV7);
         execSql(db, "PRAGMA user_version=" + std::to_string(kRunLogSchemaVersion));
         execSql(db, "COMMIT");
     } catch (...) {

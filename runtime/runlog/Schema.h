@@ -11,7 +11,7 @@ namespace eacu {
 /// (created since issue 5 by an unversioned step; version 3 makes it part of the schema).
 /// 4: sessions, tasks, messages, task_events (eacu serve). 5: runs.pid, pid_start, host,
 /// heartbeat_at (crashed runs). 6: steps.actor (script | model | user).
-inline constexpr int kRunLogSchemaVersion = 6;
+inline constexpr int kRunLogSchemaVersion = 7;
 
 /// The schema version of the open database (0 for a new file).
 /// Throws std::runtime_error with SQLite's message.

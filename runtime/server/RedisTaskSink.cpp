@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +12,7 @@
 #include "base/Cancel.h"
 #include "base/Clock.h"
 #include "runlog/RunCopy.h"
+#include "runlog/WorkerTasks.h"
 #include "server/RedisLayout.h"
 
 using nlohmann::json;
@@ -26,10 +28,37 @@ RedisTaskSink::RedisTaskSink(const RedisUrl& url, int64_t task_id, std::string w
       leased_(std::move(leased)),
       run_log_(std::move(run_log)) {}
 
+std::unique_ptr<RedisTaskSink> RedisTaskSink::leftOver(const RedisUrl& url, int64_t task_id, int64_t run_id,
+                                                       std::string worker, double events_ttl,
+                                                       std::function<bool()> leased, std::string run_log) {
+    auto s = std::make_unique<RedisTaskSink>(url, task_id, std::move(worker), events_ttl, std::move(leased),
+                                             std::move(run_log));
+    s->run_id_ = run_id;
+    s->home_pending_ = true;
+    return s;
+}
+
+void RedisTaskSink::record(const std::string& state) {
+    try {
+        WorkerTasks log(run_log_);
+        if (state == "running")
+            log.started(url_.database(), task_id_, run_id_, worker_);
+        else
+            log.setState(url_.database(), task_id_, state);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "eacu worker: task %lld: its run's delivery not recorded (%s): %s\n", (long long)task_id_,
+                     state.c_str(), e.what());
+    }
+}
+
 void RedisTaskSink::copyFrames(const std::string& line) {
     json m = json::parse(line, nullptr, false);
-    if (m.is_object() && m.value("type", "") == "run" && m.contains("run_id") && m["run_id"].is_number_integer())
+    if (m.is_object() && m.value("type", "") == "run" && m.contains("run_id") && m["run_id"].is_number_integer() &&
+        run_id_ == 0) {
         run_id_ = m["run_id"].get<int64_t>();
+        // Before the line goes out: a worker killed from here on finds the run at its next start.
+        record("running");
+    }
     if (!m.is_object() || m.value("type", "") != "step" || !m.contains("step") || !m["step"].is_object()) return;
     for (const char* k : {"frame_before", "frame_after"}) {
         const json& f = m["step"].value(k, json());
@@ -132,6 +161,7 @@ void RedisTaskSink::ended(const std::string& status, const std::string& answer, 
                              &r);
     // Refused: the task is no longer ours (lost); not written: the lease ran out first.
     home_pending_ = run_id_ > 0 && (!wrote || r.integer == 0);
+    if (run_id_ > 0 && !home_pending_) record("delivered");
 }
 
 bool RedisTaskSink::sendHome() {
@@ -139,12 +169,18 @@ bool RedisTaskSink::sendHome() {
     std::string why;
     const std::string key = putRun(&why);
     if (key.empty()) {
-        if (!why.empty()) home_pending_ = false;  // the run cannot be exported: nothing to send
+        if (!why.empty()) {  // the run cannot be exported: nothing to send
+            std::fprintf(stderr, "eacu worker: task %lld: its run %lld cannot be sent home: %s\n", (long long)task_id_,
+                         (long long)run_id_, why.c_str());
+            home_pending_ = false;
+            record("unsendable");
+        }
         return !home_pending_;
     }
     if (!write({"XADD", redis::kRunsHome, "*", "task_id", std::to_string(task_id_), "run_key", key, "worker", worker_}))
         return false;
     home_pending_ = false;
+    record("sent_home");
     return true;
 }
 

@@ -31,12 +31,20 @@ public:
     void live(LiveFrame frame) override;
     void ended(const std::string& status, const std::string& answer, const std::string& error) override;
 
+    /// The sink of a task an earlier process of this worker ran as run `run_id` of `run_log` and
+    /// never delivered (runlog/WorkerTasks): nothing to report, its run to be sent home
+    /// (homePending() is true).
+    static std::unique_ptr<RedisTaskSink> leftOver(const RedisUrl& url, int64_t task_id, int64_t run_id,
+                                                   std::string worker, double events_ttl,
+                                                   std::function<bool()> leased, std::string run_log);
+
     /// True after ended() when the end was not recorded because the task is no longer this
     /// worker's (the server declared it lost) or Redis could not be reached before the lease
     /// ran out, and the task had a run: that run is to be sent home (sendHome).
     bool homePending() const { return home_pending_; }
     /// Sends the run once: its copy under runKey and an entry on kRunsHome for the server to
-    /// import it marked lost. Nothing of the task's input is resumed. Returns true when sent (or
+    /// import it marked lost, and records it as sent in the run log (WorkerTasks), so a restarted
+    /// worker does not send it again. Nothing of the task's input is resumed. Returns true when sent (or
     /// nothing is pending), false when Redis could not be reached while the lease held (try
     /// again later).
     bool sendHome();
@@ -47,8 +55,10 @@ private:
     bool write(const std::vector<std::string>& args, RedisReply* out = nullptr);
     // Exports the run and puts it under runKey; the key, or "" when it could not.
     std::string putRun(std::string* error);
-    // Puts the frames a step line names on Redis.
+    // Puts the frames a step line names on Redis; at the run line, records the run (WorkerTasks).
     void copyFrames(const std::string& line);
+    // Sets the task's state in the run log's worker_tasks (a failure is said, not thrown).
+    void record(const std::string& state);
 
     RedisUrl url_;
     int64_t task_id_;

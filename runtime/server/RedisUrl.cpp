@@ -59,9 +59,12 @@ RedisUrl RedisUrl::parse(const std::string& url) {
 std::string RedisUrl::redacted() const {
     std::string s = "redis://";
     if (!user.empty() || !password.empty()) s += user + (password.empty() ? "" : ":***") + "@";
-    s += (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/" +
-         std::to_string(db);
-    return s;
+    return s + database();
+}
+
+std::string RedisUrl::database() const {
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/" +
+           std::to_string(db);
 }
 
 }  // namespace eacu::server

@@ -18,6 +18,8 @@ struct RedisUrl {
     static RedisUrl parse(const std::string& url);
     /// redis://[USER:***@]HOST:PORT/DB: the URL without its password.
     std::string redacted() const;
+    /// HOST:PORT/DB: which database of which Redis, without user or password (IPv6 hosts in []).
+    std::string database() const;
 };
 
 }  // namespace eacu::server

@@ -11,6 +11,7 @@
 #include "base/Cancel.h"
 #include "base/Clock.h"
 #include "process/ProcessIdentity.h"
+#include "runlog/WorkerTasks.h"
 #include "server/RedisLayout.h"
 #include "server/RedisTaskSink.h"
 #include "server/TaskRunner.h"
@@ -62,7 +63,25 @@ RemoteWorker::RemoteWorker(WorkerOptions options) : o_(std::move(options)) {
         if (std::string(e.what()).find("BUSYGROUP") == std::string::npos) throw;
     }
     heartbeat();
+    findUndelivered();
     heartbeat_thread_ = std::thread([this] { heartbeatLoop(); });
+}
+
+void RemoteWorker::findUndelivered() {
+    WorkerTasks log(o_.config.db);
+    size_t left = 0;
+    for (const auto& t : log.undelivered(o_.url.database())) {
+        // Its end was recorded (with its run) before the earlier process could note it: delivered.
+        if (hb_client_->command({"HGET", redis::taskKey(t.task_id), "state"}).text() == "ended") {
+            log.setState(t.queue, t.task_id, "delivered");
+            continue;
+        }
+        homeless_.push_back(RedisTaskSink::leftOver(o_.url, t.task_id, t.run_id, o_.name, o_.config.events_ttl,
+                                                    [this] { return leased(); }, o_.config.db));
+        ++left;
+    }
+    say("run log " + o_.config.db + ": " + std::to_string(left) + " run" + (left == 1 ? "" : "s") +
+        " of earlier tasks not delivered to the server" + (left ? " (sent home once each task is lost; never run again)" : ""));
 }
 
 RemoteWorker::~RemoteWorker() {

@@ -41,7 +41,9 @@ struct WorkerOptions {
 class RemoteWorker {
 public:
     /// Connects, checks the server (RedisClient::checkServer) and the protocol version the
-    /// server recorded (a different one is refused), and registers. Throws RedisError or
+    /// server recorded (a different one is refused), registers, and looks in its run log for
+    /// runs an earlier process of this worker never delivered (runlog/WorkerTasks: a task the
+    /// server declared lost, or one whose end was never recorded): run() sends each one home once. Throws RedisError or
     /// std::runtime_error with the reason.
     explicit RemoteWorker(WorkerOptions options);
     ~RemoteWorker();
@@ -56,6 +58,9 @@ public:
 
 private:
     struct Slot;
+    // The runs an earlier process of this worker left in its run log undelivered (killed, or
+    // restarted before the server got them): each goes to homeless_, to be sent home once.
+    void findUndelivered();
     void heartbeatLoop();
     bool heartbeat();
     bool leased() const;

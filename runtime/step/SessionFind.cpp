@@ -184,6 +184,8 @@ Session::Located Session::find(const TargetSpec& t, double timeout, bool want_pr
         Frame f;
         try {
             f = captureFor(t, origin);
+        } catch (const DeviceStalled&) {
+            throw;  // a display that stopped answering, not a window that went away
         } catch (const DeviceError&) {
             // A window gone (or minimized) while waiting for its target to vanish: it has.
             if (!t.window || want_present) throw;
@@ -377,6 +379,8 @@ void Session::failLocate(StepRecord& s, const TargetSpec& t, const Located& l, d
 }
 
 Match Session::locate(const TargetSpec& t, double timeout) {
+    // From the step's record on (its window's tag is read from the display): find's own bound.
+    auto io = ioBound(std::max(0.0, timeout < 0 ? options_.find_timeout : timeout));
     StepRecord s = newStep("locate", &t);
     Located l = find(t, timeout, true);
     s.method = l.match.method;
@@ -455,6 +459,7 @@ Session::Located Session::healOrFail(StepRecord& s, const TargetSpec& t, Located
 
 Match Session::wait(const TargetSpec& t, double timeout, const std::string& action) {
     if (timeout < 0) timeout = options_.find_timeout;
+    auto io = ioBound(timeout);  // from the step's record on (its window's tag is read from the display)
     StepRecord s = newStep(action, &t);
     Located l = findOrDismiss(t, timeout);
     if (!l.match.found) l = healOrFail(s, t, std::move(l), timeout, nullptr);
@@ -470,6 +475,7 @@ Match Session::wait(const TargetSpec& t, double timeout, const std::string& acti
 
 void Session::waitVanish(const TargetSpec& t, double timeout) {
     if (timeout < 0) timeout = options_.find_timeout;
+    auto io = ioBound(timeout);  // from the step's record on (its window's tag is read from the display)
     StepRecord s = newStep("wait_vanish", &t);
     Located l = find(t, timeout, false);
     if (l.match.found) failLocate(s, t, l, timeout, "still present");

@@ -20,7 +20,8 @@ test's own and real xcalc under Xvfb: Usage: redis_queue.py EACU OUT SCENARIO, S
           and the person's click to input_done through Redis.
   faults  a worker killed between read and commit (EACU_FAULT): another completes the task once;
           a worker killed with -9 after its task's first step: the task ends lost, never re-run,
-          no input after the kill; a worker paused (SIGSTOP) past its lease: it stops its run,
+          no input after the kill; started again on the same run log (twice, killed with -9 between),
+          it sends the lost task's run home once, never running it again; a worker paused (SIGSTOP) past its lease: it stops its run,
           and once it holds a lease again the lost task's run comes home (in the server's run
           log, marked lost, with every step, once); only the worker process paused (not its runs): the run stops itself on its lease.
 Prints measurements as "name value" lines."""
@@ -435,6 +436,17 @@ def chromium():
 LOOP = "for i = 1, 400 do tap('calculator.btn_1') sleep(0.25) end\nreturn 'looped'"
 
 
+def lost_runs_home(task_id):
+    """[(run id, status, error, steps, frames)] of the task's run in the server's run log, if lost."""
+    c = sqlite3.connect(DB)
+    try:
+        return c.execute("SELECT r.id, r.status, r.error, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id), "
+                         "(SELECT COUNT(*) FROM frames f WHERE f.run_id = r.id) FROM tasks t JOIN runs r "
+                         "ON r.id = t.run_id WHERE t.id = ? AND r.status = 'lost'", (task_id,)).fetchall()
+    finally:
+        c.close()
+
+
 def faults():
     redis = Redis(os.path.join(OUT, "redis"))
     token = "t0ken-26"
@@ -512,6 +524,39 @@ def faults():
               f"the lost task cannot be read again: state {state!r}, pending {pending[:1]}, stream {entries[:200]!r}")
         check(runs_of(other.db) == [], f"no other worker started the lost task: {runs_of(other.db)}")
         other.stop()
+        # The killed worker started again on the same run log (issue 36 item 4): it finds the
+        # run it never delivered and sends it home once, marked lost, without running the task
+        # again; killed with -9 once more and started again, it sends nothing.
+        lost_id = t["task_id"]
+        runs_before = runs_of(holder.db)
+        key = f"eacu:worker:{holder.name}"
+        for nth in (1, 2):
+            wait_until(lambda: redis.cli("EXISTS", key).strip() == "0", lease + 5, "the killed worker's lease to end")
+            back = Worker(EACU, OUT, holder.name, redis.url(), wargs)
+            workers.append(back)
+            said = wait_until(lambda: [ln for ln in back.text().splitlines() if "of earlier tasks not delivered" in ln]
+                              [1:][nth - 1:] or back._died("its run log scan"), 60,
+                              f"restart {nth} to look in its run log")[0]
+            want = "1 run of earlier tasks" if nth == 1 else "0 runs of earlier tasks"
+            check(want in said, f"restart {nth}: found {want.split(' of')[0]} not delivered: {said!r}")
+            if nth == 1:
+                back.wait_printed(f"task {lost_id}: its run (the task was lost) sent to the server", 60)
+                home = wait_until(lambda: lost_runs_home(lost_id), 30, "the lost task's run in the server's run log")
+                c = sqlite3.connect(holder.db)
+                worker_steps = c.execute("SELECT COUNT(*) FROM steps WHERE run_id = ?", (runs_before[-1][0],)).fetchone()[0]
+                c.close()
+                check(len(home) == 1 and home[0][3] == worker_steps >= 1 and "came home" in home[0][2],
+                      f"after a restart the lost run came home with its {worker_steps} steps, marked lost: {home}")
+                wait_until(lambda: redis.cli("XLEN", "eacu:runs_home").strip() == "0", 10, "the runs_home entry consumed")
+            back.proc.send_signal(signal.SIGKILL)
+            back.proc.wait(10)
+        check(back.text().count(f"task {lost_id}: its run (the task was lost) sent") == 1 and
+              redis.cli("XLEN", "eacu:runs_home").strip() == "0",
+              "restarted twice, the worker sent the lost run once")
+        check(lost_runs_home(lost_id) == home, f"the server holds the lost run once: {lost_runs_home(lost_id)}")
+        check([(r[0], r[3], r[5]) for r in runs_of(holder.db)] == [(r[0], r[3], r[5]) for r in runs_before],
+              f"the restarted worker ran nothing again (no run, no step): {runs_of(holder.db)}")
+        print(f"redis_lost_run_home_after_restart: run {home[0][0]} with {home[0][3]} steps and {home[0][4]} frames")
 
         # 3. SIGSTOP past the lease (the machine paused), then SIGCONT: it stops its run, no input.
         e = Worker(EACU, OUT, "fe", redis.url(), wargs)
@@ -542,15 +587,7 @@ def faults():
         # to the task, with every step the worker recorded; no second copy comes.
         e.wait_printed(f"task {t['task_id']}: its run (the task was lost) sent to the server", 30)
 
-        def home_runs():
-            c = sqlite3.connect(DB)
-            try:
-                return c.execute("SELECT r.id, r.status, r.error, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id), "
-                                 "(SELECT COUNT(*) FROM frames f WHERE f.run_id = r.id) FROM tasks t JOIN runs r "
-                                 "ON r.id = t.run_id WHERE t.id = ? AND r.status = 'lost'", (t["task_id"],)).fetchall()
-            finally:
-                c.close()
-        home = wait_until(lambda: home_runs(), 20, "the lost task's run in the server's run log")
+        home = wait_until(lambda: lost_runs_home(t["task_id"]), 20, "the lost task's run in the server's run log")
         worker_run = [r for r in runs_of(e.db) if r[0] == max(x[0] for x in runs_of(e.db))][0]
         c = sqlite3.connect(e.db)
         worker_steps = c.execute("SELECT COUNT(*) FROM steps WHERE run_id = ?", (worker_run[0],)).fetchone()[0]
@@ -558,7 +595,7 @@ def faults():
         check(len(home) == 1 and home[0][3] == worker_steps and home[0][3] >= 1 and "came home" in home[0][2],
               f"the lost run came home with its {worker_steps} steps, marked lost: {home}")
         wait_until(lambda: redis.cli("XLEN", "eacu:runs_home").strip() == "0", 10, "the runs_home entry consumed")
-        again = home_runs()
+        again = lost_runs_home(t["task_id"])
         check(len(again) == 1 and again[0][0] == home[0][0], f"the run came home once: {again}")
         print(f"redis_lost_run_home: run {home[0][0]} with {home[0][3]} steps and {home[0][4]} frames, marked lost")
 

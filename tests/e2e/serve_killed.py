@@ -66,6 +66,28 @@ def alive(pid, start):
     return procs().get(pid, (0, None, ""))[1] == start
 
 
+def read_calls(pid):
+    """The read system calls process `pid` has made (/proc/PID/io syscr), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            return int(next(line.split()[1] for line in f if line.startswith("syscr:")))
+    except (OSError, StopIteration):
+        return None
+
+
+def guards_looked(root, what):
+    """Waits until every eacu-guard below `root` has made a whole look at the process table since
+    the call: a look reads each process's stat once, so a guard that made 3 * (processes now + 100)
+    reads more has begun and ended at least one look after this moment (a look under way counts
+    for at most one)."""
+    guards = [p for p, (_, comm) in descendants(root).items() if comm == "eacu-guard"]
+    check(guards, f"{what}: the server and its workers have their guards ({len(guards)})")
+    need = 3 * (len(procs()) + 100)
+    start = {p: read_calls(p) for p in guards}
+    wait_until(lambda: all(read_calls(p) is None or read_calls(p) >= start[p] + need for p in guards), 30,
+               f"{what}: each guard to look at the process table once more")
+
+
 def kill_mid_task(args, script, needs, what):
     server = Server(EACU, ["--db", DB, "--token", TOKEN, "--allow-scripts", *args], os.path.join(OUT, what + ".log"))
     api = Api(server, token=TOKEN)
@@ -77,9 +99,10 @@ def kill_mid_task(args, script, needs, what):
         names = [c for _, c in descendants(server.proc.pid).values()]
         return all(sum(n.startswith(want) for n in names) >= k for want, k in needs)
     wait_until(ready, 60, f"{what}: the task's programs ({needs}) among the server's descendants")
-    # The guards look at the process table every 250 ms: the orphan (re-parented to its subreaper
-    # just now) is among what they have seen after one look more.
-    time.sleep(0.5)
+    # The guards (eacu-guard, one per eacu process) record the process table every 250 ms: the
+    # orphan (re-parented to its subreaper just now) is among what they recorded once each has
+    # made one whole look after this moment.
+    guards_looked(server.proc.pid, what)
     started = descendants(server.proc.pid)
     names = sorted({c for _, c in started.values()})
     print(f"{what}: {len(started)} processes under eacu serve {server.proc.pid}: {' '.join(names)}")

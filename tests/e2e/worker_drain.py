@@ -26,6 +26,20 @@ def ended(api, tid, timeout):
                       timeout, f"task {tid} to end")
 
 
+def stream_id(entry_id):
+    return tuple(int(x) for x in entry_id.split("-"))
+
+
+def group_read(redis, task_id):
+    """Whether the workers' consumer group has read the task's entry of the task stream (its
+    last-delivered-id is at or past the entry's id)."""
+    lines = redis.cli("XRANGE", "eacu:tasks", "-", "+").splitlines()
+    entry = next(lines[i - 2] for i, ln in enumerate(lines) if f'"task_id":{task_id},' in ln.replace(" ", ""))
+    info = redis.cli("XINFO", "GROUPS", "eacu:tasks").splitlines()
+    last = info[info.index("last-delivered-id") + 1]
+    return stream_id(last) >= stream_id(entry)
+
+
 def listed(api, name):
     return [w for w in api.ok("GET", "/api/workers")["workers"] if w["name"] == name]
 
@@ -50,14 +64,16 @@ def main():
                            "GET /api/workers to say da is draining")
         check(entry[0]["busy"] == 1, f"the draining worker still holds its task: {entry}")
         t2 = api.ok("POST", "/task", {"script": "return 'second done'"})["task_id"]
-        time.sleep(2)  # da has a free slot: were it taking tasks, it would have taken t2 by now
-        check(api.ok("GET", f"/task/{t2}")["status"] == "queued" and f"task {t2}" not in a.text(),
-              f"a draining worker takes no new task: {api.ok('GET', f'/task/{t2}')['status']}")
         v1 = ended(api, t1, 60)
         check(v1["status"] == "completed" and v1["result"] == "first done",
               f"the running task ended by itself during the drain: {v1['status']} {v1.get('result')!r} {v1.get('error')!r}")
         wait_until(lambda: a.proc.poll() is not None, 20, "da to exit once drained")
         print(f"drain_exit_after_sigterm_s {time.monotonic() - t_term:.1f}")
+        # da had a free slot for the whole drain (until it exited, with no other worker): the
+        # workers' group never read t2's entry of the task stream.
+        check(api.ok("GET", f"/task/{t2}")["status"] == "queued" and f"task {t2}" not in a.text() and
+              not group_read(redis, t2),
+              f"a draining worker takes no new task: {api.ok('GET', f'/task/{t2}')['status']}")
         check(a.proc.returncode == 0 and "drained: no task running" in a.text(),
               f"da exited 0 once its task ended: {a.proc.returncode}")
         check(not listed(api, "da"), "da unregistered on exit")

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# An X server that stops answering (issue 36 item 1): `eacu run` waits for a text on its own
-# Xvfb and that Xvfb is stopped (SIGSTOP) mid-step, its connection open. Xlib has no timeout:
-# the X11 device's watchdog ends the capture at the step's deadline, and the step fails with
-# code "device" naming the display, the operation and how long it waited, within its timeout
-# (6 s, no retry) + 1 s; the run log says so. The Xvfb is resumed (SIGCONT) and the run ends.
+# An X server that stops answering (issue 36 item 1), its connections open, in one `eacu run`
+# on its own Xvfb with xcalc. The script waits on its stdin (a fifo) before each part, so each
+# stall is in place before the step starts:
+#  1. Xvfb stopped (SIGSTOP): a wait bound to xcalc's window (its frames come through the
+#     window list's own X connection) ends at its deadline (timeout 3 s + 1 s), code "device",
+#     naming the display, the window operation and how long it waited (that connection's
+#     watchdog).
+#  2. Xvfb resumed, then stopped again: a step waiting for a text ends at its deadline (6 s
+#     + 1 s), naming "capture" (the device's own connection, its watchdog); the run log says so.
+# Each within its timeout + 1 s (+0.6 s of slack); the stalls are resumed and the run ends.
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,30 +16,73 @@ here=$(cd "$(dirname "$0")" && pwd)
 start_test
 db=$OUT/runs.db
 cat > "$OUT/stall.lua" <<'LUA'
-io.stderr:write("waiting\n")
-local ok, err = pcall(step, { wait = "text:Never shown here", timeout = 6, retry = 0 })
-io.stderr:write("stalled step: " .. tostring(ok) .. " code " .. tostring(err and err.code) .. " " .. tostring(err) .. "\n")
+local now = require("eacu._native").now
+local function report(what, ok, err)
+  io.stderr:write(what .. ": " .. tostring(ok) .. " code " .. tostring(err and err.code) .. " " .. tostring(err) .. "\n")
+end
+launch { "xcalc" }
+local calc = assert(window({ class = "xcalc" }, 20))
+io.stderr:write("ready 1\n")
+io.read("*l")
+local t0 = now()
+local ok, err = pcall(wait, { "text:Never shown here", window = calc }, 3)
+io.stderr:write(string.format("window wait took %.2f\n", now() - t0))
+report("window step", ok, err)
+io.stderr:write("ready 2\n")
+io.read("*l")
+report("capture step", pcall(step, { wait = "text:Never shown here", timeout = 6, retry = 0 }))
 LUA
-"$EACU" run "$OUT/stall.lua" --display virtual --db "$db" >"$OUT/out" 2>"$OUT/err" &
+mkfifo "$OUT/go"
+"$EACU" run "$OUT/stall.lua" --display virtual --db "$db" <"$OUT/go" >"$OUT/out" 2>"$OUT/err" &
 pid=$!
-trap 'kill -CONT "${xpid:-0}" 2>/dev/null || true' EXIT
-for i in $(seq 300); do grep -q '^waiting$' "$OUT/err" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-grep -q '^waiting$' "$OUT/err" || { cat "$OUT/err" >&2; fail "the script did not start within 30 s"; }
+exec 3>"$OUT/go"
+stopped=()
+trap 'for p in "${stopped[@]}"; do kill -CONT "$p" 2>/dev/null || true; done' EXIT
+# Waits (at most $2 s) until the script has printed the line $1.
+wait_line() {
+  for _ in $(seq $(($2 * 10))); do grep -q "^$1" "$OUT/err" && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  cat "$OUT/err" >&2
+  fail "no '$1' from the script within $2 s"
+}
+stop() { kill -STOP "$@"; stopped+=("$@"); }
+resume() { kill -CONT "$@"; }
+
+wait_line "ready 1" 60
 run=$(sqlite3 "$db" "SELECT id FROM runs WHERE pid=$pid")
 display=$(display_of_run "$db" "$run")
-read -r xpid xstart _ < <(awk -v d=":$display" '$3 == d' "$XVFB_LOG")
+read -r xpid _ < <(awk -v d=":$display" '$3 == d' "$XVFB_LOG")
 [ -n "$xpid" ] || fail "no Xvfb on :$display in $XVFB_LOG"
-kill -STOP "$xpid"
-for i in $(seq 200); do grep -q '^stalled step: ' "$OUT/err" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-kill -CONT "$xpid"
-line=$(grep '^stalled step: ' "$OUT/err" || true)
-[ -n "$line" ] || { cat "$OUT/err" >&2; fail "the step on the stopped X server did not end within 20 s"; }
-echo "$line"
-timeout 30 tail --pid="$pid" -f /dev/null || fail "eacu run still ran 30 s after its X server was resumed"
+
+stop "$xpid"
+echo go >&3
+wait_line "window step: " 20
+resume "$xpid"
+wait_line "ready 2" 20
+stop "$xpid"
+echo go >&3
+wait_line "capture step: " 20
+resume "$xpid"
+exec 3>&-
+timeout 30 tail --pid="$pid" -f /dev/null || fail "eacu run still ran 30 s after its stalls ended"
 wait "$pid" || true
-expect_contains "$line" "stalled step: false code device" "the stalled step's code"
+
+line=$(grep '^window step: ' "$OUT/err")
+echo "$line"
+expect_contains "$line" "window step: false code device" "the stalled window step's code"
+expect_contains "$line" "X display :$display: window " "the window step's error names the display and the window operation"
+expect_contains "$line" ": no answer within" "the window step's error says how long it waited"
+expect_contains "$line" "the step's deadline, 3 s + 1 s" "the window step's error names the bound"
+line=$(grep '^capture step: ' "$OUT/err")
+echo "$line"
+expect_contains "$line" "capture step: false code device" "the stalled step's code"
 expect_contains "$line" "X display :$display: capture: no answer within" "the error names the display, the operation and the time"
 expect_contains "$line" "the step's deadline, 6 s + 1 s" "the error names the bound"
+
+# Each stall's time against its timeout + 1 s: the window wait as the script timed it (a verb
+# that fails on a device error leaves no step row), the step from the run log.
+took=$(sed -n 's/^window wait took //p' "$OUT/err")
+echo "x11 stall, window wait: $took s (bound 3 s + 1 s)"
+python3 -c "import sys; sys.exit(0 if float('$took') <= 4.6 else 1)" || fail "the stalled window wait took $took s (timeout 3 s + 1 s)"
 row=$(sqlite3 "$db" "SELECT printf('%.2f', ended_at - started_at) || '|' || error FROM steps WHERE run_id=$run AND action='step'")
 echo "x11 stall step: $row"
 expect_contains "$row" "no answer within" "the run log's error"

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "runlog/RunLog.h"
+#include "runlog/WorkerTasks.h"
 
 using namespace eacu;
 namespace fs = std::filesystem;
@@ -356,4 +357,31 @@ TEST_CASE("model calls store 'none' as NULL and read it back as 0 or empty", "[r
     // A call outside a run belongs to no run's list; a call with no key is never a cache hit.
     CHECK(log.modelCalls(0).empty());
     CHECK_FALSE(log.modelCallByCacheKey(""));
+}
+
+TEST_CASE("a worker's note of its tasks' runs: only those not delivered come back, per Redis", "[record]") {
+    std::string db = tempDb("worker_tasks.db");
+    RunLog log(db);
+    RunRecord r;
+    r.script = "task";
+    const int64_t run1 = log.beginRun(r), run2 = log.beginRun(r), run3 = log.beginRun(r);
+    WorkerTasks w(db);
+    w.started("127.0.0.1:6379/0", 7, run1, "w1");
+    w.started("127.0.0.1:6379/0", 8, run2, "w1");
+    w.started("127.0.0.1:6380/0", 7, run3, "w1");  // another Redis: its task 7 is another task
+    w.setState("127.0.0.1:6379/0", 8, "delivered");
+    auto left = WorkerTasks(db).undelivered("127.0.0.1:6379/0");
+    REQUIRE(left.size() == 1);
+    CHECK(left[0].task_id == 7);
+    CHECK(left[0].run_id == run1);
+    CHECK(left[0].worker == "w1");
+    CHECK(left[0].state == "running");
+    w.setState("127.0.0.1:6379/0", 7, "sent_home");
+    CHECK(WorkerTasks(db).undelivered("127.0.0.1:6379/0").empty());
+    CHECK(WorkerTasks(db).undelivered("127.0.0.1:6380/0").size() == 1);
+    // A task noted again (run anew after its keys expired) replaces its row.
+    w.started("127.0.0.1:6379/0", 7, run2, "w1");
+    left = WorkerTasks(db).undelivered("127.0.0.1:6379/0");
+    REQUIRE(left.size() == 1);
+    CHECK(left[0].run_id == run2);
 }

@@ -2,11 +2,14 @@
 
 #include <atspi/atspi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 
+#include "base/Clock.h"
 #include "device/Device.h"
+#include "device/DeviceWait.h"
 #include "device/atspi/A11yBus.h"
 
 namespace eacu {
@@ -53,22 +56,94 @@ std::string stateName(AtspiStateType s) {
     return v && v->value_nick ? v->value_nick : "state " + std::to_string(int(s));
 }
 
+// The bound of one tree read or element action on the accessibility bus: a DeviceWait (the
+// step's deadline, the run's token, else kOwnTimeout). Before each libatspi call that goes over
+// D-Bus, next() gives libatspi's call timeout what is left of it (at most kCallMs, so that one
+// program that does not answer is skipped, or kStartupMs for a program that has just started:
+// libatspi's own two limits), and throws the stall once nothing is left: a bus that stops
+// answering ends the read at the bound, whatever the number of elements.
+class BusWait {
+public:
+    BusWait(const std::string& display, const std::string& operation)
+        : w_("accessibility bus of display " + display, operation, kOwnTimeout) {}
+
+    // Before a call: its timeout (`whole`: all that is left, for a call whose failure fails the
+    // operation). Throws DeviceStalled when the bound has passed, Cancelled on a stop.
+    // Returns that timeout in milliseconds.
+    int next(bool whole = false) const {
+        w_.slice();  // a stop, a signal, the run's time limit
+        const double left = w_.end() - monotonicSeconds();
+        if (left <= 0) throw w_.expired();
+        const int ms = std::max(1, int(left * 1000));
+        const int call = whole ? ms : std::min(ms, kCallMs);
+        atspi_set_timeout(call, std::min(ms, kStartupMs));
+        return call;
+    }
+    // After a call that failed with `error` (its message, "" when none): the stall when the bound
+    // has passed meanwhile (the call's timeout was what was left), else nothing.
+    void failed(const std::string& error) const {
+        if (!error.empty() && w_.end() - monotonicSeconds() <= 0.01) throw w_.expired("no answer (" + error + ")");
+    }
+
+private:
+    static constexpr double kOwnTimeout = 30;
+    static constexpr int kCallMs = 2000;
+    static constexpr int kStartupMs = 15000;
+    DeviceWait w_;
+};
+
+// The process id of application `app`, asked of the bus (GetConnectionUnixProcessID) with
+// the bound's timeout (libatspi's atspi_accessible_get_process_id waits D-Bus's default 25 s);
+// 0 when the bus does not say.
+int processId(AtspiAccessible* app, const BusWait& bus) {
+    AtspiApplication* a = ATSPI_OBJECT(app)->app;
+    DBusConnection* c = atspi_get_a11y_bus();
+    if (!a || !a->bus_name || !c) return 0;
+    const int timeout_ms = bus.next(true);
+    DBusMessage* m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                  "GetConnectionUnixProcessID");
+    if (!m) return 0;
+    const char* name = a->bus_name;
+    dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage* r = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &err);
+    dbus_message_unref(m);
+    std::string why = dbus_error_is_set(&err) ? std::string(err.message ? err.message : err.name) : "";
+    dbus_error_free(&err);
+    dbus_uint32_t pid = 0;
+    if (r) {
+        if (!dbus_message_get_args(r, nullptr, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID)) pid = 0;
+        dbus_message_unref(r);
+    }
+    bus.failed(why);
+    return int(pid);
+}
+
 struct Walker {
+    const BusWait& bus;
     int max_elements;
     int max_depth;
     int count = 0;
     bool truncated = false;
 
     // Reads `acc` (whose path and application are set in `el`) and its children.
+    // Frees `err` and bounds the next call.
+    void next(GError*& err) const {
+        errorText(err);
+        bus.next();
+    }
+
     void read(AtspiAccessible* acc, A11yElement& el, int depth) {
         ++count;
         GError* err = nullptr;
+        bus.next();
         el.role = take(atspi_role_get_name(atspi_accessible_get_role(acc, &err)));
-        errorText(err);
+        next(err);
         el.name = take(atspi_accessible_get_name(acc, &err));
-        errorText(err);
+        next(err);
         el.description = take(atspi_accessible_get_description(acc, &err));
-        errorText(err);
+        next(err);
         if (GPtr<AtspiStateSet> ss{atspi_accessible_get_state_set(acc)}) {
             if (GArray* states = atspi_state_set_get_states(ss.get())) {
                 for (guint i = 0; i < states->len; ++i)
@@ -76,19 +151,20 @@ struct Walker {
                 g_array_free(states, TRUE);
             }
         }
+        bus.next();
         if (GPtr<AtspiComponent> c{atspi_accessible_get_component_iface(acc)}) {
             AtspiRect* r = atspi_component_get_extents(c.get(), ATSPI_COORD_TYPE_SCREEN, &err);
-            errorText(err);
+            next(err);
             if (r && r->width > 0 && r->height > 0 && r->x > -100000 && r->y > -100000)
                 el.bounds = {r->x, r->y, r->width, r->height};
             g_free(r);
         }
         if (GPtr<AtspiAction> a{atspi_accessible_get_action_iface(acc)}) {
             int n = atspi_action_get_n_actions(a.get(), &err);
-            errorText(err);
+            next(err);
             for (int i = 0; i < n; ++i) {
                 std::string name = take(atspi_action_get_action_name(a.get(), i, &err));
-                errorText(err);
+                next(err);
                 if (!name.empty()) el.actions.push_back(name);
             }
         }
@@ -100,6 +176,7 @@ struct Walker {
             truncated = true;
             return;
         }
+        bus.next();
         int n = atspi_accessible_get_child_count(acc, &err);
         if (errorText(err).size()) return;
         for (int i = 0; i < n; ++i) {
@@ -107,6 +184,7 @@ struct Walker {
                 truncated = true;
                 return;
             }
+            bus.next();
             GPtr<AtspiAccessible> child{atspi_accessible_get_child_at_index(acc, i, &err)};
             errorText(err);
             if (!child) continue;
@@ -159,7 +237,6 @@ void AtspiAccessibility::connect() {
                        bus_address_ + "); --display virtual starts one for its programs";
         throw DeviceError(unavailable_);
     }
-    atspi_set_timeout(2000, 15000);
     g_connected = true;
     g_address = bus_address_;
 }
@@ -172,22 +249,26 @@ A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
     A11yElement root;
     root.role = "desktop frame";
     root.name = "main";
-    Walker w{scope.max_elements, scope.max_depth};
+    const BusWait bus(display_, "tree");
+    Walker w{bus, scope.max_elements, scope.max_depth};
     GError* err = nullptr;
+    bus.next(true);
     int n = atspi_accessible_get_child_count(desktop.get(), &err);
     std::string e = errorText(err);
+    bus.failed(e);
     if (!e.empty()) throw DeviceError("accessibility bus of display " + display_ + ": cannot list applications: " + e);
     for (int i = 0; i < n; ++i) {
+        bus.next();
         GPtr<AtspiAccessible> app{atspi_accessible_get_child_at_index(desktop.get(), i, &err)};
         errorText(err);
         if (!app) continue;
-        int pid = int(atspi_accessible_get_process_id(app.get(), &err));
-        if (!errorText(err).empty()) pid = 0;
+        const int pid = processId(app.get(), bus);
         if (scope.pid && pid != scope.pid) continue;
         atspi_accessible_clear_cache(app.get());
         A11yElement a;
         a.path = {i};
         a.pid = pid;
+        bus.next();
         a.app = take(atspi_accessible_get_name(app.get(), &err));
         errorText(err);
         w.read(app.get(), a, 1);
@@ -201,23 +282,27 @@ A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
 namespace {
 
 // The element at `el.path`, checked to be the same (role and name) as when it was read.
-GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display) {
+GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display, const BusWait& bus) {
     if (el.path.empty()) throw DeviceError("accessible element \"" + el.name + "\": it has no path in the tree");
     pump();
     GPtr<AtspiAccessible> cur{atspi_get_desktop(0)};
     GError* err = nullptr;
     for (size_t k = 0; k < el.path.size(); ++k) {
+        bus.next(true);
         GPtr<AtspiAccessible> next{atspi_accessible_get_child_at_index(cur.get(), el.path[k], &err)};
         std::string e = errorText(err);
+        bus.failed(e);
         if (!next)
             throw DeviceError("accessible " + el.role + " \"" + el.name + "\" on " + display + " is gone" +
                               (e.empty() ? "" : " (" + e + ")"));
         cur = std::move(next);
     }
+    bus.next(true);
     std::string role = take(atspi_role_get_name(atspi_accessible_get_role(cur.get(), &err)));
-    errorText(err);
+    bus.failed(errorText(err));
+    bus.next(true);
     std::string name = take(atspi_accessible_get_name(cur.get(), &err));
-    errorText(err);
+    bus.failed(errorText(err));
     if (role != el.role || name != el.name)
         throw DeviceError("accessible " + el.role + " \"" + el.name + "\" on " + display +
                           " is gone: its place in the tree now holds " + role + " \"" + name + "\"");
@@ -228,19 +313,24 @@ GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display)
 
 void AtspiAccessibility::doAction(const A11yElement& el, const std::string& action) {
     connect();
-    GPtr<AtspiAccessible> acc = resolve(el, display_);
+    const BusWait bus(display_, "action " + action);
+    GPtr<AtspiAccessible> acc = resolve(el, display_, bus);
     GPtr<AtspiAction> a{atspi_accessible_get_action_iface(acc.get())};
     if (!a) throw DeviceError("accessible " + el.role + " \"" + el.name + "\" has no actions");
     GError* err = nullptr;
+    bus.next(true);
     int n = atspi_action_get_n_actions(a.get(), &err);
-    errorText(err);
+    bus.failed(errorText(err));
     std::string have;
     for (int i = 0; i < n; ++i) {
+        bus.next(true);
         std::string name = take(atspi_action_get_action_name(a.get(), i, &err));
-        errorText(err);
+        bus.failed(errorText(err));
         if (name == action) {
+            bus.next(true);
             gboolean ok = atspi_action_do_action(a.get(), i, &err);
             std::string e = errorText(err);
+            bus.failed(e);
             if (!ok || !e.empty())
                 throw DeviceError("accessible " + el.role + " \"" + el.name + "\": action \"" + action +
                                   "\" refused" + (e.empty() ? "" : ": " + e));
@@ -254,12 +344,15 @@ void AtspiAccessibility::doAction(const A11yElement& el, const std::string& acti
 
 void AtspiAccessibility::setText(const A11yElement& el, const std::string& utf8) {
     connect();
-    GPtr<AtspiAccessible> acc = resolve(el, display_);
+    const BusWait bus(display_, "set text");
+    GPtr<AtspiAccessible> acc = resolve(el, display_, bus);
     GPtr<AtspiEditableText> e{atspi_accessible_get_editable_text_iface(acc.get())};
     if (!e) throw DeviceError("accessible " + el.role + " \"" + el.name + "\": its text is not editable");
     GError* err = nullptr;
+    bus.next(true);
     gboolean ok = atspi_editable_text_set_text_contents(e.get(), utf8.c_str(), &err);
     std::string m = errorText(err);
+    bus.failed(m);
     if (!ok || !m.empty())
         throw DeviceError("accessible " + el.role + " \"" + el.name + "\": setting its text was refused" +
                           (m.empty() ? "" : ": " + m));

@@ -17,6 +17,10 @@ namespace eacu {
 ///
 /// Snapshots read the tree with the cache cleared, so they show the state of now; an element
 /// that is not "showing" is listed without its children (a closed menu's items are left out).
+/// Every read and action ends at the thread's IoBound (the step's deadline, DeviceWait) when the
+/// bus or a program stops answering: each D-Bus call gets what is left of it as its timeout,
+/// and the operation throws DeviceStalled ("accessibility bus of display :5: tree: no answer
+/// within 4.0 s (...)") once nothing is left. Connecting (the first use) is not bounded so.
 class AtspiAccessibility : public Accessibility {
 public:
     /// `bus_address`: a D-Bus address ("unix:path=..."), or "" (see the class comment).

@@ -33,14 +33,15 @@ void X11Device::Impl::checkAlive() const {
                           " went away (the X server exited or the connection broke)");
 }
 
-DeviceWait X11Device::Impl::roundTrip(const char* operation) const {
-    // An X server answers a round trip in milliseconds; a capture of a large screen in tens.
-    constexpr double kRoundTripTimeout = 30;
-    return DeviceWait("X display " + name, operation, kRoundTripTimeout);
-}
+DeviceWait X11Device::Impl::roundTrip(const char* operation) const { return x11Wait("X display " + name, operation); }
 
 void X11Device::Impl::flush() {
-    XFlush(dpy);
+    checkAlive();
+    {
+        // Blocks only when the socket's buffer is full (a display that stopped reading input).
+        X11Watchdog::Scope bound(*watchdog, roundTrip("input"));
+        XFlush(dpy);
+    }
     checkAlive();
 }
 

@@ -27,7 +27,8 @@ struct X11Device::Impl {
     Visual* visual = nullptr;
     int depth = 0;
     bool dead = false;
-    // Ends a capture or sync the display does not answer (X11Watchdog.h); made with the connection.
+    // Ends a capture, sync, input flush or cursor query the display does not answer
+    // (X11Watchdog.h); made with the connection.
     std::unique_ptr<X11Watchdog> watchdog;
     std::unique_ptr<X11Windows> windows;  // opened by X11Device::windows()
 
@@ -71,9 +72,10 @@ struct X11Device::Impl {
     // ---- connection (X11Device.cpp) ----
     // Throws the stall the watchdog ended (DeviceStalled), or DeviceError when the display went away.
     void checkAlive() const;
-    // The bound of one round trip of `operation` (own limit kRoundTripTimeout, the thread's
-    // IoBound, the run's token): hold the Scope while the call runs, then checkAlive().
+    // The bound of one round trip of `operation` (x11Wait: its own limit, the thread's IoBound,
+    // the run's token): hold the Scope while the call runs, then checkAlive().
     DeviceWait roundTrip(const char* operation) const;
+    // XFlush under the watchdog ("input"), then checkAlive().
     void flush();
     void querySize();
 

@@ -38,7 +38,10 @@ Point X11Device::cursor() const {
     Window rootRet, child;
     int rx = 0, ry = 0, wx, wy;
     unsigned mask;
-    XQueryPointer(d.dpy, d.root, &rootRet, &child, &rx, &ry, &wx, &wy, &mask);
+    {
+        X11Watchdog::Scope bound(*d.watchdog, d.roundTrip("cursor"));
+        XQueryPointer(d.dpy, d.root, &rootRet, &child, &rx, &ry, &wx, &wy, &mask);
+    }
     d.checkAlive();
     return {rx, ry};
 }

@@ -9,6 +9,11 @@
 
 namespace eacu {
 
+DeviceWait x11Wait(const std::string& display, const std::string& operation) {
+    constexpr double kOwnTimeout = 30;
+    return DeviceWait(display, operation, kOwnTimeout);
+}
+
 X11Watchdog::X11Watchdog(int fd) : fd_(fd), thread_([this] { loop(); }) {}
 
 X11Watchdog::~X11Watchdog() {
@@ -23,14 +28,14 @@ X11Watchdog::~X11Watchdog() {
 void X11Watchdog::arm(const DeviceWait& wait) {
     {
         std::lock_guard<std::mutex> lk(mu_);
-        armed_.emplace(wait);
+        armed_.push_back(wait);
     }
     cv_.notify_all();
 }
 
 void X11Watchdog::disarm() {
     std::lock_guard<std::mutex> lk(mu_);
-    armed_.reset();
+    if (!armed_.empty()) armed_.pop_back();
 }
 
 std::optional<DeviceStalled> X11Watchdog::stalled() const {
@@ -41,18 +46,20 @@ std::optional<DeviceStalled> X11Watchdog::stalled() const {
 void X11Watchdog::loop() {
     std::unique_lock<std::mutex> lk(mu_);
     while (!stop_) {
-        if (!armed_ || fired_) {
+        if (armed_.empty() || fired_) {
             cv_.wait(lk);
             continue;
         }
-        const double left = armed_->end() - monotonicSeconds();
+        const DeviceWait& first = *std::min_element(
+            armed_.begin(), armed_.end(), [](const DeviceWait& a, const DeviceWait& b) { return a.end() < b.end(); });
+        const double left = first.end() - monotonicSeconds();
         if (left > 0) {
             // Woken early by arm/disarm/stop, or every 50 ms (the run's token is not seen here:
             // a stop waits for the call's bound, which the step engine keeps short).
             cv_.wait_for(lk, std::chrono::duration<double>(std::min(left, 0.05)));
             continue;
         }
-        fired_ = armed_->expired();
+        fired_ = first.expired();
         ::shutdown(fd_, SHUT_RDWR);
     }
 }

@@ -6,10 +6,17 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "device/DeviceWait.h"
 
 namespace eacu {
+
+/// The bound of one call of `operation` on X display `display` ("X display :5"): a round trip
+/// is answered in milliseconds and a large capture in tens, so its own limit is 30 s; the
+/// thread's IoBound (the step's deadline) and the run's token shorten it (DeviceWait). Every
+/// watched X connection (the device's, its windows') takes its bounds from here.
+DeviceWait x11Wait(const std::string& display, const std::string& operation);
 
 /// One watchdog per X connection. While armed with a DeviceWait, a thread shuts the socket
 /// `fd` down (shutdown(2), both ways) once the wait's end passes: the blocked Xlib call then
@@ -24,9 +31,10 @@ public:
     X11Watchdog(const X11Watchdog&) = delete;
     X11Watchdog& operator=(const X11Watchdog&) = delete;
 
-    /// Arms for one call: `wait` names the display and the operation and gives the end.
+    /// Arms for one call: `wait` names the display and the operation and gives the end. Arms
+    /// nest (a call made inside another): the earliest end of those armed is watched.
     void arm(const DeviceWait& wait);
-    /// Disarms (before the end: nothing happens).
+    /// Disarms the last arm() (before its end: nothing happens).
     void disarm();
     /// The error of the call the watchdog ended ("X display :5: capture: no answer within 4.0 s
     /// (the step's deadline, 3 s + 1 s)"), or nullopt.
@@ -47,7 +55,7 @@ private:
     int fd_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
-    std::optional<DeviceWait> armed_;
+    std::vector<DeviceWait> armed_;  // innermost last
     std::optional<DeviceStalled> fired_;
     bool stop_ = false;
     std::thread thread_;

@@ -102,140 +102,154 @@ void X11Windows::Impl::moveResize(const WindowInfo& i, int x, int y, int w, int 
 }
 
 WindowInfo X11Windows::focus(uint64_t id, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    if (i.focused && !i.minimized) return i;
-    if (d.wmCheck()) {
-        d.toRoot(Window(id), "_NET_ACTIVE_WINDOW", 2 /* source: pager */, CurrentTime, 0);
-    } else {
-        XMapRaised(d.dpy, Window(id));
-        x11::trapBegin();
-        XSetInputFocus(d.dpy, Window(id), RevertToParent, CurrentTime);
-        if (int err = x11::trapEnd(d.dpy))
-            throw DeviceError("cannot focus " + Impl::label(i) + ": XSetInputFocus failed (X error " +
-                              std::to_string(err) + ")");
-    }
-    return d.waitFor(id, timeout, [](const WindowInfo& w) { return w.focused && !w.minimized; },
-                     "focused");
+    return impl_->bounded("window focus", [&]() -> WindowInfo {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        if (i.focused && !i.minimized) return i;
+        if (d.wmCheck()) {
+            d.toRoot(Window(id), "_NET_ACTIVE_WINDOW", 2 /* source: pager */, CurrentTime, 0);
+        } else {
+            XMapRaised(d.dpy, Window(id));
+            x11::trapBegin();
+            XSetInputFocus(d.dpy, Window(id), RevertToParent, CurrentTime);
+            if (int err = x11::trapEnd(d.dpy))
+                throw DeviceError("cannot focus " + Impl::label(i) + ": XSetInputFocus failed (X error " +
+                                  std::to_string(err) + ")");
+        }
+        return d.waitFor(id, timeout, [](const WindowInfo& w) { return w.focused && !w.minimized; },
+                         "focused");
+    });
 }
 
 WindowInfo X11Windows::minimize(uint64_t id, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    if (i.minimized) return i;
-    d.needWm(i, "minimize");
-    XIconifyWindow(d.dpy, Window(id), d.screen);
-    XFlush(d.dpy);
-    return d.waitFor(id, timeout, [](const WindowInfo& w) { return w.minimized; }, "minimized");
+    return impl_->bounded("window minimize", [&]() -> WindowInfo {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        if (i.minimized) return i;
+        d.needWm(i, "minimize");
+        XIconifyWindow(d.dpy, Window(id), d.screen);
+        XFlush(d.dpy);
+        return d.waitFor(id, timeout, [](const WindowInfo& w) { return w.minimized; }, "minimized");
+    });
 }
 
 WindowInfo X11Windows::maximize(uint64_t id, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    if (i.maximized) return i;
-    d.needWm(i, "maximize");
-    d.toRoot(Window(id), "_NET_WM_STATE", 1 /* add */, long(d.atom("_NET_WM_STATE_MAXIMIZED_VERT")),
-             long(d.atom("_NET_WM_STATE_MAXIMIZED_HORZ")), 2);
-    return d.waitFor(id, timeout, [](const WindowInfo& w) { return w.maximized; }, "maximized");
+    return impl_->bounded("window maximize", [&]() -> WindowInfo {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        if (i.maximized) return i;
+        d.needWm(i, "maximize");
+        d.toRoot(Window(id), "_NET_WM_STATE", 1 /* add */, long(d.atom("_NET_WM_STATE_MAXIMIZED_VERT")),
+                 long(d.atom("_NET_WM_STATE_MAXIMIZED_HORZ")), 2);
+        return d.waitFor(id, timeout, [](const WindowInfo& w) { return w.maximized; }, "maximized");
+    });
 }
 
 WindowInfo X11Windows::restore(uint64_t id, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    if (!i.minimized && !i.maximized) return i;
-    if (i.minimized) {
-        // ICCCM: mapping an iconic window asks for the normal state.
-        XMapWindow(d.dpy, Window(id));
-        XFlush(d.dpy);
-    }
-    if (i.maximized)
-        d.toRoot(Window(id), "_NET_WM_STATE", 0 /* remove */, long(d.atom("_NET_WM_STATE_MAXIMIZED_VERT")),
-                 long(d.atom("_NET_WM_STATE_MAXIMIZED_HORZ")), 2);
-    return d.waitFor(id, timeout, [](const WindowInfo& w) { return !w.minimized && !w.maximized; },
-                     "neither minimized nor maximized");
+    return impl_->bounded("window restore", [&]() -> WindowInfo {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        if (!i.minimized && !i.maximized) return i;
+        if (i.minimized) {
+            // ICCCM: mapping an iconic window asks for the normal state.
+            XMapWindow(d.dpy, Window(id));
+            XFlush(d.dpy);
+        }
+        if (i.maximized)
+            d.toRoot(Window(id), "_NET_WM_STATE", 0 /* remove */, long(d.atom("_NET_WM_STATE_MAXIMIZED_VERT")),
+                     long(d.atom("_NET_WM_STATE_MAXIMIZED_HORZ")), 2);
+        return d.waitFor(id, timeout, [](const WindowInfo& w) { return !w.minimized && !w.maximized; },
+                         "neither minimized nor maximized");
+    });
 }
 
 void X11Windows::close(uint64_t id, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    Atom* protocols = nullptr;
-    int n = 0;
-    bool deletable = false;
-    std::string names;
-    x11::trapBegin();
-    Status ok = XGetWMProtocols(d.dpy, Window(id), &protocols, &n);
-    x11::trapEnd(d.dpy);
-    if (ok && protocols) {
-        for (int k = 0; k < n; ++k) {
-            if (protocols[k] == d.atom("WM_DELETE_WINDOW")) deletable = true;
-            char* s = XGetAtomName(d.dpy, protocols[k]);
-            if (s) {
-                names += (names.empty() ? "" : ", ") + std::string(s);
-                XFree(s);
+    return impl_->bounded("window close", [&]() -> void {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        Atom* protocols = nullptr;
+        int n = 0;
+        bool deletable = false;
+        std::string names;
+        x11::trapBegin();
+        Status ok = XGetWMProtocols(d.dpy, Window(id), &protocols, &n);
+        x11::trapEnd(d.dpy);
+        if (ok && protocols) {
+            for (int k = 0; k < n; ++k) {
+                if (protocols[k] == d.atom("WM_DELETE_WINDOW")) deletable = true;
+                char* s = XGetAtomName(d.dpy, protocols[k]);
+                if (s) {
+                    names += (names.empty() ? "" : ", ") + std::string(s);
+                    XFree(s);
+                }
             }
+            XFree(protocols);
         }
-        XFree(protocols);
-    }
-    if (!deletable)
-        throw DeviceError("cannot close " + Impl::label(i) + ": it does not take WM_DELETE_WINDOW (its "
-                          "WM_PROTOCOLS: " + (names.empty() ? "none" : names) +
-                          "); eacu does not kill its program");
-    XEvent e{};
-    e.xclient.type = ClientMessage;
-    e.xclient.window = Window(id);
-    e.xclient.message_type = d.atom("WM_PROTOCOLS");
-    e.xclient.format = 32;
-    e.xclient.data.l[0] = long(d.atom("WM_DELETE_WINDOW"));
-    e.xclient.data.l[1] = CurrentTime;
-    XSendEvent(d.dpy, Window(id), False, NoEventMask, &e);
-    XFlush(d.dpy);
-    d.checkAlive();
-    const double deadline = monotonicSeconds() + timeout;
-    double step = 0.002;
-    while (d.listed(Window(id))) {
-        if (monotonicSeconds() >= deadline)
-            throw DeviceError(Impl::label(i) + ": expected it to close within " +
-                              std::to_string(timeout).substr(0, 4) +
-                              " s after WM_DELETE_WINDOW, got it still open (the program may be asking "
-                              "for confirmation)");
-        std::this_thread::sleep_for(std::chrono::duration<double>(step));
-        step = std::min(step * 2, 0.02);
-    }
+        if (!deletable)
+            throw DeviceError("cannot close " + Impl::label(i) + ": it does not take WM_DELETE_WINDOW (its "
+                              "WM_PROTOCOLS: " + (names.empty() ? "none" : names) +
+                              "); eacu does not kill its program");
+        XEvent e{};
+        e.xclient.type = ClientMessage;
+        e.xclient.window = Window(id);
+        e.xclient.message_type = d.atom("WM_PROTOCOLS");
+        e.xclient.format = 32;
+        e.xclient.data.l[0] = long(d.atom("WM_DELETE_WINDOW"));
+        e.xclient.data.l[1] = CurrentTime;
+        XSendEvent(d.dpy, Window(id), False, NoEventMask, &e);
+        XFlush(d.dpy);
+        d.checkAlive();
+        const double deadline = monotonicSeconds() + timeout;
+        double step = 0.002;
+        while (d.listed(Window(id))) {
+            if (monotonicSeconds() >= deadline)
+                throw DeviceError(Impl::label(i) + ": expected it to close within " +
+                                  std::to_string(timeout).substr(0, 4) +
+                                  " s after WM_DELETE_WINDOW, got it still open (the program may be asking "
+                                  "for confirmation)");
+            std::this_thread::sleep_for(std::chrono::duration<double>(step));
+            step = std::min(step * 2, 0.02);
+        }
+    });
 }
 
 WindowInfo X11Windows::move(uint64_t id, int x, int y, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    if (i.x == x && i.y == y) return i;
-    const double deadline = monotonicSeconds() + timeout;
-    const std::string expected = "at " + std::to_string(x) + "," + std::to_string(y);
-    d.moveResize(i, x, y, kKeep, kKeep);
-    WindowInfo now = d.waitFor(
-        id, timeout, [&](const WindowInfo& w) { return w.x != i.x || w.y != i.y; }, expected);
-    if (now.x == x && now.y == y) return now;
-    // Moved, but not there yet, or placed elsewhere: the request taken for the frame's corner
-    // (a manager or a window gravity that ignores the client's own position). Give it a
-    // moment, then ask again offset by the difference.
-    auto there = [&](const WindowInfo& w) { return w.x == x && w.y == y; };
-    try {
-        return d.waitFor(id, std::min(0.1, std::max(0.0, deadline - monotonicSeconds())), there, expected);
-    } catch (const DeviceError&) {
-    }
-    now = d.current(id);
-    d.moveResize(now, x - (now.x - x), y - (now.y - y), kKeep, kKeep);
-    return d.waitFor(id, std::max(0.05, deadline - monotonicSeconds()), there, expected);
+    return impl_->bounded("window move", [&]() -> WindowInfo {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        if (i.x == x && i.y == y) return i;
+        const double deadline = monotonicSeconds() + timeout;
+        const std::string expected = "at " + std::to_string(x) + "," + std::to_string(y);
+        d.moveResize(i, x, y, kKeep, kKeep);
+        WindowInfo now = d.waitFor(
+            id, timeout, [&](const WindowInfo& w) { return w.x != i.x || w.y != i.y; }, expected);
+        if (now.x == x && now.y == y) return now;
+        // Moved, but not there yet, or placed elsewhere: the request taken for the frame's corner
+        // (a manager or a window gravity that ignores the client's own position). Give it a
+        // moment, then ask again offset by the difference.
+        auto there = [&](const WindowInfo& w) { return w.x == x && w.y == y; };
+        try {
+            return d.waitFor(id, std::min(0.1, std::max(0.0, deadline - monotonicSeconds())), there, expected);
+        } catch (const DeviceError&) {
+        }
+        now = d.current(id);
+        d.moveResize(now, x - (now.x - x), y - (now.y - y), kKeep, kKeep);
+        return d.waitFor(id, std::max(0.05, deadline - monotonicSeconds()), there, expected);
+    });
 }
 
 WindowInfo X11Windows::resize(uint64_t id, int w, int h, double timeout) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    if (w <= 0 || h <= 0)
-        throw DeviceError("resize " + Impl::label(i) + ": expected a positive size, got " +
-                          std::to_string(w) + "x" + std::to_string(h));
-    if (i.w == w && i.h == h) return i;
-    d.moveResize(i, kKeep, kKeep, w, h);
-    return d.waitFor(id, timeout, [&](const WindowInfo& n) { return n.w == w && n.h == h; },
-                     "a client area of " + std::to_string(w) + "x" + std::to_string(h));
+    return impl_->bounded("window resize", [&]() -> WindowInfo {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        if (w <= 0 || h <= 0)
+            throw DeviceError("resize " + Impl::label(i) + ": expected a positive size, got " +
+                              std::to_string(w) + "x" + std::to_string(h));
+        if (i.w == w && i.h == h) return i;
+        d.moveResize(i, kKeep, kKeep, w, h);
+        return d.waitFor(id, timeout, [&](const WindowInfo& n) { return n.w == w && n.h == h; },
+                         "a client area of " + std::to_string(w) + "x" + std::to_string(h));
+    });
 }
 
 }  // namespace eacu

@@ -51,75 +51,77 @@ static Window innermostAt(Display* dpy, Window root, Window id, Point p, int& x,
 }
 
 void X11Windows::sendClick(uint64_t id, Point p, MouseButton button, int count) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    int x = 0, y = 0;
-    Window target = innermostAt(d.dpy, d.root, Window(id), p, x, y);
-    auto ev = [&](int type, unsigned state) {
-        XEvent e{};
-        if (type == MotionNotify) {
-            e.xmotion.type = MotionNotify;
-            e.xmotion.display = d.dpy;
-            e.xmotion.window = target;
-            e.xmotion.root = d.root;
-            e.xmotion.time = CurrentTime;
-            e.xmotion.x = x;
-            e.xmotion.y = y;
-            e.xmotion.x_root = p.x;
-            e.xmotion.y_root = p.y;
-            e.xmotion.same_screen = True;
-        } else if (type == EnterNotify || type == LeaveNotify) {
-            e.xcrossing.type = type;
-            e.xcrossing.display = d.dpy;
-            e.xcrossing.window = target;
-            e.xcrossing.root = d.root;
-            e.xcrossing.time = CurrentTime;
-            e.xcrossing.x = x;
-            e.xcrossing.y = y;
-            e.xcrossing.x_root = p.x;
-            e.xcrossing.y_root = p.y;
-            e.xcrossing.mode = NotifyNormal;
-            e.xcrossing.detail = NotifyAncestor;
-            e.xcrossing.same_screen = True;
-        } else {
-            e.xbutton.type = type;
-            e.xbutton.display = d.dpy;
-            e.xbutton.window = target;
-            e.xbutton.root = d.root;
-            e.xbutton.subwindow = None;
-            e.xbutton.time = CurrentTime;
-            e.xbutton.x = x;
-            e.xbutton.y = y;
-            e.xbutton.x_root = p.x;
-            e.xbutton.y_root = p.y;
-            e.xbutton.state = state;
-            e.xbutton.button = x11Button(button);
-            e.xbutton.same_screen = True;
+    return impl_->bounded("window click", [&]() -> void {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        int x = 0, y = 0;
+        Window target = innermostAt(d.dpy, d.root, Window(id), p, x, y);
+        auto ev = [&](int type, unsigned state) {
+            XEvent e{};
+            if (type == MotionNotify) {
+                e.xmotion.type = MotionNotify;
+                e.xmotion.display = d.dpy;
+                e.xmotion.window = target;
+                e.xmotion.root = d.root;
+                e.xmotion.time = CurrentTime;
+                e.xmotion.x = x;
+                e.xmotion.y = y;
+                e.xmotion.x_root = p.x;
+                e.xmotion.y_root = p.y;
+                e.xmotion.same_screen = True;
+            } else if (type == EnterNotify || type == LeaveNotify) {
+                e.xcrossing.type = type;
+                e.xcrossing.display = d.dpy;
+                e.xcrossing.window = target;
+                e.xcrossing.root = d.root;
+                e.xcrossing.time = CurrentTime;
+                e.xcrossing.x = x;
+                e.xcrossing.y = y;
+                e.xcrossing.x_root = p.x;
+                e.xcrossing.y_root = p.y;
+                e.xcrossing.mode = NotifyNormal;
+                e.xcrossing.detail = NotifyAncestor;
+                e.xcrossing.same_screen = True;
+            } else {
+                e.xbutton.type = type;
+                e.xbutton.display = d.dpy;
+                e.xbutton.window = target;
+                e.xbutton.root = d.root;
+                e.xbutton.subwindow = None;
+                e.xbutton.time = CurrentTime;
+                e.xbutton.x = x;
+                e.xbutton.y = y;
+                e.xbutton.x_root = p.x;
+                e.xbutton.y_root = p.y;
+                e.xbutton.state = state;
+                e.xbutton.button = x11Button(button);
+                e.xbutton.same_screen = True;
+            }
+            long mask = type == ButtonPress ? ButtonPressMask : type == ButtonRelease ? ButtonReleaseMask
+                      : type == EnterNotify ? EnterWindowMask : type == LeaveNotify ? LeaveWindowMask
+                      : PointerMotionMask;
+            x11::trapBegin();
+            Status ok = XSendEvent(d.dpy, target, True, mask, &e);
+            int err = x11::trapEnd(d.dpy);
+            if (!ok || err)
+                throw DeviceError("cannot send a click to " + Impl::label(i) + ": XSendEvent failed (X error " +
+                                  std::to_string(err) + ")");
+        };
+        const unsigned held = Button1Mask << (x11Button(button) - 1);
+        ev(EnterNotify, 0);
+        ev(MotionNotify, 0);
+        for (int k = 0; k < std::max(1, count); ++k) {
+            ev(ButtonPress, 0);
+            ev(ButtonRelease, held);
         }
-        long mask = type == ButtonPress ? ButtonPressMask : type == ButtonRelease ? ButtonReleaseMask
-                  : type == EnterNotify ? EnterWindowMask : type == LeaveNotify ? LeaveWindowMask
-                  : PointerMotionMask;
-        x11::trapBegin();
-        Status ok = XSendEvent(d.dpy, target, True, mask, &e);
-        int err = x11::trapEnd(d.dpy);
-        if (!ok || err)
-            throw DeviceError("cannot send a click to " + Impl::label(i) + ": XSendEvent failed (X error " +
-                              std::to_string(err) + ")");
-    };
-    const unsigned held = Button1Mask << (x11Button(button) - 1);
-    ev(EnterNotify, 0);
-    ev(MotionNotify, 0);
-    for (int k = 0; k < std::max(1, count); ++k) {
-        ev(ButtonPress, 0);
-        ev(ButtonRelease, held);
-    }
-    try {
-        ev(LeaveNotify, 0);  // the pointer never came: no hover highlight stays behind
-    } catch (const DeviceError&) {
-        // The click closed the window (a dialog's button): nothing to leave.
-    }
-    XFlush(d.dpy);
-    d.checkAlive();
+        try {
+            ev(LeaveNotify, 0);  // the pointer never came: no hover highlight stays behind
+        } catch (const DeviceError&) {
+            // The click closed the window (a dialog's button): nothing to leave.
+        }
+        XFlush(d.dpy);
+        d.checkAlive();
+    });
 }
 
 namespace {
@@ -164,46 +166,50 @@ static KeyEventTarget keyTarget(Display* dpy, Window root, const WindowInfo& i) 
 }
 
 void X11Windows::sendKeys(uint64_t id, const std::vector<Key>& combo) {
-    Impl& d = *impl_;
-    WindowInfo i = d.current(id);
-    KeyEventTarget t = keyTarget(d.dpy, d.root, i);
-    std::vector<std::pair<unsigned, unsigned>> codes;  // keycode, modifier mask it adds
-    for (const Key& k : combo) {
-        unsigned long sym = keysymFor(k);
-        KeyCode kc = XKeysymToKeycode(d.dpy, KeySym(sym));
-        if (!kc) {
-            const char* name = XKeysymToString(KeySym(sym));
-            throw DeviceError(std::string("cannot send the key ") + (name ? name : std::to_string(sym)) + " to " +
-                              Impl::label(i) + ": no key of the keyboard map has it (use focus + key instead)");
+    return impl_->bounded("window keys", [&]() -> void {
+        Impl& d = *impl_;
+        WindowInfo i = d.current(id);
+        KeyEventTarget t = keyTarget(d.dpy, d.root, i);
+        std::vector<std::pair<unsigned, unsigned>> codes;  // keycode, modifier mask it adds
+        for (const Key& k : combo) {
+            unsigned long sym = keysymFor(k);
+            KeyCode kc = XKeysymToKeycode(d.dpy, KeySym(sym));
+            if (!kc) {
+                const char* name = XKeysymToString(KeySym(sym));
+                throw DeviceError(std::string("cannot send the key ") + (name ? name : std::to_string(sym)) + " to " +
+                                  Impl::label(i) + ": no key of the keyboard map has it (use focus + key instead)");
+            }
+            unsigned mask = modifierMask(sym);
+            if (!mask && XkbKeycodeToKeysym(d.dpy, kc, 0, 0) != KeySym(sym) && XkbKeycodeToKeysym(d.dpy, kc, 0, 1) == KeySym(sym))
+                mask = ShiftMask;  // a character on the shifted level
+            codes.push_back({kc, mask});
         }
-        unsigned mask = modifierMask(sym);
-        if (!mask && XkbKeycodeToKeysym(d.dpy, kc, 0, 0) != KeySym(sym) && XkbKeycodeToKeysym(d.dpy, kc, 0, 1) == KeySym(sym))
-            mask = ShiftMask;  // a character on the shifted level
-        codes.push_back({kc, mask});
-    }
-    unsigned state = 0;
-    x11::trapBegin();
-    for (size_t k = 0; k < codes.size(); ++k) {
-        bool last = k + 1 == codes.size();
-        unsigned extra = last && !modifierMask(keysymFor(combo[k])) ? codes[k].second : 0;
-        sendKey(d.dpy, d.root, t, codes[k].first, state | extra, KeyPress);
-        if (!last) state |= codes[k].second;
-        else sendKey(d.dpy, d.root, t, codes[k].first, state | extra, KeyRelease);
-    }
-    for (size_t k = codes.size(); k-- > 1;) {
-        state &= ~codes[k - 1].second;
-        sendKey(d.dpy, d.root, t, codes[k - 1].first, state, KeyRelease);
-    }
-    // An error after the window took the keys (it closed on Return, say) is no failure: only a
-    // window gone before them is, and current() above has seen it there.
-    x11::trapEnd(d.dpy);
-    XFlush(d.dpy);
-    d.checkAlive();
+        unsigned state = 0;
+        x11::trapBegin();
+        for (size_t k = 0; k < codes.size(); ++k) {
+            bool last = k + 1 == codes.size();
+            unsigned extra = last && !modifierMask(keysymFor(combo[k])) ? codes[k].second : 0;
+            sendKey(d.dpy, d.root, t, codes[k].first, state | extra, KeyPress);
+            if (!last) state |= codes[k].second;
+            else sendKey(d.dpy, d.root, t, codes[k].first, state | extra, KeyRelease);
+        }
+        for (size_t k = codes.size(); k-- > 1;) {
+            state &= ~codes[k - 1].second;
+            sendKey(d.dpy, d.root, t, codes[k - 1].first, state, KeyRelease);
+        }
+        // An error after the window took the keys (it closed on Return, say) is no failure: only a
+        // window gone before them is, and current() above has seen it there.
+        x11::trapEnd(d.dpy);
+        XFlush(d.dpy);
+        d.checkAlive();
+    });
 }
 
 void X11Windows::sendText(uint64_t id, const std::string& text) {
-    std::u32string cps = decodeUtf8(text);
-    for (char32_t cp : cps) sendKeys(id, {Key::character(cp)});
+    return impl_->bounded("window text", [&]() -> void {
+        std::u32string cps = decodeUtf8(text);
+        for (char32_t cp : cps) sendKeys(id, {Key::character(cp)});
+    });
 }
 
 }  // namespace eacu

@@ -265,57 +265,67 @@ std::string X11Windows::Impl::state(const WindowInfo& i) {
            (i.minimized ? ", minimized" : "") + (i.maximized ? ", maximized" : "");
 }
 
-bool X11Windows::hasWindowManager() { return impl_->wmCheck() != 0; }
+bool X11Windows::hasWindowManager() {
+    return impl_->bounded("window manager check", [&] { return impl_->wmCheck() != 0; });
+}
 
 std::vector<WindowInfo> X11Windows::list() {
-    Impl& d = *impl_;
-    Window active = d.activeId();
-    std::vector<WindowInfo> out;
-    for (Window w : d.clients())
-        if (auto i = d.describe(w, active)) out.push_back(std::move(*i));
-    return out;
+    return impl_->bounded("window list", [&]() -> std::vector<WindowInfo> {
+        Impl& d = *impl_;
+        Window active = d.activeId();
+        std::vector<WindowInfo> out;
+        for (Window w : d.clients())
+            if (auto i = d.describe(w, active)) out.push_back(std::move(*i));
+        return out;
+    });
 }
 
 std::optional<WindowInfo> X11Windows::info(uint64_t id) {
-    return impl_->describe(Window(id), impl_->activeId());
+    return impl_->bounded("window list", [&]() -> std::optional<WindowInfo> {
+        return impl_->describe(Window(id), impl_->activeId());
+    });
 }
 
 std::optional<WindowInfo> X11Windows::frontmost() {
-    Impl& d = *impl_;
-    Window a = d.activeId();
-    if (!a) return std::nullopt;
-    return d.describe(a, a);
+    return impl_->bounded("window list", [&]() -> std::optional<WindowInfo> {
+        Impl& d = *impl_;
+        Window a = d.activeId();
+        if (!a) return std::nullopt;
+        return d.describe(a, a);
+    });
 }
 
 std::optional<WindowInfo> X11Windows::windowAt(Point p) {
-    Impl& d = *impl_;
-    d.checkAlive();
-    std::vector<Window> top = d.children(d.root);  // bottom first
-    for (auto it = top.rbegin(); it != top.rend(); ++it) {
-        XWindowAttributes a;
-        x11::trapBegin();
-        Status ok = XGetWindowAttributes(d.dpy, *it, &a);
-        int err = x11::trapEnd(d.dpy);
-        if (!ok || err || a.map_state != IsViewable || a.c_class != InputOutput) continue;
-        const int bw = a.border_width;
-        if (p.x < a.x || p.y < a.y || p.x >= a.x + a.width + 2 * bw || p.y >= a.y + a.height + 2 * bw) continue;
-        // The client inside a manager's frame: the first descendant (breadth first) with WM_STATE.
-        std::vector<Window> level{*it};
-        for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
-            std::vector<Window> next;
-            for (Window w : level) {
-                if (!d.prop32(w, "WM_STATE").empty()) {
-                    auto i = d.describe(w, d.activeId());
-                    if (i) return i;
+    return impl_->bounded("window list", [&]() -> std::optional<WindowInfo> {
+        Impl& d = *impl_;
+        d.checkAlive();
+        std::vector<Window> top = d.children(d.root);  // bottom first
+        for (auto it = top.rbegin(); it != top.rend(); ++it) {
+            XWindowAttributes a;
+            x11::trapBegin();
+            Status ok = XGetWindowAttributes(d.dpy, *it, &a);
+            int err = x11::trapEnd(d.dpy);
+            if (!ok || err || a.map_state != IsViewable || a.c_class != InputOutput) continue;
+            const int bw = a.border_width;
+            if (p.x < a.x || p.y < a.y || p.x >= a.x + a.width + 2 * bw || p.y >= a.y + a.height + 2 * bw) continue;
+            // The client inside a manager's frame: the first descendant (breadth first) with WM_STATE.
+            std::vector<Window> level{*it};
+            for (int depth = 0; depth < 4 && !level.empty(); ++depth) {
+                std::vector<Window> next;
+                for (Window w : level) {
+                    if (!d.prop32(w, "WM_STATE").empty()) {
+                        auto i = d.describe(w, d.activeId());
+                        if (i) return i;
+                    }
+                    for (Window c : d.children(w)) next.push_back(c);
                 }
-                for (Window c : d.children(w)) next.push_back(c);
+                level = std::move(next);
             }
-            level = std::move(next);
+            auto i = d.describe(*it, d.activeId());  // a menu, a tooltip, a manager's own window
+            if (i) return i;
         }
-        auto i = d.describe(*it, d.activeId());  // a menu, a tooltip, a manager's own window
-        if (i) return i;
-    }
-    return std::nullopt;
+        return std::nullopt;
+    });
 }
 
 }  // namespace eacu

@@ -16,6 +16,7 @@ void onIOExit(Display*, void* data) { *static_cast<bool*>(data) = true; }
 }  // namespace
 
 X11Windows::Impl::~Impl() {
+    watchdog.reset();  // its thread, before the connection goes
     if (dpy) {
         for (Window w : redirected) {
             x11::trapBegin();
@@ -28,6 +29,8 @@ X11Windows::Impl::~Impl() {
 }
 
 void X11Windows::Impl::checkAlive() const {
+    if (watchdog)
+        if (auto stalled = watchdog->stalled()) throw *stalled;
     if (dead)
         throw DeviceError("X display " + name +
                           " went away (the X server exited or the connection broke)");
@@ -50,15 +53,18 @@ X11Windows::X11Windows(const std::string& display_name, double scale) : impl_(st
         throw DeviceError("cannot open X display \"" + display_name + "\" for its windows");
     x11::adoptDisplay(d.dpy);
     XSetIOErrorExitHandler(d.dpy, onIOExit, &d.dead);
+    d.watchdog = std::make_unique<X11Watchdog>(ConnectionNumber(d.dpy));
     d.name = DisplayString(d.dpy);
     d.screen = DefaultScreen(d.dpy);
     d.root = RootWindow(d.dpy, d.screen);
-    int ev = 0, err = 0, major = 0, minor = 0;
-    int cmajor = 0, cminor = 2;
-    d.composite = XCompositeQueryExtension(d.dpy, &ev, &err) && XCompositeQueryVersion(d.dpy, &cmajor, &cminor) &&
-                  (cmajor > 0 || cminor >= 2);
-    d.xres = XResQueryExtension(d.dpy, &ev, &err) && XResQueryVersion(d.dpy, &major, &minor) &&
-             (major > 1 || (major == 1 && minor >= 2));
+    d.bounded("window list", [&] {
+        int ev = 0, err = 0, major = 0, minor = 0;
+        int cmajor = 0, cminor = 2;
+        d.composite = XCompositeQueryExtension(d.dpy, &ev, &err) && XCompositeQueryVersion(d.dpy, &cmajor, &cminor) &&
+                      (cmajor > 0 || cminor >= 2);
+        d.xres = XResQueryExtension(d.dpy, &ev, &err) && XResQueryVersion(d.dpy, &major, &minor) &&
+                 (major > 1 || (major == 1 && minor >= 2));
+    });
 }
 
 X11Windows::~X11Windows() = default;

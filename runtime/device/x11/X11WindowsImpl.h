@@ -4,11 +4,14 @@
 #pragma once
 // X11Windows.h (OpenCV through Device.h) before Xlib, whose macros break OpenCV's headers.
 #include "device/x11/X11Windows.h"
+#include "device/x11/X11Watchdog.h"
 
 #include <X11/Xlib.h>
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,11 +30,38 @@ struct X11Windows::Impl {
     double scale = 1.0;  // reported in captured frames
     std::set<Window> redirected;  // windows redirected by capture()
     std::map<std::string, Atom> atoms;
+    // Ends a call on this connection the display does not answer (X11Watchdog.h).
+    std::unique_ptr<X11Watchdog> watchdog;
 
     // ---- connection (X11Windows.cpp) ----
     // Unredirects the windows capture() redirected and closes the display.
     ~Impl();
+    // Throws the stall the watchdog ended (DeviceStalled), or DeviceError when the display went away.
     void checkAlive() const;
+    // Runs `f` (one public call; `operation` names it in errors: "window list") with the
+    // watchdog armed (x11Wait: the step's deadline, or 30 s): on a display that stops
+    // answering it ends there with the DeviceStalled, not with what `f` made of the broken
+    // connection. Calls nest.
+    template <class F>
+    auto bounded(const char* operation, F&& f) -> decltype(f()) {
+        checkAlive();
+        X11Watchdog::Scope scope(*watchdog, x11Wait("X display " + name, operation));
+        try {
+            if constexpr (std::is_void_v<decltype(f())>) {
+                f();
+                checkAlive();
+            } else {
+                auto r = f();
+                checkAlive();
+                return r;
+            }
+        } catch (const DeviceStalled&) {
+            throw;
+        } catch (...) {
+            if (auto stalled = watchdog->stalled()) throw *stalled;
+            throw;
+        }
+    }
     Atom atom(const char* n);
 
     // ---- reading windows (X11WindowList.cpp) ----
