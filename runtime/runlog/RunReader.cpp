@@ -1,5 +1,6 @@
 #include "runlog/RunReader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
@@ -173,8 +174,10 @@ void RunReader::refuseReadOnly() const {
 std::string RunReader::explain(const std::string& what, double waited) const {
     int code = db_ ? sqlite3_extended_errcode(db_) & 0xff : SQLITE_OK;
     if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+        // SQLite answers BUSY once its busy handler has waited the whole kBusyTimeoutSeconds: that
+        // bound is what was waited (the measured time only adds a loaded machine's delays).
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f", waited);
+        std::snprintf(buf, sizeof buf, "%.0f", code == SQLITE_BUSY ? std::min(waited, kBusyTimeoutSeconds) : waited);
         return std::string("is locked by another process (waited ") + buf + " s): " + what;
     }
     if (code == SQLITE_READONLY || code == SQLITE_PERM || what.find("readonly database") != std::string::npos) {

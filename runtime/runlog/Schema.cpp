@@ -168,7 +168,7 @@ ALTER TABLE steps ADD COLUMN actor TEXT NOT NULL DEFAULT 'script';
 // Version 7: the tasks an `eacu worker` ran from a Redis queue and whether each one's run reached
 // the server (issue 36: a run of a lost task comes home also after the worker was restarted).
 const char* kSchemaV7 = R"SQL(
-CREATE TABLE worker_tasks(
+CREATE TABLE IF NOT EXISTS worker_tasks(
   queue       TEXT NOT NULL,      -- the Redis server and database: HOST:PORT/DB
   task_id     INTEGER NOT NULL,   -- the server's task id
   run_id      INTEGER NOT NULL REFERENCES runs(id),
@@ -177,7 +177,7 @@ CREATE TABLE worker_tasks(
   updated_at  REAL NOT NULL,
   PRIMARY KEY(queue, task_id)
 );
-CREATE INDEX worker_tasks_by_state ON worker_tasks(state);
+CREATE INDEX IF NOT EXISTS worker_tasks_by_state ON worker_tasks(state);
 )SQL";
 
 std::string newerError(int v) {

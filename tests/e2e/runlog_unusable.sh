@@ -2,7 +2,7 @@
 # A run log that cannot be written: `eacu run` stops at its start with one clear line and a
 # non-zero exit, writes nothing and starts no Xvfb: a read-only file (chmod 444), a read-only
 # folder (chmod 555), and a file another process holds an EXCLUSIVE lock on. Also: a log of a
-# newer schema is refused; an older one (schema 4) is migrated to 6 in place.
+# newer schema is refused; an older one (schema 4) is migrated to the current one in place.
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +55,7 @@ while os.path.exists(sys.argv[2]):
 con.execute("ROLLBACK")
 PY
 locker=$!
+trap 'rm -f "$OUT/locked"; kill "$locker" 2>/dev/null || true' EXIT  # a failure below must not leave it holding the test open
 for i in $(seq 100); do [ -f "$OUT/locked" ] && break; sleep 0.1; done
 [ -f "$OUT/locked" ] || fail "the locking process did not take its lock"
 t0=$(date +%s.%N)
@@ -67,8 +68,9 @@ expect_eq "$(sqlite3 "$lk" 'SELECT COUNT(*) FROM runs')" "0" "no run written in 
 # 4. A newer schema is refused with what to do; an older one is migrated in place.
 nw=$OUT/newer.db
 "$EACU" runs --db "$nw" >/dev/null
+current=$(sqlite3 "$nw" 'PRAGMA user_version')  # what this eacu writes
 sqlite3 "$nw" 'PRAGMA user_version=99'
-expect_refused "$nw" "schema version 99 is newer than this eacu supports (6)"
+expect_refused "$nw" "schema version 99 is newer than this eacu supports ($current)"
 old=$OUT/old.db
 "$EACU" runs --db "$old" >/dev/null
 sqlite3 "$old" "ALTER TABLE steps DROP COLUMN actor; ALTER TABLE runs DROP COLUMN heartbeat_at; ALTER TABLE runs DROP COLUMN host; ALTER TABLE runs DROP COLUMN pid_start; ALTER TABLE runs DROP COLUMN pid; PRAGMA user_version=4;
@@ -76,7 +78,7 @@ sqlite3 "$old" "ALTER TABLE steps DROP COLUMN actor; ALTER TABLE runs DROP COLUM
   INSERT INTO runs(script, status, started_at) VALUES('young.lua', 'running', strftime('%s','now'))"
 runs=$("$EACU" runs --db "$old")
 echo "$runs"
-expect_eq "$(sqlite3 "$old" 'PRAGMA user_version')" "6" "schema migrated to 6"
+expect_eq "$(sqlite3 "$old" 'PRAGMA user_version')" "$current" "schema migrated to $current"
 expect_eq "$(sqlite3 "$old" "SELECT dflt_value FROM pragma_table_info('steps') WHERE name='actor'")" "'script'" "steps.actor added"
 expect_contains "$(echo "$runs" | grep old.lua)" "crashed" "a schema-4 run left running an hour ago"
 expect_contains "$(echo "$runs" | grep young.lua)" "running" "a schema-4 run started just now"
