@@ -294,7 +294,16 @@ void TaskRunner::run() {
             sink_.ended("interrupted", "", "interrupted: " + reason);
     } else {
         if (error.empty()) error = x.end_error;
-        if (error.empty() && x.worker) error = lastLine(x.worker->stderrText());
+        if (error.empty() && x.worker) {
+            // No error of the run's own. A worker that exits by itself says why in its last line;
+            // one a signal ended (a crash, a kill) may have said anything (even that its run
+            // passed): the signal first.
+            const std::string last = lastLine(x.worker->stderrText());
+            if (code && *code > 128)
+                error = "the worker was ended by signal " + std::to_string(*code - 128) + (last.empty() ? "" : " after: " + last);
+            else
+                error = last;
+        }
         if (error.empty()) error = "the worker exited with status " + (code ? std::to_string(*code) : std::string("?"));
         sink_.ended("failed", "", error);
     }
