@@ -53,12 +53,12 @@ def element(pred, what, timeout=30):
     """The first node of the studio's tree (breadth first) for which pred holds, waiting for it."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        todo = [api("/api/studio/tree").get("root")]
-        while todo:
-            n = todo.pop(0)
+        queue = [api("/api/studio/tree").get("root")]
+        while queue:
+            n = queue.pop(0)
             if n and pred(n) and n["bounds"]["w"] > 0:
                 return n
-            todo.extend(n["children"] if n else [])
+            queue.extend(n["children"] if n else [])
         time.sleep(0.2)
     sys.exit(f"heal_adb_record: no {what} in the studio's tree within {timeout} s")
 
