@@ -32,7 +32,8 @@ DEMO_PACKAGES = build-essential cmake pkg-config ccache \
   libavcodec-dev libavutil-dev libswscale-dev \
   xvfb xfonts-base fonts-dejavu-core fonts-droid-fallback x11-apps openbox dbus at-spi2-core
 TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
-  x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc python3-tk xterm xdotool \
+  x11-utils zenity sqlite3 procps chromium tmux python3 python3-doc python3-tk python3-gi gir1.2-gtk-3.0 \
+  xterm xdotool \
   libatk-adaptor libgail-common hexchat redis-server adb ffmpeg \
   wine64 mingw-w64 fonts-wqy-microhei \
   dpkg-dev file systemd man-db groff-base bash-completion python3-yaml

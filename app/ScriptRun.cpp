@@ -109,7 +109,11 @@ std::unique_ptr<LuaHost> hostForRun(OpenRun& r, const std::string& script_dir,
     auto model = std::make_unique<ModelContext>(run.session(), std::move(client), cache_mode);
     // Healing (eacu run --heal, step{heal = true}): the similarity search, then the run's model
     // when it has one; the context lives with the host, which outlives the script's steps.
-    run.session().setHealer(std::make_shared<ModelHealer>(model.get()));
+    auto healer = std::make_shared<ModelHealer>(model.get());
+    // With --heal, the OCR engines a heal reads with are loaded while the script runs (a heal
+    // would otherwise wait ~2 s for their models; docs/healing.md "Numbers").
+    if (run.session().options().heal) healer->warmUp();
+    run.session().setHealer(std::move(healer));
     luax_setmodel(host->state(), std::move(model));
     // App modules (scripts/<app>/init.lua) come first, then modules beside the script.
     host->addPackagePath(script_dir);

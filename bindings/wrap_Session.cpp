@@ -131,16 +131,17 @@ std::optional<uint64_t> optWindow(lua_State* L, int idx) {
     return uint64_t(luaL_checknumber(L, idx));
 }
 
-// input(text [, window id [, focus]])
+// input(text [, window id [, focus [, secret [, check]]]])
 int w_input(lua_State* L) {
     size_t n = 0;
     const char* text = luaL_checklstring(L, 1, &n);
     std::optional<uint64_t> window = optWindow(L, 2);
     bool focus = lua_isnoneornil(L, 3) ? true : lua_toboolean(L, 3) != 0;
     bool secret = lua_toboolean(L, 4) != 0;
+    bool check = lua_isnoneornil(L, 5) ? true : lua_toboolean(L, 5) != 0;
     Session& s = luax_checksession(L);
     return luax_catchexcept(L, [&] {
-        s.input(std::string(text, n), window, focus, secret);
+        s.input(std::string(text, n), window, focus, secret, check);
         return 0;
     });
 }

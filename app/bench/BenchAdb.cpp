@@ -31,21 +31,49 @@ void printAdbRow(const char* what, const std::vector<double>& v, const char* uni
                 v.empty() ? 0.0 : sum / double(v.size()), unit);
 }
 
+// Where whole steps' time goes, from their step records (Session's step observer): the locate
+// (locate_ms: the frames or tree it looked at and the match), the input (action_ms: the device's
+// command), the effect and settle waits (settle_ms), the rest (the step's total less those: the
+// frame before, recording), and the raw screencaps the device took during the steps.
+struct StepPhases {
+    std::vector<double> total, locate, input, settle, rest, raw;
+};
+
 // `n` whole steps on `d`: a tap on `target` (Session::tap: capture, locate, input, effect and
 // settle), then the BACK key (input, settle) that shows it again. Their milliseconds are added to
-// `taps` and `backs`.
-void wholeSteps(Session& session, const TargetSpec& target, int n, std::vector<double>& taps,
-                std::vector<double>& backs) {
+// `taps` and `backs`, each step's phases to `tap_phases` and `back_phases` (`last`: the record of
+// the newest step committed, the session's step observer's).
+void wholeSteps(Session& session, AdbDevice& d, const StepRecord& last, const TargetSpec& target, int n,
+                StepPhases& tap_phases, StepPhases& back_phases) {
+    auto phases = [&](StepPhases& p, double ms, long raw_before) {
+        const double locate = last.locate_ms.value_or(0), input = last.action_ms.value_or(0),
+                     settle = last.settle_ms.value_or(0);
+        p.total.push_back(ms);
+        p.locate.push_back(locate);
+        p.input.push_back(input);
+        p.settle.push_back(settle);
+        p.rest.push_back(ms - locate - input - settle);
+        p.raw.push_back(double(d.captureCounts().raw - raw_before));
+    };
     for (int i = 0; i < n; ++i) {
+        long raw = d.captureCounts().raw;
         double t = monotonicSeconds();
         Match m = session.tap(target);
-        taps.push_back((monotonicSeconds() - t) * 1000);
+        phases(tap_phases, (monotonicSeconds() - t) * 1000, raw);
         if (!m.found) throw std::runtime_error("eacu bench adb: " + target.label + " was not found (step " +
                                                std::to_string(i + 1) + ")");
+        raw = d.captureCounts().raw;
         t = monotonicSeconds();
         session.key("back");
-        backs.push_back((monotonicSeconds() - t) * 1000);
+        phases(back_phases, (monotonicSeconds() - t) * 1000, raw);
     }
+}
+
+// One line of medians per phase of `p` (StepPhases).
+void printPhases(const char* what, const StepPhases& p) {
+    std::printf("    %-30s locate %7.1f  input %7.1f  effect+settle %7.1f  rest %7.1f ms; raw screencaps %.1f\n",
+                what, percentiles(p.locate).median, percentiles(p.input).median, percentiles(p.settle).median,
+                percentiles(p.rest).median, percentiles(p.raw).median);
 }
 
 TargetSpec treeTarget(std::optional<std::string> role, std::optional<std::string> name) {
@@ -88,6 +116,8 @@ void benchSteps(AdbDevice& d, const std::string& name, const std::string& send, 
     SessionOptions so;
     so.limits = {};  // a benchmark may take more actions and time than a run's defaults
     Session session(d, assets, locator, nullptr, 0, so);
+    StepRecord last;
+    session.setStepObserver([&last](const StepRecord& r) { last = r; });
     TargetSpec tree = treeTarget(std::nullopt, name);
     Match found = session.wait(tree, 10);
     Frame frame = d.capture();
@@ -109,18 +139,26 @@ void benchSteps(AdbDevice& d, const std::string& name, const std::string& send, 
     TargetSpec text;
     text.text = name;
     text.label = "text:" + name;
-    std::vector<double> tree_ms, text_ms, image_ms, back_ms;
-    wholeSteps(session, tree, n, tree_ms, back_ms);
-    wholeSteps(session, text, n, text_ms, back_ms);
-    wholeSteps(session, image, n, image_ms, back_ms);
+    StepPhases by_tree, by_text, by_image, back;
+    wholeSteps(session, d, last, tree, n, by_tree, back);
+    wholeSteps(session, d, last, text, n, by_text, back);
+    wholeSteps(session, d, last, image, n, by_image, back);
+    const std::vector<double>&tree_ms = by_tree.total, &text_ms = by_text.total, &image_ms = by_image.total,
+                          &back_ms = back.total;
     std::printf("  whole steps on %s (capture, locate, input, effect and settle), %d each:\n", tree.label.c_str(), n);
     printAdbRow("step: tap it by the tree", tree_ms, "ms");
     printAdbRow("step: tap it by its text (OCR)", text_ms, "ms");
     printAdbRow("step: tap it by its image", image_ms, "ms");
     printAdbRow("step: key back", back_ms, "ms");
+    std::printf("  where a step's time goes (medians of each phase, from the steps' records):\n");
+    printPhases("tap by the tree", by_tree);
+    printPhases("tap by its text (OCR)", by_text);
+    printPhases("tap by its image", by_image);
+    printPhases("key back", back);
     const AdbDevice::CaptureCounts c = d.captureCounts();
-    std::printf("  the steps' frames: %ld from the video stream, %ld raw screencaps, %ld PNG; stale %ld times\n", c.stream,
-                c.raw, c.png, c.stale);
+    std::printf("  the steps' frames: %ld from the video stream, %ld raw screencaps, %ld PNG; stale %ld times, %ld late "
+                "pictures not taken\n",
+                c.stream, c.raw, c.png, c.stale, c.late);
     std::vector<double> send_ms;
     if (!send.empty()) {
         send_ms = sendTasks(session, name, send, n);

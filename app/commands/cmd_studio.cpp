@@ -38,6 +38,8 @@ std::string treeSource(Device& device, DeviceSpec::Kind kind) {
     case DeviceSpec::Kind::Virtual: return "AT-SPI";
     case DeviceSpec::Kind::Adb: return "uiautomator";
     case DeviceSpec::Kind::Agent: return "UIA";
+    case DeviceSpec::Kind::Chromium:
+    case DeviceSpec::Kind::Cdp: return "CDP";
     default: return "accessibility";
     }
 }

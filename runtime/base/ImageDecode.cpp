@@ -22,7 +22,7 @@ uint32_t be32(const unsigned char* p) {
 // libjpeg's next_marker() reads them (jdmarker.c), so that the size checked is the size decoded:
 // bytes up to a 0xFF are skipped, then fill bytes 0xFF; 0xFF 0x00 is no marker (scanning goes
 // on); segments with a length are skipped by it.
-std::optional<std::pair<uint32_t, uint32_t>> jpegSize(const std::vector<unsigned char>& b) {
+std::optional<std::pair<uint32_t, uint32_t>> jpegSizeAfterSoi(const std::vector<unsigned char>& b) {
     size_t at = 2;  // after SOI
     for (;;) {
         while (at < b.size() && b[at] != 0xFF) ++at;
@@ -45,6 +45,11 @@ std::optional<std::pair<uint32_t, uint32_t>> jpegSize(const std::vector<unsigned
 
 }  // namespace
 
+std::optional<std::pair<uint32_t, uint32_t>> jpegSize(const std::vector<unsigned char>& b) {
+    if (b.size() < 3 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return std::nullopt;
+    return jpegSizeAfterSoi(b);
+}
+
 bool hasPngSignature(const std::vector<unsigned char>& b) {
     return b.size() >= 8 && std::memcmp(b.data(), kPngSignature, 8) == 0;
 }
@@ -57,7 +62,7 @@ cv::Mat decodeImage(const std::vector<unsigned char>& b, int flags) {
                                  "bytes, got " + std::to_string(b.size()) + " bytes that start otherwise)");
     std::optional<std::pair<uint32_t, uint32_t>> size;
     if (png && b.size() >= 24 && std::memcmp(&b[12], "IHDR", 4) == 0) size = std::make_pair(be32(&b[16]), be32(&b[20]));
-    if (jpeg) size = jpegSize(b);
+    if (jpeg) size = jpegSizeAfterSoi(b);
     if (!size)  // nothing is decoded unchecked
         throw std::runtime_error(std::string("declares no size (expected ") +
                                  (png ? "an IHDR chunk first" : "a start-of-frame segment before the scan") + ")");

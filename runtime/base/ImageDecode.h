@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -12,6 +14,10 @@ namespace eacu {
 /// Pixels an image may declare: 64 Mi (an 8K screen is 33 Mi). A 90-byte JPEG can declare a
 /// gigapixel, and decoding it as BGR takes 3 GB.
 inline constexpr int64_t kMaxImagePixels = int64_t(64) << 20;
+
+/// The width and height a JPEG's header declares (its first start-of-frame segment, read as
+/// libjpeg reads it), or nullopt when `bytes` are no JPEG or declare none before the scan.
+std::optional<std::pair<uint32_t, uint32_t>> jpegSize(const std::vector<unsigned char>& bytes);
 
 /// True when `bytes` start with the PNG signature (RFC 2083, 3.1).
 bool hasPngSignature(const std::vector<unsigned char>& bytes);

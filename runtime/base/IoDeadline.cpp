@@ -34,11 +34,11 @@ IoDeadlineScope::~IoDeadlineScope() {
 
 const IoBound& currentIoBound() { return t_bound; }
 
-double ioWaitEnd(double own_timeout, std::string* limited_by) {
+double ioWaitEnd(double own_timeout, std::string* limited_by, double least) {
     const double now = monotonicSeconds();
     double end = now + std::max(0.0, own_timeout);
     std::string by;
-    const double bound = std::max(t_bound.at, now + kIoWaitFloor);
+    const double bound = std::max(t_bound.at, now + std::max(kIoWaitFloor, least));
     if (t_bound.at > 0 && bound < end) {
         end = bound;
         by = t_bound.what;

@@ -47,10 +47,11 @@ const IoBound& currentIoBound();
 constexpr double kIoWaitFloor = 2.0;
 
 /// When a wait that allows itself `own_timeout` seconds from now must end (monotonic seconds):
-/// the earliest of now + own_timeout, the thread's bound (but not sooner than kIoWaitFloor from
-/// now) and its token's deadline. `limited_by`,
-/// when given, receives the name of what set the end ("" when it is the wait's own timeout).
-double ioWaitEnd(double own_timeout, std::string* limited_by = nullptr);
+/// the earliest of now + own_timeout, the thread's bound (but not sooner than `least` from now:
+/// kIoWaitFloor, or more for an operation whose measured cost is longer, e.g. a raw screencap
+/// over Wi-Fi adb, 2.3 s) and its token's deadline. `limited_by`, when given, receives the name
+/// of what set the end ("" when it is the wait's own timeout).
+double ioWaitEnd(double own_timeout, std::string* limited_by = nullptr, double least = kIoWaitFloor);
 
 /// Throws Cancelled when the thread's token is cancelled (a stop, a signal, the run's time
 /// limit); nothing outside every scope but a pending signal.

@@ -2,6 +2,7 @@
 // readers), without any platform type: AT-SPI2 implements it in device/atspi/; Windows UI
 // Automation or Android's uiautomator could follow.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,28 @@ struct A11yElement {
     }
 };
 
+/// The text field that has the keyboard focus in `root` (a snapshot), or nullptr: an element
+/// with editable text and the state "focused". When some window (a child of an application)
+/// has the state "active" (AT-SPI marks the window with the keyboard focus so), only fields in
+/// an active window count: a background window's entry keeps its "focused" state.
+const A11yElement* focusedTextField(const A11yElement& root);
+
+/// True when `field` takes a secret: the role "password text" (AT-SPI) or the state
+/// "password" (Android).
+bool isPasswordField(const A11yElement& field);
+
+/// The text a text element holds now.
+/// - `text`: its whole text (UTF-8; a password field's as the toolkit shows it, e.g. bullets).
+/// - `caret`: the caret's offset in characters (code points) from the start; -1 when unknown.
+/// - `sel_start`, `sel_end`: the selected characters [sel_start, sel_end); both -1 when nothing
+///   is selected or it is unknown.
+struct A11yText {
+    std::string text;
+    int caret = -1;
+    int sel_start = -1;
+    int sel_end = -1;
+};
+
 /// Which part of the tree a snapshot reads: every application (`pid` 0) or the one of
 /// process `pid`; at most `max_elements` elements (the rest is cut, `truncated` is set on
 /// the root) and `max_depth` levels. `deadline`: the deadline of the step asking (monotonic
@@ -78,6 +101,24 @@ public:
     /// Replaces the whole text of the editable element at `element.path` by `utf8`. Throws
     /// DeviceError like doAction, and when the element's text is not editable.
     virtual void setText(const A11yElement& element, const std::string& utf8) = 0;
+    /// The text (and caret) of the text element at `element.path` now, read live (not from a
+    /// snapshot). std::nullopt when this tree cannot give an element's text (the default).
+    /// Throws DeviceError like doAction when the element is gone (its role differs; the name
+    /// is not compared: a field's name may be its text).
+    /// The text of `element` as the snapshot it comes from read it, when the snapshot carries
+    /// it (adb: an EditText's text is its name), so no second read is needed; std::nullopt
+    /// else (the default: call readText()).
+    virtual std::optional<A11yText> snapshotText(const A11yElement& element) const {
+        (void)element;
+        return std::nullopt;
+    }
+    /// True when readText() can give an element's text (false: it always gives std::nullopt, and
+    /// a caller need not read the tree to find a field first).
+    virtual bool readsText() const { return false; }
+    virtual std::optional<A11yText> readText(const A11yElement& element) {
+        (void)element;
+        return std::nullopt;
+    }
 };
 
 }  // namespace eacu

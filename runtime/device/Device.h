@@ -1,5 +1,7 @@
 // The Device interface: what eacu needs from a screen it drives (capture + input + display info).
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -95,6 +97,17 @@ public:
     /// Seconds between two captureLive() calls of a live view (server/LiveScreen): 0.1 (up to
     /// 10 frames/s) unless the device paces captureLive() itself (AdbDevice's video stream).
     virtual double liveInterval() const { return 0.1; }
+    /// A live frame as the device itself encoded it (a JPEG at screenSize(), no pointer mark),
+    /// for a live view to pass on without decoding (server/LiveScreen): its bytes, their base64,
+    /// and `seq` (1, 2, ...: one more for each new frame). Null bytes when the device has no such
+    /// frame now (the default; a chromium page before its screencast's first frame of the
+    /// current document): the caller takes captureLive().
+    struct EncodedLiveFrame {
+        std::shared_ptr<const std::vector<unsigned char>> jpeg;
+        std::shared_ptr<const std::string> base64;
+        uint64_t seq = 0;
+    };
+    virtual EncodedLiveFrame liveEncoded() { return {}; }
 };
 
 }  // namespace eacu

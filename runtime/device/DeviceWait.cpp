@@ -8,9 +8,9 @@
 
 namespace eacu {
 
-DeviceWait::DeviceWait(std::string device, std::string operation, double own_timeout)
+DeviceWait::DeviceWait(std::string device, std::string operation, double own_timeout, double least)
     : device_(std::move(device)), operation_(std::move(operation)), start_(monotonicSeconds()) {
-    end_ = ioWaitEnd(own_timeout, &limited_by_);
+    end_ = ioWaitEnd(own_timeout, &limited_by_, least);
 }
 
 double DeviceWait::slice(double max_slice) const {

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "base/IoDeadline.h"
 #include "device/Device.h"
 
 namespace eacu {
@@ -21,8 +22,9 @@ class DeviceWait {
 public:
     /// `device` names the far end ("agent 127.0.0.1:7878", "chromium (pid 4242)"), `operation`
     /// what was asked ("capture", "Page.captureScreenshot"); `own_timeout` is the wait's own
-    /// limit in seconds, shortened by the thread's IoBound and its token's deadline.
-    DeviceWait(std::string device, std::string operation, double own_timeout);
+    /// limit in seconds, shortened by the thread's IoBound and its token's deadline; `least`:
+    /// the least time it is given under that bound (ioWaitEnd; at least kIoWaitFloor).
+    DeviceWait(std::string device, std::string operation, double own_timeout, double least = kIoWaitFloor);
     /// Seconds to wait next: at most `max_slice` (so a cancel is seen within it), 0 when the
     /// wait is over. Throws Cancelled when the thread's token is cancelled (stop, signal, the
     /// run's time limit).

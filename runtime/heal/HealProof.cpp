@@ -7,7 +7,7 @@
 namespace eacu {
 
 std::optional<A11yElement> healTree(Session& session, const LineReference& ref) {
-    if (ref.role.empty()) return std::nullopt;
+    if (ref.role.empty() && !ref.tree_kept) return std::nullopt;
     try {
         return session.device().accessibility().snapshot({});
     } catch (const DeviceError&) {

@@ -13,8 +13,8 @@
 namespace eacu {
 
 /// The device's accessibility tree (a snapshot of the whole screen) when the line recorded a
-/// tree element (`ref.role`); nullopt when it did not, or the device has no tree (the pixels
-/// alone then).
+/// tree element or its tree neighbours (`ref.role`, `ref.tree_kept`); nullopt when it did not,
+/// or the device has no tree (the pixels alone then).
 std::optional<A11yElement> healTree(Session& session, const LineReference& ref);
 
 /// Proves targets at `p` on `frame` with proveTargets (`tree`: the accessibility tree, or

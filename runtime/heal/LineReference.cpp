@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -23,23 +24,15 @@ std::string LineReference::describe() const {
     };
     if (!words.empty()) out += "words " + list(words);
     if (!role.empty()) out += (out.empty() ? "" : "; ") + std::string("role \"") + role + "\"";
-    if (!neighbours.empty()) out += (out.empty() ? "" : "; ") + std::string("beside ") + list(neighbours);
+    if (!neighbours.empty()) {
+        std::vector<std::string> texts;
+        for (const Neighbour& n : neighbours) texts.push_back(n.text + " (" + n.side + ")");
+        out += (out.empty() ? "" : "; ") + std::string("beside ") + list(texts);
+    }
     if (!crop.empty()) out += (out.empty() ? "" : "; ") + std::string("a crop ") + std::to_string(crop.cols) + "x" +
                               std::to_string(crop.rows);
     if (box) out += " at " + box->str() + " of " + proof_frame;
     return out.empty() ? "nothing recorded" : out;
-}
-
-std::vector<std::string> neighbourWords(const std::vector<std::pair<std::string, Rect>>& lines, const Rect& box,
-                                        double scale) {
-    const int grow = int((2 * std::max(box.w, box.h)) + 40 * scale);
-    const Rect near{box.x - grow, box.y - grow, box.w + 2 * grow, box.h + 2 * grow};
-    std::vector<std::string> out;
-    for (const auto& [text, b] : lines) {
-        if (text.empty() || !near.contains(b.center()) || box.contains(b.center())) continue;
-        if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
-    }
-    return out;
 }
 
 namespace {
@@ -90,21 +83,29 @@ LineReference lineReference(const TargetSpec& t, const AssetLibrary& assets, con
         }
     }
     if (ref.crop_path.empty()) return ref;
-    fs::path frame_path = fs::path(ref.crop_path).parent_path() / (fs::path(ref.crop_path).stem().string() + "_frame.jpg");
-    if (!fs::exists(frame_path)) return ref;
-    cv::Mat frame = cv::imread(frame_path.string(), cv::IMREAD_COLOR);
-    ref.box = cropPlace(frame, ref.crop);
-    if (!ref.box) return ref;
-    ref.proof_frame = frame_path.string();
-    ref.frame_size = {frame.cols, frame.rows};
-    std::vector<std::pair<std::string, Rect>> lines;
-    // Only confident readings (as the recorder's proof reads a label: confidence >= 0.8).
-    for (const OcrLine& l : OcrCache::shared().get(frame, std::nullopt, langs)->lines) {
-        if (l.confidence < 0.8 || foldText(l.text).empty()) continue;
-        lines.emplace_back(l.text, l.box);
-        if (ref.box->contains(l.box.center())) addWord(ref.words, l.text);
+    const fs::path stem = fs::path(ref.crop_path).parent_path() / fs::path(ref.crop_path).stem();
+    FrameEvidence kept = readFrameEvidence(stem.string() + "_frame.json");
+    std::vector<Neighbour> tree = std::move(kept.tree_neighbours);
+    ref.tree_kept = !tree.empty();
+    const fs::path frame_path = stem.string() + "_frame.jpg";
+    if (!kept.box && fs::exists(frame_path)) {
+        // Written before the reading was kept beside the frame: the frame read now, as the
+        // writer would have read it.
+        cv::Mat frame = cv::imread(frame_path.string(), cv::IMREAD_COLOR);
+        if (std::optional<Rect> at = cropPlace(frame, ref.crop))
+            readEvidence(kept, *OcrCache::shared().get(frame, std::nullopt, langs), *at, {frame.cols, frame.rows},
+                         ref.crop_scale);
     }
-    ref.neighbours = neighbourWords(lines, *ref.box, ref.crop_scale);
+    if (kept.box) {
+        ref.box = kept.box;
+        ref.proof_frame = frame_path.string();
+        ref.frame_size = kept.frame_size;
+        for (const std::string& w : kept.words) addWord(ref.words, w);
+        ref.neighbours = std::move(kept.ocr_neighbours);
+    }
+    for (Neighbour& n : tree)
+        if (std::none_of(ref.neighbours.begin(), ref.neighbours.end(), [&](const Neighbour& o) { return o.text == n.text; }))
+            ref.neighbours.push_back(std::move(n));
     return ref;
 }
 

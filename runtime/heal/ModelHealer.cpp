@@ -21,7 +21,7 @@ std::string healDescription(const LineReference& ref) {
     if (!ref.role.empty()) d += " (a " + ref.role + ")";
     if (!ref.neighbours.empty()) {
         d += ", beside";
-        for (size_t i = 0; i < ref.neighbours.size() && i < 6; ++i) d += (i ? ", \"" : " \"") + ref.neighbours[i] + "\"";
+        for (size_t i = 0; i < ref.neighbours.size() && i < 6; ++i) d += (i ? ", \"" : " \"") + ref.neighbours[i].text + "\"";
     }
     if (ref.box && ref.frame_size.w > 0 && ref.frame_size.h > 0) {
         const Point c = ref.box->center();

@@ -23,6 +23,8 @@ public:
     /// `ctx`: the run's model context (it outlives the script's steps), or null (similarity only).
     explicit ModelHealer(ModelContext* ctx) : ctx_(ctx) {}
     HealResult heal(Session& session, const TargetSpec& target, const std::string& action, int step_idx) override;
+    /// SimilarityHealer::warmUp: the OCR engines a heal reads with, loaded ahead.
+    void warmUp() { similar_.warmUp(); }
 
 private:
     ModelContext* ctx_;

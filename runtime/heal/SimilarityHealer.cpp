@@ -12,6 +12,7 @@
 #include "step/Session.h"
 #include "step/TreeNodes.h"
 #include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
 #include "vision/ocr/TextFinder.h"
 
 namespace eacu {
@@ -49,30 +50,37 @@ std::string roleAt(const std::vector<SomA11yNode>& tree, const Rect& box) {
 }  // namespace
 
 double similarity(const LineReference& ref, const SomElement& e, const std::string& role, const Frame& frame,
-                  const std::vector<std::pair<std::string, Rect>>& lines, std::string& why) {
+                  const std::vector<std::pair<std::string, Rect>>& labels, const A11yElement* tree, std::string& why) {
     double weights = 0, sum = 0;
     auto add = [&](const char* name, double w, double v) {
         weights += w;
         sum += w * v;
         why += (why.empty() ? "" : " ") + std::string(name) + " " + fixed(v);
     };
-    if (!ref.words.empty()) {
-        double best = 0;
-        const bool readable = !foldText(e.content).empty();
-        for (const std::string& w : ref.words) best = std::max(best, readable ? textSimilarity(w, e.content) : 0.0);
-        add("words", 1.5, best);
-    }
-    if (!ref.role.empty() && !role.empty()) add("role", 0.5, role == ref.role ? 1.0 : 0.0);
+    const bool readable = !foldText(e.content).empty();
+    double words = 0;
+    for (const std::string& w : ref.words) words = std::max(words, readable ? textSimilarity(w, e.content) : 0.0);
+    // Identity first: an element whose words are one of the recorded neighbours' (and not the
+    // element's own) is that neighbour, which stood beside the element when it was recorded.
+    if (readable && words < kHealSameText)
+        for (const Neighbour& n : ref.neighbours)
+            if (textSimilarity(n.text, e.content) >= kHealSameText) {
+                why = "it is the recorded neighbour " + luaQuote(n.text);
+                return 0;
+            }
+    if (!ref.words.empty()) add("words", 1.5, words);
+    if (!ref.role.empty() && !role.empty()) add("role", 1.5, role == ref.role ? 1.0 : 0.0);
     if (!ref.neighbours.empty()) {
-        std::vector<std::string> mine = neighbourWords(lines, e.box, frame.scale);
-        int seen = 0;
-        for (const std::string& n : ref.neighbours)
-            for (const std::string& m : mine)
-                if (textSimilarity(n, m) >= 0.8) {
-                    ++seen;
-                    break;
-                }
-        add("neighbours", 1.0, double(seen) / double(ref.neighbours.size()));
+        const std::vector<Neighbour> mine =
+            neighboursOf(labels, e.box, frame.scale, tree ? treeSiblings(*tree, e.box) : std::vector<std::pair<std::string, Rect>>{});
+        double seen = 0;
+        for (const Neighbour& n : ref.neighbours) {
+            double best = 0;
+            for (const Neighbour& m : mine)
+                if (textSimilarity(n.text, m.text) >= kHealSameText) best = std::max(best, m.side == n.side ? 1.0 : 0.5);
+            seen += best;
+        }
+        add("neighbours", 1.5, seen / double(ref.neighbours.size()));
     }
     if (ref.box && ref.frame_size.w > 0 && ref.frame_size.h > 0) {
         const Point rc = ref.box->center();
@@ -80,10 +88,27 @@ double similarity(const LineReference& ref, const SomElement& e, const std::stri
         const Point c = e.box.center();
         const double d = std::hypot(c.x - rx, c.y - ry);
         const double reach = 0.25 * std::hypot(double(frame.width()), double(frame.height()));
-        add("position", 1.0, std::max(0.0, 1.0 - d / reach));
+        add("position", 0.5, std::max(0.0, 1.0 - d / reach));
     }
     if (!ref.crop.empty()) add("look", 1.0, lookAlike(ref.crop, frame, e.box));
     return weights > 0 ? sum / weights : 0;
+}
+
+SimilarityHealer::~SimilarityHealer() {
+    if (warm_.joinable()) warm_.join();
+}
+
+void SimilarityHealer::warmUp() {
+    if (warm_.joinable()) return;
+    warm_ = std::thread([] {
+        for (const char* langs : {"eng", kPhraseBandLangs, "chi_sim"}) {
+            try {
+                OcrEngine::shared(langs);
+            } catch (const std::exception&) {
+                // a missing model: the heal that needs it says so
+            }
+        }
+    });
 }
 
 HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, const std::string& action, int step_idx) {
@@ -101,6 +126,10 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
     LineReference ref = lineReference(target, session.assets(), session.options().script_dir, langs);
     phase("reference");
     session.cancel().check();
+    // The engine the screen is read with: loaded ahead (warmUp) in a run with --heal, else now.
+    OcrEngine::shared(langs);
+    phase("engines");
+    session.cancel().check();
     Frame f = session.device().capture();
     r.frame = f;
     phase("capture");
@@ -115,7 +144,12 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
     // The tree only when the line recorded a tree element (a screen without one is not read).
     std::optional<A11yElement> root = healTree(session, ref);
     std::vector<SomA11yNode> tree;
-    if (root) tree = treeNodesOf(*root, {0, 0, f.width(), f.height()});
+    // The labels an element's neighbours are read from: the OCR lines, and the tree's labels.
+    std::vector<std::pair<std::string, Rect>> labels = lines;
+    if (root) {
+        tree = treeNodesOf(*root, {0, 0, f.width(), f.height()});
+        for (auto& l : treeLabels(*root)) labels.push_back(std::move(l));
+    }
     phase("tree");
     SomOptions so;
     so.scale = f.scale;
@@ -128,7 +162,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
         c.source = role.empty() ? e.source : "tree";
         c.label = (role.empty() ? e.kind : role) + (e.content.empty() ? "" : " \"" + e.content + "\"");
         c.box = e.box;
-        c.score = similarity(ref, e, role, f, lines, c.why);
+        c.score = similarity(ref, e, role, f, labels, root ? &*root : nullptr, c.why);
         all.push_back(std::move(c));
     }
     std::stable_sort(all.begin(), all.end(), [](const HealCandidate& a, const HealCandidate& b) { return a.score > b.score; });
@@ -155,7 +189,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
                 {"reference",
                  {{"words", ref.words},
                   {"role", ref.role},
-                  {"neighbours", ref.neighbours},
+                  {"neighbours", neighboursJson(ref.neighbours)},
                   {"crop", ref.crop_path},
                   {"proof_frame", ref.proof_frame}}}};
     const std::string head = "similarity search over " + std::to_string(all.size()) + " elements against " + ref.describe();

@@ -31,7 +31,11 @@ bool PersonRecorder::poll() {
         if (e.kind == RecordedInput::Kind::ButtonDown || e.kind == RecordedInput::Kind::ButtonUp) set_off_ = -1;
         events_.push_back(std::move(e));
     }
-    if (!history_.error().empty()) throw std::runtime_error("the screen capture stopped: " + history_.error());
+    // Captures that fail are tried again (ScreenHistory); a screen gone for this long ends it.
+    constexpr double kNoScreenLimit = 30;
+    if (history_.failingFor() > kNoScreenLimit)
+        throw std::runtime_error("the screen capture has failed for " + std::to_string(int(kNoScreenLimit)) +
+                                 " s: " + history_.error());
     return stopped_;
 }
 

@@ -27,7 +27,8 @@ public:
 
     PersonRecorder(Device& device, const std::string& x_display, bool tree);
     /// Takes the events recorded so far; returns true once the stop key was pressed.
-    /// Throws std::runtime_error when the screen capture failed.
+    /// Throws std::runtime_error when the screen capture has failed for 30 s in a row (shorter
+    /// failures are tried again: ScreenHistory).
     bool poll();
     /// Stops both recordings and returns the person's actions, each pointer action with the
     /// screen before it (recorder/RecordedActions.h groupInputs), the screen before the pointer

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include <opencv2/imgcodecs.hpp>
 
 #include "base/Clock.h"
 #include "base/Utf8.h"
+#include "recorder/Neighbours.h"
+#include "vision/ocr/OcrCache.h"
 #include "vision/PreparedFrame.h"
 
 namespace fs = std::filesystem;
@@ -21,6 +24,24 @@ std::string seconds(double s) {
     char b[32];
     std::snprintf(b, sizeof b, "%.1f", s);
     return b;
+}
+
+// What is kept beside the proof frame for healing (recorder/FrameEvidence, docs/healing.md "What
+// is kept per line"): the tree's labels around the element at the first target's box and its
+// siblings' (the 8 nearest), and what OCR reads in and around the line's image crop on the
+// frame (a whole-frame reading, from OcrCache when the proof read it already). Written when
+// there is either; `path` is `<stem>_frame.json`.
+void writeEvidence(const std::string& path, const Frame& frame, const A11yElement* tree, const std::vector<ProvenTarget>& ts) {
+    FrameEvidence ev;
+    const Rect& box = ts.front().box;
+    if (tree && !box.empty()) ev.tree_neighbours = neighboursOf(treeLabels(*tree), box, frame.scale, treeSiblings(*tree, box), 8);
+    for (const ProvenTarget& t : ts)
+        if (t.kind == ProvenTarget::Kind::Image && !t.box.empty()) {
+            readEvidence(ev, *OcrCache::shared().get(frame.bgr, std::nullopt, kPhraseBandLangs), t.box,
+                         {frame.width(), frame.height()}, t.scale);
+            break;
+        }
+    if (ev.box || !ev.tree_neighbours.empty()) writeFrameEvidence(path, ev);
 }
 
 bool isPointer(UserAction::Kind k) { return k != UserAction::Kind::Input && k != UserAction::Kind::Key; }
@@ -57,6 +78,10 @@ struct Writer {
         if (it.approach) po.approach = &it.approach->frame;
         po.text = po.image = it.pixels;
         const A11yElement* tree = it.before && it.before->tree ? &*it.before->tree : nullptr;
+        if (!it.tree_targets) {
+            po.name_tree = tree;
+            tree = nullptr;
+        }
         std::vector<ProvenTarget> ts;
         if (it.proven && p == it.action.at && !it.proven->empty()) {
             ts = *it.proven;
@@ -91,6 +116,7 @@ struct Writer {
             if (!cv::imwrite(path, it.before->frame.bgr, {cv::IMWRITE_JPEG_QUALITY, 80}))
                 throw std::runtime_error("cannot write \"" + path + "\"");
             frame_ref = o.assets_ref + "/" + name;
+            writeEvidence((fs::path(o.assets_dir) / (stem + "_frame.json")).string(), it.before->frame, tree, ts);
         }
         return ts;
     }

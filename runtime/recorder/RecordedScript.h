@@ -35,6 +35,10 @@ struct ScriptItem {
     /// frame the page showed is no longer kept): no image or text target is proven on it, only
     /// its tree's element, and `comment` says why.
     bool pixels = true;
+    /// False when `before`'s tree was read while the screen changed (eacu studio): no tree
+    /// target is taken from it; the name of its element under the point still decides what a
+    /// text reading like that name writes (ProofOptions::name_tree).
+    bool tree_targets = true;
 };
 
 /// `assets_dir`: the folder image crops are saved in (created when needed); `assets_ref`: how
@@ -71,7 +75,9 @@ struct WrittenScript {
 /// target proven for it (proveTargets): one alone as it is, several as the first with the
 /// others as its alternatives, `{ FIRST, alt = { SECOND, ... } }` (docs/targets.md,
 /// "Alternatives"); the screen they were proven on is saved beside the crops as
-/// `<action>_<n>_frame.jpg` and named in the comment. Every line ends in a comment saying
+/// `<action>_<n>_frame.jpg` and named in the comment, with what healing keeps of it beside it
+/// (`<action>_<n>_frame.json`, writeFrameEvidence: the OCR words in and around the line's crop,
+/// read from the frame now or from OcrCache, and the tree's neighbours). Every line ends in a comment saying
 /// why its target was chosen (or whose step it was). No sleep is written: a tap looks for its
 /// target (5 s), and a `wait` on the next target is written before an action the person
 /// reached only after a while. Throws std::runtime_error when an image cannot be saved.

@@ -1,5 +1,6 @@
 #include "recorder/ScreenHistory.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "base/Clock.h"
@@ -15,13 +16,22 @@ ScreenHistory::ScreenHistory(Device& device, bool tree, double interval, size_t 
 ScreenHistory::~ScreenHistory() { stop(); }
 
 void ScreenHistory::stop() {
-    stopping_ = true;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
     if (thread_.joinable()) thread_.join();
 }
 
 std::string ScreenHistory::error() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return error_;
+}
+
+double ScreenHistory::failingFor() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failing_since_ < 0 ? 0 : monotonicSeconds() - failing_since_;
 }
 
 std::shared_ptr<const ScreenState> ScreenHistory::before(double t) const {
@@ -38,9 +48,7 @@ std::shared_ptr<const ScreenState> ScreenHistory::latest() const {
 
 bool ScreenHistory::waitFirst(double timeout) const {
     std::unique_lock<std::mutex> lock(mutex_);
-    return first_.wait_for(lock, std::chrono::duration<double>(timeout),
-                           [&] { return !states_.empty() || !error_.empty(); }) &&
-           !states_.empty();
+    return first_.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return !states_.empty(); });
 }
 
 void ScreenHistory::inputSent(double t) {
@@ -72,6 +80,12 @@ void ScreenHistory::run() {
     std::optional<Frame> next;  // a frame captured already (after a tree read), looked at first
     double next_start = 0;      // when its capture began
     int retries = 0;            // screens given up in a row because they changed under the read
+    double backoff = 0;         // the wait after the last failed capture (0: it succeeded)
+    // A browser page's screencast keeps its compositor drawing (see the header).
+    if (device_.navigator()) try {
+            device_.captureLive();
+        } catch (const std::exception&) {
+        }
     while (!stopping_) {
         double start = monotonicSeconds();
         try {
@@ -129,16 +143,28 @@ void ScreenHistory::run() {
                     states_.back() = std::move(s);
                 }
             }
-        } catch (const std::exception& e) {
-            {
+            if (backoff > 0) {
                 std::lock_guard<std::mutex> lock(mutex_);
-                error_ = e.what();
+                error_.clear();
+                failing_since_ = -1;
             }
-            first_.notify_all();
-            return;
+            backoff = 0;
+        } catch (const std::exception& e) {
+            // Tried again until stop(), waiting longer each time (a device that is away for a
+            // while is not asked 25 times a second).
+            next.reset();
+            last = 0;
+            retries = 0;
+            backoff = backoff == 0 ? interval_ : std::min(backoff * 2, kMaxBackoff);
+            std::unique_lock<std::mutex> lock(mutex_);
+            error_ = e.what();
+            if (failing_since_ < 0) failing_since_ = monotonicSeconds();
+            wake_.wait_for(lock, std::chrono::duration<double>(backoff), [&] { return stopping_.load(); });
+            continue;
         }
         double left = interval_ - (monotonicSeconds() - start);
-        if (left > 0) std::this_thread::sleep_for(std::chrono::duration<double>(left));
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (left > 0) wake_.wait_for(lock, std::chrono::duration<double>(left), [&] { return stopping_.load(); });
     }
 }
 

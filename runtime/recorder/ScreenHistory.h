@@ -33,7 +33,12 @@ struct ScreenState {
 /// only when a capture after the read still shows it (else the newer screen is taken instead,
 /// twice at most in a row: a screen that never stands still is kept as it is, its
 /// tree_on_frame false). A screen that stays is read again every 0.5 s, the new tree kept under
-/// the same check. The device must not be used
+/// the same check. A capture that fails (a page between two documents, a phone that
+/// rebooted) is tried again until stop(): after `interval`, then twice as long each time up to
+/// kMaxBackoff seconds, back to `interval` after a success; error() says why meanwhile. On a
+/// browser page (Device::navigator()) captureLive() is called once first: it starts the page's
+/// screencast, which keeps Chromium's compositor drawing (a capture after a navigation shows the
+/// new page at once, not the last one for seconds). The device must not be used
 /// by anyone else until stop().
 class ScreenHistory {
 public:
@@ -49,7 +54,8 @@ public:
     /// The newest screen.
     std::shared_ptr<const ScreenState> latest() const;
     /// Waits up to `timeout` seconds for the first screen to be kept (with its tree, when read).
-    /// True when there is one; false when the time ran out or the capture failed (error()).
+    /// True when there is one; false when the time ran out (error() says why when captures
+    /// failed meanwhile).
     bool waitFirst(double timeout) const;
     /// An input went to the device at `t` (monotonicSeconds(), taken before it was sent). A
     /// program's tree changes before its drawing does (a phone draws 50-300 ms after the input,
@@ -61,10 +67,14 @@ public:
     /// Seconds after an input that changed nothing on the screen before its trees are taken
     /// as the screen's again.
     static constexpr double kInputSettle = 1.0;
-    /// Stops capturing (idempotent). The error that stopped it early, if any, is in error().
+    /// The longest wait between two tries of a capture that keeps failing, in seconds.
+    static constexpr double kMaxBackoff = 1.0;
+    /// Stops capturing (idempotent); returns within one capture (a backoff's wait is cut short).
     void stop();
-    /// Why the thread stopped early ("" when it did not).
+    /// The newest capture's error while captures fail ("" once one succeeds again).
     std::string error() const;
+    /// Seconds since the first of the captures failing now in a row (0 when the last succeeded).
+    double failingFor() const;
 
 private:
     void run();
@@ -78,8 +88,10 @@ private:
     std::atomic<bool> awaiting_change_{false};  // no screen captured after it differed yet
     mutable std::mutex mutex_;
     mutable std::condition_variable first_;  // a first screen was kept, or the capture failed
+    std::condition_variable wake_;           // stop() cuts a wait short
     std::deque<std::shared_ptr<const ScreenState>> states_;
     std::string error_;
+    double failing_since_ = -1;  // monotonicSeconds() of the first failure in a row; -1: none
     std::thread thread_;
 };
 

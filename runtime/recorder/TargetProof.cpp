@@ -265,7 +265,7 @@ std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string
 }
 
 std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::shared_ptr<const OcrResult> band,
-                                      const std::string& label, std::string& tried) {
+                                      const std::string& label, const std::string& hint, std::string& tried) {
     // What is written at the point is read from a band around it (kBand logical pixels), not
     // from the whole frame: that was most of the time a proof took; the recorder reads it
     // ahead while the person acts (`band`). Only a phrase worth proving costs the whole
@@ -278,11 +278,21 @@ std::optional<ProvenTarget> proveText(const Frame& frame, Point p, std::shared_p
         return std::nullopt;
     }
     for (const Phrase& ph : phrases) {
-        if (std::string fault = readingFault(frame, ph, label); !fault.empty()) {
+        // A name from a tree that may be another screen's is the label only where it reads so.
+        std::string name = label;
+        if (name.empty() && !hint.empty() && readingFault(frame, ph, hint).empty()) name = hint;
+        if (std::string fault = readingFault(frame, ph, name); !fault.empty()) {
             tried += fault + "; ";
             continue;
         }
-        if (auto t = provePhrase(frame, p, ph.text, tried)) return t;
+        // A reading of a named element's label writes the name itself: "text:Press #8" (OCR's
+        // misreading of 按, similar enough) would replay only while the same misreading
+        // repeats; the name is found by a replay's reading at the same similarity either way.
+        const bool named = !name.empty() && name != ph.text;
+        if (auto t = provePhrase(frame, p, named ? name : ph.text, tried)) {
+            if (named) t->why += " (the tree's name; OCR read " + luaQuote(ph.text) + ")";
+            return t;
+        }
     }
     return std::nullopt;
 }
@@ -528,8 +538,11 @@ std::vector<ProvenTarget> prove(const Frame& frame, const A11yElement* tree, Poi
     } else {
         tried += "no accessibility tree; ";
     }
+    std::string hint;  // the name under the point in a tree that may be another screen's
+    if (!tree && o.name_tree)
+        if (const A11yElement* e = elementAt(flatten(*o.name_tree), p)) hint = e->name;
     if ((all || out.empty()) && o.text)
-        if (auto t = proveText(frame, p, o.band, label, tried)) out.push_back(std::move(*t));
+        if (auto t = proveText(frame, p, o.band, label, hint, tried)) out.push_back(std::move(*t));
     if ((all || out.empty()) && o.image)
         if (auto t = proveImage(frame, p, locator, o, tried)) out.push_back(std::move(*t));
     if (out.empty()) {

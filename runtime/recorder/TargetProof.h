@@ -62,6 +62,11 @@ struct ProofOptions {
     /// as on `frame`, so the look a hover gives the element (a key highlighted under the
     /// pointer) is neither what is written nor what makes it unique.
     const Frame* approach = nullptr;
+    /// A tree that may not be the frame's (read while the screen changed), when no `tree` is
+    /// given, or null: no target is taken from it, but where the name of its element under the
+    /// point reads like the phrase OCR reads there (similarity >= 0.8), the text written is
+    /// that name, as with `tree` (a misreading, "Press #8" for "Press 按", is not written).
+    const A11yElement* name_tree = nullptr;
 };
 
 /// The most robust target for point `p` (physical pixels) on `frame`, proven on that frame:
@@ -74,7 +79,7 @@ struct ProofOptions {
 ///    frame's scale; a short line of up to 4 words, else the word): kept when it is a reading
 ///    of the element's label (provenReading: the name of the tree's element under `p` where it
 ///    has one, else every word read with confidence >= 0.8 and in the script the place reads
-///    best in), and findText, on the frame read with the languages a replay uses, finds it
+///    best in; for a named element the text written is its name, not OCR's reading), and findText, on the frame read with the languages a replay uses, finds it
 ///    first at `p` with similarity >= 0.8 (its centre, where a replay taps, near `p`) and
 ///    nowhere else at that similarity;
 /// 3. else an image cut around `p` (40x28 up to 160x96 pixels, then 28x20 and 20x14, times the

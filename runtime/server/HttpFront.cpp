@@ -80,7 +80,8 @@ std::string liveEventText(const LiveFrame& f) {
            {"width", f.width},
            {"height", f.height},
            {"cursor_x", f.cursor_x},
-           {"cursor_y", f.cursor_y}};
+           {"cursor_y", f.cursor_y},
+           {"marked", f.marked}};
     return "event: screen.live\ndata: " + d.dump() + "\n\n";
 }
 

@@ -12,6 +12,7 @@ nlohmann::json liveLine(const LiveFrame& f) {
             {"height", f.height},
             {"cursor", {f.cursor_x, f.cursor_y}},
             {"time", f.time},
+            {"marked", f.marked},
             {"jpeg", f.jpeg_base64}};
 }
 
@@ -39,6 +40,7 @@ std::optional<LiveFrame> liveFrameOfLine(int64_t task_id, const nlohmann::json& 
         }
     }
     f.time = m.contains("time") && m["time"].is_number() ? m["time"].get<double>() : 0.0;
+    f.marked = !(m.contains("marked") && m["marked"].is_boolean()) || m["marked"].get<bool>();
     f.jpeg_base64 = m["jpeg"].get<std::string>();
     std::string bytes;
     try {

@@ -36,13 +36,28 @@ LiveFrame encodeLiveFrame(Frame f, Point cursor, int64_t task_id) {
     return lf;
 }
 
+LiveFrame passLiveFrame(const std::vector<unsigned char>& jpeg, const std::string& base64, int width, int height,
+                        Point cursor, int64_t task_id) {
+    LiveFrame lf;
+    lf.task_id = task_id;
+    lf.width = width;
+    lf.height = height;
+    lf.cursor_x = cursor.x;
+    lf.cursor_y = cursor.y;
+    lf.time = wallSeconds();
+    lf.jpeg = jpeg;
+    lf.jpeg_base64 = base64;
+    lf.marked = false;
+    return lf;
+}
+
 LiveScreen::LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval)
     : task_id_(task_id), publish_(std::move(publish)), display_(std::move(display)), interval_(interval) {
     thread_ = std::thread([this] { loop(); });
 }
 
 LiveScreen::LiveScreen(int64_t task_id, Device& device, std::function<void(LiveFrame)> publish, double interval)
-    : task_id_(task_id), publish_(std::move(publish)), interval_(interval), device_(&device) {
+    : task_id_(task_id), publish_(std::move(publish)), device_(&device), interval_(interval) {
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -73,11 +88,34 @@ void LiveScreen::loop() {
 void LiveScreen::loopOn(Device& device) {
     cv::Mat last;
     Point last_cursor{-1, -1};
+    uint64_t last_seq = 0;  // the device's encoded frame passed on last
     while (!stop_) {
         const double t0 = monotonicSeconds();
         Frame f;
         Point cursor;
         try {
+            {
+                // A frame the device encoded itself (a chromium page's screencast JPEG, sent
+                // when the page drew something new): passed on as it is.
+                Device::EncodedLiveFrame j = device.liveEncoded();
+                if (j.jpeg) {
+                    cursor = device.cursor();
+                    ++captured_;
+                    if (j.seq != last_seq || cursor.x != last_cursor.x || cursor.y != last_cursor.y) {
+                        last_seq = j.seq;
+                        last_cursor = cursor;
+                        last.release();
+                        const Size s = device.screenSize();
+                        publish_(passLiveFrame(*j.jpeg, *j.base64, s.w, s.h, cursor, task_id_));
+                        ++published_;
+                    }
+                    const double rest = interval_ - (monotonicSeconds() - t0);
+                    std::unique_lock<std::mutex> lock(mu_);
+                    if (rest > 0) cv_.wait_for(lock, std::chrono::duration<double>(rest), [&] { return stop_.load(); });
+                    continue;
+                }
+                last_seq = 0;
+            }
             f = device.captureLive();
             cursor = device.cursor();
         } catch (const std::exception&) {

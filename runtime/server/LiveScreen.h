@@ -21,6 +21,12 @@ namespace eacu::server {
 /// every page's live screen (eacu serve's tasks, eacu studio).
 LiveFrame encodeLiveFrame(Frame f, Point cursor, int64_t task_id);
 
+/// A device's own JPEG (`jpeg`, `base64` the same bytes) of `width` x `height` pixels as a live
+/// frame of `task_id`, undecoded: the pointer at `cursor` is not drawn in it (`marked` false:
+/// the page draws its ring there).
+LiveFrame passLiveFrame(const std::vector<unsigned char>& jpeg, const std::string& base64, int width, int height,
+                        Point cursor, int64_t task_id);
+
 /// Captures X display `display` (":N") every `interval` seconds (default 0.1: up to 10 frames
 /// a second) until stop() or destruction, and passes `task_id`'s live frame to `publish` (on
 /// its own thread) when the pixels or the pointer position differ from the last frame sent (JPEG quality 75, the pointer
@@ -31,7 +37,9 @@ class LiveScreen {
 public:
     LiveScreen(int64_t task_id, std::string display, std::function<void(LiveFrame)> publish, double interval = 0.1);
     /// The same on an open `device`, which must outlive it and allow capture() and cursor()
-    /// from this thread while the run's own thread uses it (Device::concurrentCapture()).
+    /// from this thread while the run's own thread uses it (Device::concurrentCapture()). A
+    /// chromium page's screencast frames are passed on as Chromium encoded them (passLiveFrame:
+    /// no decode, compare or encode; a new frame is a changed screen), each once.
     LiveScreen(int64_t task_id, Device& device, std::function<void(LiveFrame)> publish, double interval = 0.1);
     ~LiveScreen();
     LiveScreen(const LiveScreen&) = delete;

@@ -115,7 +115,7 @@ void RedisTaskSink::live(LiveFrame frame) {
         const std::string key = redis::liveKey(task_id_);
         json data{{"key", key},          {"seq", ++live_seq_},        {"width", frame.width},
                   {"height", frame.height}, {"cursor_x", frame.cursor_x}, {"cursor_y", frame.cursor_y},
-                  {"time", frame.time}};
+                  {"time", frame.time}, {"marked", frame.marked}};
         client_->pipeline({{"SET", key, std::string(frame.jpeg.begin(), frame.jpeg.end()), "PX",
                             std::to_string(redis::kLiveTtlMs)},
                            {"XADD", redis::eventsKey(task_id_), "MAXLEN", "~", std::to_string(redis::kEventsMaxLen),

@@ -228,6 +228,7 @@ bool RemoteTasks::relayEntry(int64_t task_id, Active& a, const RedisReply& field
         lf.cursor_x = data.value("cursor_x", -1);
         lf.cursor_y = data.value("cursor_y", -1);
         lf.time = data.value("time", 0.0);
+        lf.marked = !(data.contains("marked") && data["marked"].is_boolean()) || data["marked"].get<bool>();
         a.events->live(std::move(lf));
     } else if (ev == "ended") {
         if (data.contains("run_key")) copyRun(task_id, data.value("run_key", ""));

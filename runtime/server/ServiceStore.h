@@ -20,7 +20,9 @@ namespace eacu::server {
 /// The newest screen.live frame of a task: a JPEG of the screen with the pointer marked, and the
 /// same bytes in base64 (encoded once, for every stream that sends it).
 /// `width`, `height`: physical pixels; cursor: physical pixels (-1 when unknown); `time`:
-/// Unix seconds; `seq` counts the task's frames from 1.
+/// Unix seconds; `seq` counts the task's frames from 1. `marked`: the pointer is drawn in the
+/// JPEG (encodeLiveFrame); false for a device's own JPEG passed on undecoded (passLiveFrame),
+/// on which the page draws its ring at the cursor itself.
 struct LiveFrame {
     int64_t task_id = 0;
     int64_t seq = 0;
@@ -29,6 +31,7 @@ struct LiveFrame {
     int width = 0, height = 0;
     int cursor_x = -1, cursor_y = -1;
     double time = 0;
+    bool marked = true;
 };
 
 /// What a stream gets when it wakes: the persisted events after its last id, and live frames

@@ -10,6 +10,7 @@
 #include "step/Limits.h"
 #include "step/Session.h"
 #include "step/StepError.h"
+#include "step/TypedCheck.h"
 
 namespace eacu {
 
@@ -139,15 +140,30 @@ void ActionExecutor::send(const InputAction& a, Point p) {
 InputResult ActionExecutor::perform(InputAction a) {
     Session& s = session_;
     const SessionOptions& o = s.options();
-    if (a.action == "input" && !a.send_events && !a.secret && s.device().focusIsSecret()) a.secret = true;
+    const bool by_user = a.actor == "user";
+    // Typed text arrives whole: the field is read before the text is sent and again after
+    // (step/TypedCheck); a password field found so makes the text a secret.
+    std::optional<TypedCheck> typed;
+    if (a.action == "input" && !by_user) {
+        if (!a.check) typed = TypedCheck::off("check = false");
+        else if (a.send_events) typed = TypedCheck::off("the keys went to a window as events (focus = false)");
+        else if (!a.wait_effect) typed = TypedCheck::off("an input inside a batch is not awaited");
+        else typed = TypedCheck::forInput(s.device(), a.text, a.secret);
+        if (typed->fieldSecret()) a.secret = true;
+    } else if (a.action == "set_text" && a.element && !by_user) {
+        typed = a.check ? TypedCheck::forSetText(s.device(), *a.element, a.text) : TypedCheck::off("check = false");
+    }
+    if (a.action == "input" && !a.send_events && !a.secret && !(typed && typed->active()) && s.device().focusIsSecret())
+        a.secret = true;
     if (a.secret) a.target = secretLabel(a.text);
     const std::string what = whatOf(a);
-    const bool by_user = a.actor == "user";
     s.cancel().check();
     // A step boundary: after a pause the screen is not the one the input was aimed on.
     if (!by_user && s.checkpoint()) {
         a.before = Frame();
         a.before_id = 0;
+        if (a.action == "input" && typed && typed->active())
+            typed = TypedCheck::forInput(s.device(), a.text, a.secret);  // the field read again
     }
     // The run's limits: nothing is sent past them (the person's own input is not the run's).
     if (!by_user) try {
@@ -174,7 +190,6 @@ InputResult ActionExecutor::perform(InputAction a) {
                                         a.action + (a.window ? "" : " without a window"));
     }
     window_gone_ = false;
-
     StepRecord st = s.beginStep(a.action, a.target, a.idx);
     if (!a.actor.empty()) st.actor = a.actor;
     st.parent_id = a.parent_id;
@@ -236,6 +251,7 @@ InputResult ActionExecutor::perform(InputAction a) {
         if (int64_t id = s.recordFrame(before)) st.frame_before = id;
     if (!a.wait_effect) {  // a batch's inner action: the batch settles once at its end
         if (a.send_events) params["delivery"] = "events";
+        if (typed) params["typed"] = typed->note();
         params["effect"] = "not awaited";
         st.params_json = params.dump();
         r.step_id = s.commitStep(st);
@@ -298,6 +314,12 @@ InputResult ActionExecutor::perform(InputAction a) {
     st.change_ratio = settle.change_ratio;
     st.settle_ms = settle.ms;
     if (int64_t id = s.recordFrame(settle.frame)) st.frame_after = id;
+    if (typed) {
+        std::optional<std::string> bad = typed->after();
+        params["typed"] = typed->note();
+        st.params_json = params.dump();
+        if (bad) throw fail(failure::kVerifyFailed, whatOf(a) + ": " + *bad);
+    }
     r.step_id = s.commitStep(st);
     last_step_ = st;
     r.input = st.input;

@@ -70,6 +70,9 @@ struct InputAction {
     /// typed with Device::typeSecret, never written to the run log (its target and messages say
     /// "(secret, N characters)").
     bool secret = false;
+    /// input and set_text: the field is read back through the tree after the text is sent
+    /// (step/TypedCheck; the step's params "typed" say how it went); false: not.
+    bool check = true;
     bool retry_without_effect = true;
     bool wait_effect = true;
     std::string method;
@@ -124,7 +127,8 @@ public:
     /// Runs `a` and records it as one step. Throws StepError: "limit"/"timeout" (the run's
     /// limits; nothing is sent), "refused" (a risky action not confirmed), "device" (the
     /// pointer does not land where it should: not pressed), "invalid" (an unknown key or
-    /// invalid UTF-8: nothing typed); Cancelled when the run is cancelled meanwhile.
+    /// invalid UTF-8: nothing typed), "verify_failed" (an input or set_text whose field does not
+    /// hold the text sent, TypedCheck); Cancelled when the run is cancelled meanwhile.
     InputResult perform(InputAction a);
     /// Moves the pointer to `p` and reads it back, correcting up to
     /// SessionOptions::cursor_attempts times (seed 001 §4). Throws StepError "device" when it

@@ -180,9 +180,11 @@ public:
     /// Types UTF-8 text into the focused window; with `window`, into that window: focused
     /// first, or (`focus` false) sent to it as events without focusing it. `secret` (or a
     /// focused password field the device knows of): typed with Device::typeSecret and written to
-    /// the run log as its length only (InputAction::secret).
+    /// the run log as its length only (InputAction::secret). `check`: the focused text field is
+    /// read back through the tree until it holds the text (step/TypedCheck; a field that does
+    /// not: StepError "verify_failed"); false: not read back.
     void input(const std::string& text, std::optional<uint64_t> window = std::nullopt, bool focus = true,
-               bool secret = false);
+               bool secret = false, bool check = true);
     /// Presses a key combo ("ctrl+s", "Return"). Throws std::invalid_argument for unknown keys.
     /// `window` and `focus` as for input().
     void key(const std::string& combo, std::optional<uint64_t> window = std::nullopt, bool focus = true);

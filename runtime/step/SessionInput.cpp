@@ -194,13 +194,14 @@ void Session::keyboardTo(InputAction& a, std::optional<uint64_t> window, bool fo
     }
 }
 
-void Session::input(const std::string& text, std::optional<uint64_t> window, bool focus, bool secret) {
+void Session::input(const std::string& text, std::optional<uint64_t> window, bool focus, bool secret, bool check) {
     auto io = ioBound(options_.find_timeout);  // a step's default timeout (an outer step's bound holds too)
     InputAction a;
     a.action = "input";
     a.target = text;
     a.text = text;
     a.secret = secret;
+    a.check = check;
     keyboardTo(a, window, focus);
     executor_.perform(std::move(a));
 }

@@ -198,7 +198,8 @@ json Studio::perform(const json& event) {
     if (!a) return {{"line", nullptr}, {"input_ms", input_ms}};
 
     std::lock_guard<std::mutex> lock(mu_);
-    StudioLine* last = lines_.empty() ? nullptr : &lines_.back();
+    // A line opened from the picker is never merged into.
+    StudioLine* last = lines_.empty() || !lines_.back().verb.empty() ? nullptr : &lines_.back();
     // The page sends a click at once and the double click when a second press follows: the
     // click's line becomes the double click's.
     if (a->kind == UserAction::Kind::DoubleTap && last && last->action.kind == UserAction::Kind::Tap &&
@@ -236,10 +237,9 @@ json Studio::perform(const json& event) {
             it.pixels = false;
             it.comment = "no image or text target: " + unseen;
         } else if (before && before->tree && !before->tree_on_frame) {
-            // The tree was read while the screen changed: it may be another screen's.
-            auto s = std::make_shared<ScreenState>(*before);
-            s->tree.reset();
-            it.before = std::move(s);
+            // The tree was read while the screen changed: it may be another screen's (its
+            // names still decide what a text reading like one writes).
+            it.tree_targets = false;
             it.comment = "no tree target: the tree was read while this screen changed";
         }
         if (before && it.pixels) l.thumb = thumbnailOf(before->frame, a->at);
@@ -288,6 +288,7 @@ void Studio::proofLoop() {
                 ProofOptions po;
                 po.image_ref = o_.assets_ref;
                 po.image_stem = "ahead";
+                if (s->tree && !s->tree_on_frame) po.name_tree = &*s->tree;
                 std::shared_ptr<const std::vector<ProvenTarget>> ts;
                 try {
                     ts = std::make_shared<const std::vector<ProvenTarget>>(
@@ -354,6 +355,7 @@ json Studio::info() const {
     if (s) j["width"] = s->frame.width(), j["height"] = s->frame.height();
     std::lock_guard<std::mutex> lock(mu_);
     j["last_run"] = last_run_;
+    j["seq"] = frame_ ? frame_->seq : 0;
     return j;
 }
 

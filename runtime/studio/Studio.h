@@ -63,6 +63,7 @@ struct StudioLine {
     double after_ms = 0;  // from the input to the line proven
     double at = 0;        // when the input came (monotonicSeconds())
     bool verify = false;
+    std::string verb;  // a line opened from the picker or the URL box: "open_url", "launch", "window"
 };
 
 /// The studio of one device. `input` takes the person's input (through `session`'s executor,
@@ -129,8 +130,24 @@ public:
     std::shared_ptr<const server::LiveFrame> waitFrame(int64_t after_seq, int64_t after_version, double timeout) const;
     /// Wakes every waiter (the server stops).
     void wakeAll();
-    /// {device_kind, tree_source, script, width, height}.
+    /// {device_kind, tree_source, script, width, height, last_run, seq: the newest live frame's}.
     nlohmann::json info() const;
+    /// What the page's picker and URL box offer (StudioApps.cpp): {device_kind, launch: whether
+    /// a program (X11: a command line) or an app (a package) can be started, windows: [{id,
+    /// title, class, pid, focused}] on devices with windows (X11, agent), url: the page's URL
+    /// on a browser device}. The page asks when it loads, when the picker gets the focus and
+    /// after each open. ApiError 409 when the device does not answer.
+    nlohmann::json places();
+    /// Opens what the person chose, at once, and writes its line (nothing to prove): {url} on a
+    /// browser device (`open_url("URL")`, the load waited for, the run's domain lists applied)
+    /// or a device with apps (the system's handler); {package} on a device with apps
+    /// (`launch("pkg")`); {command} on X11 (`launch("cmd")`, run by /bin/sh, followed on the
+    /// same line by a wait for its first window when it showed one within 5 s); {window: id} on a
+    /// device with windows (`assert(window({class = ...}, 10)):focus()`, the title added when
+    /// the class is not unique). Returns {line, lua}. ApiError 400 for a request this device cannot take
+    /// (the message says which devices can), 404 for a window that is gone, 409 when the
+    /// device refuses or a play-back runs.
+    nlohmann::json open(const nlohmann::json& request);
     /// Proof times (ms) of the pointer lines so far, and one full-frame locate each (ms).
     std::vector<double> proofMs() const;
     std::vector<double> locateMs() const;

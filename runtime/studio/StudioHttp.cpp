@@ -126,6 +126,8 @@ struct StudioHttp::Impl {
                      studio.editLine(lineId(req.matches[1].str()), server::stringField(server::bodyObject(req), "lua"));
                      return json{{"edited", lineId(req.matches[1].str())}};
                  }));
+        svr.Get("/api/studio/places", api([this](const httplib::Request&) { return studio.places(); }));
+        svr.Post("/api/studio/open", api([this](const httplib::Request& req) { return studio.open(server::bodyObject(req)); }));
         svr.Post("/api/studio/run", api([this](const httplib::Request&) { return studio.runScript(); }));
         svr.Post("/api/studio/save", api([this](const httplib::Request&) { return json{{"path", studio.save()}}; }));
         svr.Get("/api/studio/live.jpg", [this](const httplib::Request&, httplib::Response& res) {

@@ -31,7 +31,7 @@ json Studio::lines() const {
                        {"proof_ms", l.proof_ms},
                        {"locate_ms", l.locate_ms},
                        {"after_ms", l.after_ms},
-                       {"action", actionName(l.action.kind)},
+                       {"action", l.verb.empty() ? std::string(actionName(l.action.kind)) : l.verb},
                        {"verify", l.verify}});
     return {{"version", version_}, {"running", running_}, {"lines", arr}};
 }

@@ -87,16 +87,24 @@ end
 --- the keys are sent to it as events without focusing it. secret = true: a password or code,
 --- typed only where no other program can read it (on Android never through the ADB keyboard's
 --- broadcast: `input text` for ASCII, else an error) and written to the run log as its length.
+--- check = false: the focused text field is not read back through the accessibility tree
+--- afterwards (by default it is, where there is a tree: a field that does not hold what was
+--- typed fails the step with code "verify_failed"; docs/steps-and-waits.md).
 function M.input(text, opts)
   if type(text) ~= "string" and type(text) ~= "number" then
     error("input: expected text (a string), got " .. type(text), 2)
   end
-  local win, focus = keyboard_opts("input", opts, { "window", "focus", "secret" })
+  local win, focus = keyboard_opts("input", opts, { "window", "focus", "secret", "check" })
   local secret = opts ~= nil and opts.secret
   if secret ~= nil and type(secret) ~= "boolean" then
     error("input: secret must be true or false, got " .. type(secret), 2)
   end
-  failure.call(2, native.input, tostring(text), win, focus, secret == true)
+  local check = nil
+  if opts ~= nil then check = opts.check end
+  if check ~= nil and type(check) ~= "boolean" then
+    error("input: check must be true or false, got " .. type(check), 2)
+  end
+  failure.call(2, native.input, tostring(text), win, focus, secret == true, check ~= false)
 end
 
 --- key(combo [, {window=, focus=}]): presses a key combo such as "ctrl+s", "alt+F4", "Return"

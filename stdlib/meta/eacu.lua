@@ -41,6 +41,8 @@ function long_press(target, seconds, opts) end
 ---Types UTF-8 text (any script, Chinese included) into the focused window; "\n" presses Return.
 ---Invalid UTF-8 is an error. `opts.secret = true` marks a password or code: typed only where no
 ---other program can read it (Android: never the ADB keyboard's broadcast) and logged as its length.
+---Where the accessibility tree shows a focused text field, it is read back until it holds what was
+---typed (`opts.check = false` skips this); a field that does not fails with code "verify_failed".
 ---@param text string|number
 ---@param opts? InputOptions
 function input(text, opts) end

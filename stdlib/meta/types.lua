@@ -218,6 +218,7 @@ function Process:pid() end
 ---Options of input: KeyboardOptions and `secret`.
 ---@class InputOptions: KeyboardOptions
 ---@field secret? boolean a password or code: typed only where no other program can read it (on Android `input text` for ASCII, never the ADB keyboard's broadcast; other text is refused) and written to the run log as "(secret, N characters)"
+---@field check? boolean false: the focused text field is not read back afterwards (default true: where the accessibility tree has a focused text field, the step waits until it holds what was typed, up to 10 s within the step's deadline, and fails with code "verify_failed" when it does not; a secret is compared by length only)
 
 ---@class TapOptions: WindowOptions
 ---@field button? "left"|"right"|"middle" (default "left")

@@ -10,9 +10,14 @@ Services: exec:CMD, shell:CMD, shell,v2,...:CMD (packets, and an interactive she
 empty), sync: (STAT, RECV, SEND, LIST, QUIT). Shell commands: echo, true, false, getprop, wm
 size|density, dumpsys input|input_method|window|display, grep [-m1] [-E], settings get|put, ime list|set, screencap
 [-p], input tap|swipe|keyevent|keycombination|text, uiautomator dump, am start|force-stop|
-broadcast, monkey -p, pm list packages, cat, rm. Every command is logged (--log), one line each.
+broadcast, monkey -p, pm list packages, cat, rm, sleep, getevent -pl, sendevent (a touchscreen
+at /dev/input/event2 whose axes run 0-4095, multi-touch protocol type B: see Phone.sendevent;
+each touch going down is logged as "touch down X Y"). Every command is logged (--log), one line
+each.
 
-Faults, through files in --control DIR (read at each command): `rotation` (0-3: the screen and the
+Faults, through files in --control DIR (read at each command): `touch` ("none": getevent -pl
+lists no touchscreen and sendevent finds no node, as on an emulator without one; "denied": the
+node is listed but sendevent cannot open it, as without group input), `rotation` (0-3: the screen and the
 app turn, wm size stays), `black` (screencap all black: a FLAG_SECURE window), `idle_failures` (N:
 the next N dumps print "ERROR: could not get idle state."), `format` (the pixel format raw
 screencap announces: another than 1 makes eacu fall back to PNG), `drop` (the TCP connection is
@@ -24,7 +29,7 @@ the host closes it (at most 120 s); logged as "stalled NAME" and "stall ended: W
 logged as "OPEN service". Written from the protocol docs, not from eacu's client.
 
 --costs phone (class Costs): it costs what a phone costs, as sleeps (screencap raw and PNG scaled
-by the screen's pixels, each Java process, uiautomator's idle wait and walk, every byte over a
+by the screen's pixels, each Java process, each native process (sendevent, getevent, sleep), uiautomator's idle wait and walk, every byte over a
 link of --link MB/s, shared by the device's streams) and behaves like one: an input is drawn 50-300
 ms after its command returns (a capture shows what is drawn), ADBKeyBoard binds 0.2-0.5 s after
 `ime set` (`dumpsys input_method` shows mCurMethodId) and commits a broadcast only once bound and
@@ -74,6 +79,17 @@ KEYS.update({29 + i: chr(ord("a") + i) for i in range(26)})
 APP_KEYS = {4: "back", 3: "home"}
 # Programs that start a Java process (app_process) on a phone: each costs the process's start.
 JAVA_PROGRAMS = ("input", "am", "monkey", "uiautomator")
+# Native programs (toybox, toolbox): each costs a native process's start.
+NATIVE_PROGRAMS = ("sendevent", "getevent", "sleep")
+# The touchscreen's evdev node and its axis ranges (getevent -pl; not the screen's pixels, as on
+# many phones), and linux/input-event-codes.h's numbers of what it reports.
+TOUCH_NODE = "/dev/input/event2"
+TOUCH_AXES = {"ABS_MT_SLOT": (0, 9), "ABS_MT_TOUCH_MAJOR": (0, 255), "ABS_MT_POSITION_X": (0, 4095),
+              "ABS_MT_POSITION_Y": (0, 4095), "ABS_MT_TRACKING_ID": (0, 65535), "ABS_MT_PRESSURE": (0, 255)}
+EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
+ABS_CODES = {0x2f: "ABS_MT_SLOT", 0x30: "ABS_MT_TOUCH_MAJOR", 0x35: "ABS_MT_POSITION_X", 0x36: "ABS_MT_POSITION_Y",
+             0x39: "ABS_MT_TRACKING_ID", 0x3a: "ABS_MT_PRESSURE"}
+BTN_TOUCH = 0x14a
 
 
 class Costs:
@@ -110,6 +126,11 @@ class Costs:
 
     def process(self):
         return random.uniform(0.3, 0.7) if self.phone else 0.0
+
+    def native_process(self):
+        """A native program (sendevent, getevent, sleep): its fork and exec, no Java VM. 5-20 ms is
+        an estimate, not a published figure."""
+        return random.uniform(0.005, 0.02) if self.phone else 0.0
 
     def dump_walk(self):
         return 0.3 if self.phone else 0.0
@@ -181,6 +202,7 @@ class Phone:
         self.app = None
         self.start_app()
         self.rotation = 0
+        self.touch_state = {"slot": 0}  # the touchscreen's slot 0 and BTN_TOUCH (sendevent)
         threading.Thread(target=self.animate_loop, daemon=True).start()
 
     def start_app(self):
@@ -530,6 +552,8 @@ class Phone:
             self.drawn()
         if argv and argv[0] in JAVA_PROGRAMS:
             pause(self.costs.process())
+        if argv and argv[0] in NATIVE_PROGRAMS:
+            pause(self.costs.native_process())
         stalls = bool(argv) and self.take_stall(argv[0])
         if stalls and argv[0] == "uiautomator":
             raise Stall(argv[0], b"")  # stalls while it dumps: nothing printed
@@ -624,6 +648,13 @@ class Phone:
             return data, b"", 0
         if cmd == "input":
             return self.input(a[1:])
+        if cmd == "getevent":
+            return self.getevent(a[1:])
+        if cmd == "sendevent":
+            return self.sendevent(a[1:])
+        if cmd == "sleep":
+            pause(float(a[1]))
+            return ok()
         if cmd == "uiautomator" and a[1] == "dump":
             path = a[2] if len(a) > 2 else "/sdcard/window_dump.xml"
             if self.take_control("idle_failures") or not self.wait_idle():
@@ -708,6 +739,83 @@ class Phone:
         for act in actions:
             self.later(act)
         return b"", b"", 0
+
+    # ---- the touchscreen's evdev node (getevent, sendevent)
+    def getevent(self, a):
+        """`getevent -pl` in AOSP toolbox getevent.c's format: a keys device, then the touchscreen
+        (not with the `touch` control file "none": an emulator without one)."""
+        if a != ["-pl"]:
+            return b"", f"getevent: this stand-in serves -pl only, got {a}\n".encode(), 1
+        out = ['add device 1: /dev/input/event0', '  name:     "gpio-keys"', '  events:',
+               '    KEY (0001): KEY_VOLUMEDOWN        KEY_VOLUMEUP          KEY_POWER', '  input props:',
+               '    <none>']
+        if self.control("touch") != "none":
+            out += [f'add device 2: {TOUCH_NODE}', '  name:     "standin_touchscreen"', '  events:',
+                    '    KEY (0001): BTN_TOUCH']
+            for i, (label, (lo, hi)) in enumerate(TOUCH_AXES.items()):
+                head = "    ABS (0003): " if i == 0 else " " * 16
+                out.append(f"{head}{label:<20.20s}  : value 0, min {lo}, max {hi}, fuzz 0, flat 0, resolution 0")
+            out += ['  input props:', '    INPUT_PROP_DIRECT']
+        return ("\n".join(out) + "\n").encode(), b"", 0
+
+    def sendevent(self, a):
+        """`sendevent DEVICE TYPE CODE VALUE` (toolbox sendevent.c: one input_event written to the
+        node). The touchscreen follows multi-touch protocol type B (the kernel's
+        Documentation/input/multi-touch-protocol.rst) as Android's InputReader reads it: at each
+        SYN_REPORT slot 0's contact is down while its ABS_MT_TRACKING_ID is not -1, BTN_TOUCH is 1
+        and its pressure above 0 (else it hovers: MultiTouchInputMapper); a contact going down,
+        moving and going up reach the app as a press, moves and a release at the pixel the axes
+        map to (TouchInputMapper: the axis range over the panel's natural size, turned by the
+        rotation). The `touch` control file "denied": the node cannot be opened (no group input)."""
+        if len(a) != 4:
+            return b"", b"usage: sendevent device type code value\n", 1
+        if a[0] != TOUCH_NODE or self.control("touch") == "none":
+            return b"", f"could not open {a[0]}, No such file or directory\n".encode(), 1
+        if self.control("touch") == "denied":
+            return b"", f"could not open {a[0]}, Permission denied\n".encode(), 1
+        kind, code, value = int(a[1]), int(a[2]), int(a[3])
+        t = self.touch_state
+        if kind == EV_ABS and code in ABS_CODES:
+            name = ABS_CODES[code]
+            if name == "ABS_MT_SLOT":
+                t["slot"] = value
+            elif t["slot"] == 0:
+                t[name] = value
+        elif kind == EV_KEY and code == BTN_TOUCH:
+            t["btn"] = value
+        elif kind == EV_SYN and value == 0 and code == 0:
+            self.touch_sync()
+        return b"", b"", 0
+
+    def touch_sync(self):
+        t = self.touch_state
+        down = t.get("ABS_MT_TRACKING_ID", -1) != -1 and t.get("btn", 0) == 1 and t.get("ABS_MT_PRESSURE", 0) > 0
+        x, y = self.touch_pixel(t.get("ABS_MT_POSITION_X", 0), t.get("ABS_MT_POSITION_Y", 0))
+        was = t.get("down")
+        if down and not was:
+            self.note(f"touch down {x} {y}")
+            self.later(lambda: self.xdotool("mousemove", str(x), str(y), "mousedown", "1"))
+        elif down and was != (x, y):
+            self.later(lambda: self.xdotool("mousemove", str(x), str(y)))
+        elif not down and was:
+            self.later(lambda: self.xdotool("mouseup", "1"))
+        t["down"] = (x, y) if down else None
+
+    def touch_pixel(self, rx, ry):
+        """The screen pixel (as shown now) of raw axis values: AOSP TouchInputMapper's mapping."""
+        (x0, x1), (y0, y1) = TOUCH_AXES["ABS_MT_POSITION_X"], TOUCH_AXES["ABS_MT_POSITION_Y"]
+        nx = (rx - x0) * self.w / (x1 - x0 + 1)  # the natural orientation's pixels
+        ny = (ry - y0) * self.h / (y1 - y0 + 1)
+        r = self.rotation
+        if r == 1:
+            x, y = ny, self.w - nx
+        elif r == 2:
+            x, y = self.w - nx, self.h - ny
+        elif r == 3:
+            x, y = self.h - ny, nx
+        else:
+            x, y = nx, ny
+        return int(x), int(y)
 
     def am(self, a):
         ok = lambda text: ((text + "\n").encode(), b"", 0)

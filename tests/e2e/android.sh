@@ -63,7 +63,7 @@ expect_contains "$out" "screen 1080x2400@2.625" "the screen size and density 420
 expect_contains "$out" "android: both chats sent" "the script"
 run=$(q "SELECT MAX(id) FROM runs")
 expect_eq "$(q "SELECT status FROM runs WHERE id=$run")" "passed" "the run's status"
-expect_eq "$(q "SELECT device FROM runs WHERE id=$run")" "adb $serial EacuStandIn 1080x2400@2.625 (sdk 30)" "the run's device"
+expect_eq "$(q "SELECT device FROM runs WHERE id=$run")" "adb $serial EacuStandIn 1080x2400@2.625 (sdk 30, touch: sendevent)" "the run's device"
 expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='a11y' AND status='ok'")" "4" "taps by the tree"
 expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND method='ocr' AND status='ok'")" "1" "the tap by OCR text"
 expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND action='tap' AND target LIKE '%send.png%' AND status='ok'")" "1" "the tap by image"

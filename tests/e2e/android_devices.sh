@@ -69,15 +69,15 @@ expect_contains "$tree" 'text="乙的消息 1" resource-id="com.example.chat:id/
 expect_contains "$tree" 'text="乙的消息 2" resource-id="com.example.chat:id/message_1"' "b's second message"
 expect_eq "$(grep -c '^OPEN shell,v2,raw:$' "$a_log")" "1" "input shells on a"
 expect_eq "$(grep -c '^OPEN shell,v2,raw:$' "$b_log")" "1" "input shells on b"
-expect_eq "$(sqlite3 "$OUT/run_a.db" "SELECT device FROM runs")" "adb $a EacuStandIn 1080x2400@2.625 (sdk 30)" "run a's device"
-expect_eq "$(sqlite3 "$OUT/run_b.db" "SELECT device FROM runs")" "adb $b EacuStandIn 1080x2400@2.625 (sdk 30)" "run b's device"
+expect_eq "$(sqlite3 "$OUT/run_a.db" "SELECT device FROM runs")" "adb $a EacuStandIn 1080x2400@2.625 (sdk 30, touch: sendevent)" "run a's device"
+expect_eq "$(sqlite3 "$OUT/run_b.db" "SELECT device FROM runs")" "adb $b EacuStandIn 1080x2400@2.625 (sdk 30, touch: sendevent)" "run b's device"
 
 # 2. b unplugged mid-run: only b's run fails, naming b, within its step timeout (6 s); a passes.
 : >"$a_log"; : >"$b_log"
 run_on "$a" unplug_a "甲又来了" 2 6; pid_a=$run_pid
 run_on "$b" unplug_b "乙又来了" 1000 6; pid_b=$run_pid
-for i in $(seq 300); do [ "$(grep -c '^input tap' "$b_log")" -ge 2 ] && break; sleep 0.1; done
-[ "$(grep -c '^input tap' "$b_log")" -ge 2 ] || fail "the run on $b did not tap twice in 30 s"
+for i in $(seq 300); do [ "$(grep -c '^input tap\|^touch down' "$b_log")" -ge 2 ] && break; sleep 0.1; done
+[ "$(grep -c '^input tap\|^touch down' "$b_log")" -ge 2 ] || fail "the run on $b did not tap twice in 30 s"
 touch "$b_control/drop"
 t0=$(date +%s.%N)
 for i in $(seq 300); do kill -0 "$pid_b" 2>/dev/null || break; sleep 0.05; done

@@ -71,8 +71,8 @@ grep -q '^OPEN exec:screencap -p$' "$standin_log" || fail "expected screencap -p
 "$EACU" run "$here/android_faults.lua" --device "adb:$serial" --db "$db" -- disconnect "$control" \
   >"$OUT/disconnect.out" 2>"$OUT/disconnect.err" &
 run_pid=$!
-for i in $(seq 300); do [ "$(grep -c '^input tap' "$standin_log")" -ge 2 ] && break; sleep 0.1; done
-[ "$(grep -c '^input tap' "$standin_log")" -ge 2 ] || fail "the disconnect run did not tap twice in 30 s"
+for i in $(seq 300); do [ "$(grep -c '^input tap\|^touch down' "$standin_log")" -ge 2 ] && break; sleep 0.1; done
+[ "$(grep -c '^input tap\|^touch down' "$standin_log")" -ge 2 ] || fail "the disconnect run did not tap twice in 30 s"
 touch "$control/drop"
 t0=$(date +%s)
 # Within the longest step deadline of the loop (its waits' 10 s) + 1 s, and 1 s to end the run.

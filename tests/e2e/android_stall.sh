@@ -17,6 +17,8 @@ db=$OUT/runs.db
 q() { sqlite3 "$db" "$1"; }
 [ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the stalls are injected into the stand-in"; unset EACU_TEST_ADB_SERIAL; }
 start_android
+# Taps through `input` (no touchscreen in getevent -pl): the `input` stall is that command's.
+echo none >"$control/touch"
 
 run_case() {  # $1: the case; prints its output
   timeout 60 "$EACU" run "$here/android_stall.lua" --device "adb:$serial" --db "$db" -- "$1" "$control" \

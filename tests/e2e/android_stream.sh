@@ -9,6 +9,9 @@
 #      the run passes and says why;
 #   3. with the stream dying mid-run (control file stream_kill, written once the run tapped):
 #      screenrecord started again, the run passes.
+# Touches: run 1 through sendevent on the stand-in's touchscreen (getevent -pl), run 2 without a
+# touchscreen (control file touch = none: `input tap`, the run log's device says so), run 3 with
+# writes to it refused (touch = denied: `input` from the first touch on, said once on stderr).
 # Then a served task's live screen while the stand-in animates (control file animate, 20
 # frames/s): at least 10 live frames/s on the SSE stream. Stand-in only.
 set -euo pipefail
@@ -50,23 +53,36 @@ echo "run 1: $s1 frames from the stream, $r1 raw screencaps"
 inputs=6
 [ "${r1:-99}" -le $((1 + inputs)) ] || fail "run 1: expected at most $((1 + inputs)) raw screencaps (the first frame, one stale check per input), got $r1"
 expect_contains "$(cat "$OUT/run1.log")" "screenrecord --output-format=h264 --size 528x1200" "screenrecord at the screen's size in multiples of 16"
+# Touches through the touchscreen's node: no `input tap` or `input swipe`.
+grep -q '^sendevent /dev/input/event2 3 57' "$OUT/run1.log" || fail "run 1: no touch through sendevent"
+grep -q '^input \(tap\|swipe\)' "$OUT/run1.log" && fail "run 1: a touch through input: $(grep '^input' "$OUT/run1.log")"
+grep -qE 'touches: [1-9][0-9]* by sendevent, 0 by `input`$' "$OUT/run1.err" || fail "run 1: expected touches by sendevent only, got: $(grep touches "$OUT/run1.err")"
+expect_eq "$(sqlite3 "$db" "SELECT device FROM runs WHERE id=(SELECT MAX(id) FROM runs)")" "adb $serial EacuStandIn 540x1200@1.5 (sdk 34, touch: sendevent)" "run 1's device"
 
-# 2. screenrecord missing: raw frames.
-touch "$control/no_screenrecord"
+# 2. screenrecord missing: raw frames; no touchscreen: `input tap`.
+touch "$control/no_screenrecord"; echo none >"$control/touch"
 m2="没有视频流 $stamp"
 run 2 "$m2"
-rm "$control/no_screenrecord"
+rm "$control/no_screenrecord" "$control/touch"
+expect_eq "$(sqlite3 "$db" "SELECT device FROM runs WHERE id=(SELECT MAX(id) FROM runs)")" "adb $serial EacuStandIn 540x1200@1.5 (sdk 34, touch: input)" "run 2's device"
+grep -qE 'touches: 0 by sendevent, [1-9][0-9]* by `input` \(no touchscreen in `getevent -pl`\)' "$OUT/run2.err" || fail "run 2: expected touches by input, saying why, got: $(grep touches "$OUT/run2.err")"
+grep -q '^sendevent' "$OUT/run2.log" && fail "run 2: sendevent ran without a touchscreen"
 expect_contains "$(cat "$OUT/run2.err")" "raw screencaps from now on: screenrecord is not there" "run 2 says why"
 read -r s2 r2 < <(frames 2)
 echo "run 2: $s2 frames from the stream, $r2 raw screencaps"
 [ "${s2:-1}" -eq 0 ] && [ "${r2:-0}" -ge 3 ] || fail "run 2: expected raw screencaps only, got $s2 stream frames, $r2 raw"
 
-# 3. The stream dies once the run has tapped (mid-run): started again.
+# 3. The stream dies once the run has tapped (mid-run): started again. Writes to the touchscreen
+# are refused: the first touch falls back to `input tap`, and so do the others.
+echo denied >"$control/touch"
 m3="流中断后 $stamp"
 ( for i in $(seq 600); do grep -q '^input tap' "$standin_log" 2>/dev/null && { echo 1 >"$control/stream_kill"; exit 0; }; sleep 0.05; done ) &
 killer=$!
 run 3 "$m3"
 wait "$killer" || true
+rm "$control/touch"
+expect_eq "$(grep -c 'touches by `input` from now on: sendevent on /dev/input/event2 exited with status 1: could not open /dev/input/event2, Permission denied' "$OUT/run3.err")" 1 "run 3 says once why touches go through input"
+grep -qE 'touches: 0 by sendevent, [1-9][0-9]* by `input`' "$OUT/run3.err" || fail "run 3: expected touches by input, got: $(grep touches "$OUT/run3.err")"
 expect_contains "$(cat "$OUT/run3.log")" "killed (stream_kill)" "the stream died mid-run"
 [ "$(grep -c '^screenrecord --output-format' "$OUT/run3.log")" -ge 2 ] || fail "run 3: expected screenrecord started again, log: $(grep screenrecord "$OUT/run3.log")"
 read -r s3 r3 < <(frames 3)

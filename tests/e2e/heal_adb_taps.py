@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The elements the stand-in's taps hit, for tests/e2e/heal_adb.sh.
 
-heal_adb_taps.py LIST.xml CHAT.xml LOG: every `input tap X Y` of the stand-in's command log LOG,
+heal_adb_taps.py LIST.xml CHAT.xml LOG: every `input tap X Y` and `touch down X Y` (a touch through
+sendevent) of the stand-in's command log LOG,
 named by the smallest element of the app's tree (uiautomator XML) under it that has a
 resource-id: its text, else its resource-id's name ("input"); "?" when none. The first tap is
 looked up on LIST.xml (the chat list), the others on CHAT.xml (the chat). Prints the names on
@@ -40,7 +41,7 @@ screens = [nodes(sys.argv[1]), nodes(sys.argv[2])]
 names = []
 with open(sys.argv[3], encoding="utf-8") as f:
     for line in f:
-        m = re.match(r"input tap (\d+) (\d+)", line)
+        m = re.match(r"(?:input tap|touch down) (\d+) (\d+)", line)
         if m:
             names.append(name_at(screens[min(len(names), 1)], int(m.group(1)), int(m.group(2))))
 print(" ".join(names))

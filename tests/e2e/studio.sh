@@ -5,6 +5,8 @@
 # entry, "Wang 张三" typed, inspect's element info at OK matched with the tree's element, a
 # click on OK (the dialog writes the text: the input reached the device); save; Ctrl-C stops
 # the studio, its Xvfb and zenity; the saved script run on a fresh display writes the text again.
+# chromium: a local page opened from the URL box, its button clicked on the live screen once the
+# screen showed the page; the saved script run on a fresh Chromium presses it again.
 # adb: the stand-in's chat app (--launch com.example.chat): a tap on the row 张三 (a tree
 # target), 你好 typed through the input method path, 发送, the page's BACK button, save; the saved
 # script run on a fresh stand-in sends 你好 (its log shows the tap, the broadcast, the BACK key).
@@ -48,10 +50,41 @@ cat "$OUT/form.lua"
 grep -q '^launch "zenity' "$OUT/form.lua" || fail "no launch line in the saved script"
 grep -Eq '^tap\(\{ (\{ )?role = "push button", name = "OK" \}' "$OUT/form.lua" || fail "no tree target for OK in the saved script"
 grep -q '^input "Wang 张三"' "$OUT/form.lua" || fail "no input line in the saved script"
+grep -q '^launch("xlogo ' "$OUT/form.lua" || fail "no launch line from the page's launch box in the saved script"
+grep -q '^assert(window({class = .*:focus()$' "$OUT/form.lua" || fail "no window line from the page's picker in the saved script"
 rm -f "$form"
 "$EACU" run "$OUT/form.lua" --display virtual:800x600 --db "$OUT/replay.db" >"$OUT/replay.out" 2>&1 ||
   fail "the saved script failed: $(cat "$OUT/replay.out")"
 expect_eq "$(cat "$form")" "Wang 张三" "what zenity wrote when the saved script ran"
+
+# ---- chromium: the URL box ----
+# Only with EACU_TEST_STUDIO_CHROMIUM=1: the proof frame of a click on a page just opened can
+# still be the last document's (a fresh-clone CI run wrote `tap({ x = 201, y = 130 })` for the
+# button, 1 run of 3; docs/not-there-yet.md). (The body is not indented: it holds a here-document.)
+if [ "${EACU_TEST_STUDIO_CHROMIUM:-}" = 1 ]; then
+cat >"$OUT/press.html" <<'HTML'
+<!doctype html><meta charset="utf-8"><body style="margin:0;font:24px sans-serif">
+<button id="b" style="position:absolute;left:100px;top:100px;width:200px;height:60px;font-size:24px"
+  onclick="location.hash='pressed';document.getElementById('s').textContent='Pressed 已按'">Press 按</button>
+<p id="s" style="position:absolute;left:100px;top:200px">Waiting</p>
+HTML
+start_studio --device chromium -o "$OUT/press.lua"
+# The page-driving Chromium gets a TMPDIR of its own: two Chromiums in one TMPDIR (each keeps
+# its SingletonSocket there) held eacu's page on the last document for over 60 s.
+mkdir -p "$OUT/tmp-page"
+TMPDIR="$OUT/tmp-page" python3 "$here/studio_page.py" "$url" --case chromium --out "$OUT" | tee "$OUT/chromium.out"
+grep -q '^studio_page: passed' "$OUT/chromium.out" || fail "studio_page.py --case chromium did not pass"
+stop_studio
+cat "$OUT/press.lua"
+grep -q "^open_url(\"file://$OUT/press.html\")" "$OUT/press.lua" || fail "no open_url line from the URL box in the saved script"
+# The saved script on a fresh Chromium: the page opened, the button found and pressed (its
+# effect: the text it writes).
+printf '%s\n' 'wait("text:Pressed", 10)' >>"$OUT/press.lua"
+"$EACU" run "$OUT/press.lua" --device chromium --db "$OUT/replay_chromium.db" >"$OUT/replay_chromium.out" 2>&1 ||
+  fail "the saved chromium script failed: $(cat "$OUT/replay_chromium.out")"
+else
+echo "chromium case skipped (EACU_TEST_STUDIO_CHROMIUM=1 runs it)"
+fi
 
 # ---- adb stand-in: the chat app ----
 [ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the script needs the stand-in's app"; unset EACU_TEST_ADB_SERIAL; }
@@ -96,7 +129,7 @@ grep -q '^key "back"' "$OUT/chat.lua" || fail "no BACK line in the saved script"
 start_more_android fresh
 "$EACU" run "$OUT/chat.lua" --device "adb:$more_serial" --db "$OUT/replay_adb.db" >"$OUT/replay_adb.out" 2>&1 ||
   fail "the saved script failed on a fresh stand-in: $(cat "$OUT/replay_adb.out")"
-grep -q "input tap" "$more_log" || fail "the fresh stand-in got no tap: $(cat "$more_log")"
+grep -q '^input tap\|^touch down' "$more_log" || fail "the fresh stand-in got no tap (input tap or a touch by sendevent): $(cat "$more_log")"
 grep -Eq "keyevent (4|KEYCODE_BACK)" "$more_log" || fail "the fresh stand-in got no BACK: $(cat "$more_log")"
 expect_contains "$(cat "$more_log")" "am broadcast -a ADB_INPUT_B64 --es msg $(printf '你好' | base64)" "你好 sent to the fresh stand-in"
 echo "studio: passed"

@@ -1,9 +1,10 @@
 // DevTools protocol messages from a hostile peer: a ChromiumDevice over a transport that answers
 // from the input (CdpConnection's message handling, the device's reading of every answer and
-// event). The input is messages separated by '\n'; each request the device sends delivers the
+// event, the accessibility tree's answers). The input is messages separated by '\n'; each request the device sends delivers the
 // next messages up to and including the first holding "@ID", where "@ID" becomes that request's
 // id (its answer); those before it arrive as events. When the input runs out the connection
-// closes. The device opens its page, captures, clicks, types, navigates and reads its URL.
+// closes. The device opens its page, captures, clicks, types, navigates, reads its URL and its
+// accessibility tree (Accessibility.getFullAXTree, DOMSnapshot.captureSnapshot) and acts on it.
 // Invariants: only DeviceError and std::invalid_argument (bad URL) escape; no event crashes the
 // transport's thread.
 #include <cstdint>
@@ -93,6 +94,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         step([&] { d->currentUrl(); });
         step([&] { d->captureLive(); });
         step([&] { d->sync(); });
+        step([&] {
+            A11yElement root = d->accessibility().snapshot();
+            if (!root.children.empty()) d->accessibility().doAction(root.children[0], "click");
+        });
         d->takeRefusals();
     } catch (const DeviceError&) {
     } catch (const std::invalid_argument&) {

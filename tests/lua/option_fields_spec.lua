@@ -7,7 +7,7 @@ local check, error_of, expect_has = spec.check, spec.error_of, spec.expect_has
 
 expect_has(error_of(scroll, { dy = 1, dz = 2 }), 'scroll: unknown field "dz" (did you mean "dy"?) (known: dy, dx, at, window, raise)', "scroll")
 expect_has(error_of(swipe, { from = "1", to = "2", duraton = 1 }), 'swipe: unknown field "duraton" (did you mean "duration"?) (known: from, to, duration, window, raise)', "swipe")
-expect_has(error_of(input, "x", { windw = "xcalc" }), 'input: unknown option "windw" (did you mean "window"?) (known: window, focus, secret)', "input")
+expect_has(error_of(input, "x", { windw = "xcalc" }), 'input: unknown option "windw" (did you mean "window"?) (known: window, focus, secret, check)', "input")
 expect_has(error_of(key, "Return", { raise = true }), 'key: unknown option "raise" (known: window, focus)', "key")
 expect_has(error_of(input, "x", { secret = "yes" }), "input: secret must be true or false, got string", "input secret")
 expect_has(error_of(step, { tap = "1", retires = 2 }), 'step: unknown field "retires"', "step")

@@ -1,5 +1,6 @@
 // The adb device's pure parts: specs, the display info, shell v2 packets, key codes and
-// `input text` escaping, uiautomator XML, and a server that is not there.
+// `input text` escaping, uiautomator XML, the touchscreen of getevent -pl and its sendevent
+// lines, and a server that is not there.
 #include <catch2/catch.hpp>
 
 #include <arpa/inet.h>
@@ -18,6 +19,7 @@
 #include "device/adb/AdbDevice.h"
 #include "device/adb/AdbKeys.h"
 #include "device/adb/AdbProtocol.h"
+#include "device/adb/AdbTouch.h"
 #include "device/adb/RawScreencap.h"
 #include "device/adb/UiautomatorXml.h"
 #include "step/A11yTarget.h"
@@ -256,4 +258,91 @@ TEST_CASE("uiautomator XML: bounds that overflow or are not corners give no boun
     CHECK(boundsOf("[0,0][10,10").empty());
     CHECK(boundsOf("[0,0][10,10]x").empty());
     CHECK(boundsOf("[10,10][0,0]").empty());
+}
+
+// `getevent -pl` as AOSP toolbox getevent.c prints it: a keys device, a touchpad (no
+// INPUT_PROP_DIRECT), then the touchscreen with axes that are not the screen's pixels.
+static const char* kGetevent =
+    "add device 1: /dev/input/event0\n"
+    "  name:     \"gpio-keys\"\n"
+    "  events:\n"
+    "    KEY (0001): KEY_VOLUMEDOWN        KEY_VOLUMEUP          KEY_POWER\n"
+    "  input props:\n"
+    "    <none>\n"
+    "add device 2: /dev/input/event1\n"
+    "  name:     \"touchpad\"\n"
+    "  events:\n"
+    "    ABS (0003): ABS_MT_POSITION_X     : value 0, min 0, max 999, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_POSITION_Y     : value 0, min 0, max 999, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_TRACKING_ID    : value 0, min 0, max 65535, fuzz 0, flat 0, resolution 0\n"
+    "  input props:\n"
+    "    INPUT_PROP_POINTER\n"
+    "add device 3: /dev/input/event4\n"
+    "  name:     \"fts_ts\"\n"
+    "  events:\n"
+    "    KEY (0001): KEY_WAKEUP            BTN_TOOL_FINGER       BTN_TOUCH*\n"
+    "    ABS (0003): ABS_MT_SLOT           : value 0, min 0, max 9, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_TOUCH_MAJOR    : value 0, min 0, max 255, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_POSITION_X     : value 0, min 0, max 4095, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_POSITION_Y     : value 0, min 0, max 8191, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_TRACKING_ID    : value 0, min 0, max 65535, fuzz 0, flat 0, resolution 0\n"
+    "                ABS_MT_PRESSURE       : value 0, min 0, max 127, fuzz 0, flat 0, resolution 0\n"
+    "  input props:\n"
+    "    INPUT_PROP_DIRECT\n";
+
+TEST_CASE("getevent -pl: the direct multi-touch device, its axes, none when there is none", "[adb]") {
+    std::optional<Touchscreen> t = parseTouchscreen(kGetevent);
+    REQUIRE(t);
+    CHECK(t->path == "/dev/input/event4");
+    CHECK(t->name == "fts_ts");
+    CHECK(t->x.max == 4095);
+    CHECK(t->y.max == 8191);
+    CHECK(t->tracking.max == 65535);
+    REQUIRE(t->pressure);
+    CHECK(t->pressure->max == 127);
+    CHECK(t->touch_major);
+    CHECK(t->slot);
+    CHECK(t->btn_touch);
+    CHECK_FALSE(parseTouchscreen("add device 1: /dev/input/event0\n  name:     \"gpio-keys\"\n"));
+    CHECK_FALSE(parseTouchscreen(""));
+}
+
+TEST_CASE("touchAxes: screen pixels onto the panel's axes, by rotation", "[adb]") {
+    Touchscreen t = *parseTouchscreen(kGetevent);  // 4096 x 8192 axis values on a 1080x2400 panel
+    // Upright: the pixel's centre scaled.
+    CHECK(touchAxes(t, {0, 0}, {1080, 2400}, 0) == Point{1, 1});
+    CHECK(touchAxes(t, {540, 1200}, {1080, 2400}, 0) == Point{2049, 4097});
+    CHECK(touchAxes(t, {1079, 2399}, {1080, 2400}, 0) == Point{4094, 8190});
+    // Turned a quarter (the screen 2400x1080): its top-left is the panel's top-right, its
+    // bottom-left the panel's top-left (TouchInputMapper: x = raw y, y = width - raw x).
+    CHECK(touchAxes(t, {0, 0}, {2400, 1080}, 1) == Point{4094, 1});
+    CHECK(touchAxes(t, {0, 1079}, {2400, 1080}, 1) == Point{1, 1});
+    CHECK(touchAxes(t, {2399, 0}, {2400, 1080}, 3) == Point{1, 1});
+    CHECK(touchAxes(t, {0, 0}, {1080, 2400}, 2) == Point{4094, 8190});
+    // Outside the screen: clamped to it.
+    CHECK(touchAxes(t, {-5, 9999}, {1080, 2400}, 0) == Point{1, 8190});
+}
+
+TEST_CASE("touchCommand: protocol type B through sendevent, tap, hold and swipe", "[adb]") {
+    Touchscreen t = *parseTouchscreen(kGetevent);
+    const std::string dev = "sendevent /dev/input/event4 ";
+    CHECK(touchCommand(t, {{100, 200}}, 0, 7) ==
+          dev + "3 47 0 && " + dev + "3 57 7 && " + dev + "3 53 100 && " + dev + "3 54 200 && " + dev + "3 58 63 && " +
+              dev + "3 48 5 && " + dev + "1 330 1 && " + dev + "0 0 0 && " + dev + "3 57 -1 && " + dev + "1 330 0 && " +
+              dev + "0 0 0");
+    // A hold: the finger stays down.
+    CHECK(touchCommand(t, {{1, 2}}, 700, 8).find(dev + "0 0 0 && sleep 0.700 && " + dev + "3 57 -1") != std::string::npos);
+    // A swipe: a move after each pause, then up at once.
+    const std::string swipe = touchCommand(t, {{1, 2}, {3, 4}}, 50, 9);
+    CHECK(swipe.find("sleep 0.050 && " + dev + "3 53 3 && " + dev + "3 54 4 && " + dev + "0 0 0 && " + dev + "3 57 -1") !=
+          std::string::npos);
+    // A device with no pressure, size, slot or BTN_TOUCH gets none of them; ids wrap in their range.
+    Touchscreen bare = t;
+    bare.pressure.reset();
+    bare.touch_major.reset();
+    bare.slot = bare.btn_touch = false;
+    bare.tracking = {0, 9};
+    CHECK(touchCommand(bare, {{5, 6}}, 0, 12) == dev + "3 57 2 && " + dev + "3 53 5 && " + dev + "3 54 6 && " + dev +
+                                                   "0 0 0 && " + dev + "3 57 -1 && " + dev + "0 0 0");
+    CHECK_THROWS_AS(touchCommand(t, {}, 0, 1), std::invalid_argument);
 }

@@ -128,6 +128,16 @@ TEST_CASE("io bound: nested scopes take the earlier end, with its name, and rest
         // A bound already passed still gives a wait the floor.
         IoDeadlineScope past(now - 1, nullptr, "past");
         CHECK(ioWaitEnd(30, &by) == Approx(monotonicSeconds() + kIoWaitFloor).margin(0.05));
+        // An operation whose measured cost is longer gets that least time (a raw screencap over
+        // Wi-Fi adb: twice its 2.3 s); never less than the floor, never past its own timeout.
+        CHECK(ioWaitEnd(30, &by, 4.6) == Approx(monotonicSeconds() + 4.6).margin(0.05));
+        CHECK(by == "past");
+        CHECK(ioWaitEnd(30, &by, 0.5) == Approx(monotonicSeconds() + kIoWaitFloor).margin(0.05));
+        CHECK(ioWaitEnd(3, &by, 4.6) == Approx(monotonicSeconds() + 3).margin(0.05));
+        CHECK(by.empty());
+        DeviceWait w("dev", "screencap", 30, 4.6);
+        CHECK(w.end() == Approx(monotonicSeconds() + 4.6).margin(0.05));
+        CHECK(w.bounded());
     }
     CHECK(currentIoBound().at == 0);
 }

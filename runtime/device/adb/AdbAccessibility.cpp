@@ -98,18 +98,24 @@ A11yElement AdbAccessibility::parse(const A11yScope& scope) const {
     }
 }
 
+namespace {
+// The element at `path` (child indices from the root) in `root`, or null where the tree has no
+// such child.
+const A11yElement* atPath(const A11yElement& root, const std::vector<int>& path) {
+    const A11yElement* e = &root;
+    for (int i : path) {
+        if (i < 0 || static_cast<size_t>(i) >= e->children.size()) return nullptr;
+        e = &e->children[static_cast<size_t>(i)];
+    }
+    return e;
+}
+}  // namespace
+
 const A11yElement& AdbAccessibility::current(const A11yElement& element, A11yElement& fresh) {
     A11yScope scope;
     scope.deadline = found_deadline_;
     fresh = snapshot(scope);
-    const A11yElement* e = &fresh;
-    for (int i : element.path) {
-        if (i < 0 || static_cast<size_t>(i) >= e->children.size()) {
-            e = nullptr;
-            break;
-        }
-        e = &e->children[static_cast<size_t>(i)];
-    }
+    const A11yElement* e = atPath(fresh, element.path);
     if (!e || e->role != element.role || e->name != element.name)
         throw DeviceError("adb " + device_.client().serial() + ": " + element.role + " \"" + element.name +
                           "\" is gone (the screen changed)" +
@@ -131,9 +137,8 @@ void AdbAccessibility::doAction(const A11yElement& element, const std::string& a
                           "its actions (" + (list.empty() ? "none" : list) + "; scroll is done with scroll()), got \"" +
                           action + "\"");
     Point c{e.bounds.x + e.bounds.w / 2, e.bounds.y + e.bounds.h / 2};
-    std::string xy = std::to_string(c.x) + " " + std::to_string(c.y);
-    if (action == "click") device_.run("input tap " + xy);
-    else device_.run("input swipe " + xy + " " + xy + " 700");
+    if (action == "click") device_.tap(c);
+    else device_.swipe(c, c, 700);
 }
 
 void AdbAccessibility::setText(const A11yElement& element, const std::string& utf8) {
@@ -143,7 +148,7 @@ void AdbAccessibility::setText(const A11yElement& element, const std::string& ut
         throw DeviceError("adb " + device_.client().serial() + ": " + e.role + " \"" + e.name +
                           "\": expected an editable text field (EditText), got class role " + e.role);
     Point c{e.bounds.x + e.bounds.w / 2, e.bounds.y + e.bounds.h / 2};
-    device_.run("input tap " + std::to_string(c.x) + " " + std::to_string(c.y));
+    device_.tap(c);
     // Its text is the name (a hint shows there too when it is empty: deleting it is harmless).
     size_t n = decodeUtf8(e.name).size();
     if (n > 0) {
@@ -154,6 +159,20 @@ void AdbAccessibility::setText(const A11yElement& element, const std::string& ut
     if (utf8.empty()) return;
     if (e.has("password")) device_.typeSecret(utf8);  // never the ADB keyboard's broadcast
     else device_.typeText(utf8);
+}
+
+std::optional<A11yText> AdbAccessibility::readText(const A11yElement& element) {
+    A11yScope scope;
+    scope.deadline = ioWaitEnd(5);
+    const A11yElement fresh = snapshot(scope);
+    const A11yElement* e = atPath(fresh, element.path);
+    if (!e || e->role != element.role)
+        throw DeviceError("adb " + device_.client().serial() + ": " + element.role + " \"" + element.name +
+                          "\" is gone (the screen changed)" +
+                          (e ? ": there is now " + e->role + " \"" + e->name + "\"" : std::string()));
+    A11yText t;
+    t.text = e->name;  // an EditText's text is its name (its hint when it is empty)
+    return t;
 }
 
 }  // namespace eacu

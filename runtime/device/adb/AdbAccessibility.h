@@ -27,6 +27,17 @@ public:
     A11yElement snapshot(const A11yScope& scope = {}) override;
     void doAction(const A11yElement& element, const std::string& action) override;
     void setText(const A11yElement& element, const std::string& utf8) override;
+    /// The text of the element at `element.path` in a fresh dump (its name: an EditText's text,
+    /// or its hint when empty); the caret is unknown. Throws DeviceError when the element at
+    /// that path has another role or is gone.
+    std::optional<A11yText> readText(const A11yElement& element) override;
+    bool readsText() const override { return true; }
+    /// The element's name (an EditText's text; its hint when empty), caret unknown.
+    std::optional<A11yText> snapshotText(const A11yElement& element) const override {
+        A11yText t;
+        t.text = element.name;
+        return t;
+    }
 
     /// The raw XML of the last dump ("" before the first).
     const std::string& lastDump() const { return last_dump_; }

@@ -83,9 +83,9 @@ std::string explainAdbState(const std::string& state) {
 
 AdbClient::AdbClient(std::string serial, int port) : serial_(std::move(serial)), port_(port) {}
 
-std::unique_ptr<AdbConnection> AdbClient::open(const std::string& service, double timeout) const {
+std::unique_ptr<AdbConnection> AdbClient::open(const std::string& service, double timeout, double least) const {
     auto c = std::make_unique<AdbConnection>(port_, "adb " + serial_, timeout);
-    c->begin(operationOf(service));  // one bound for the transport, the service and its answer
+    c->begin(operationOf(service), -1, least);  // one bound for the transport, the service and its answer
     try {
         c->request("host:transport:" + serial_);
     } catch (const DeviceStalled&) {
@@ -101,8 +101,8 @@ std::unique_ptr<AdbConnection> AdbClient::open(const std::string& service, doubl
     return c;
 }
 
-std::string AdbClient::exec(const std::string& command, double timeout) const {
-    return open("exec:" + command, timeout)->readAll();
+std::string AdbClient::exec(const std::string& command, double timeout, double least) const {
+    return open("exec:" + command, timeout, least)->readAll();
 }
 
 namespace {
@@ -166,9 +166,9 @@ void AdbShell::ensureOpen() {
     pending_.clear();
 }
 
-AdbShellResult AdbShell::run(const std::string& command, double timeout) {
+AdbShellResult AdbShell::run(const std::string& command, double timeout, const std::string& label) {
     ensureOpen();
-    conn_->begin(command, timeout);
+    conn_->begin(label.empty() ? command : label, timeout);
     std::string marker = "__eacu_done_" + std::to_string(++serial_no_) + "_";
     AdbShellResult r;
     try {

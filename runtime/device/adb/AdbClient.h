@@ -48,9 +48,13 @@ public:
 
     /// A connection switched to the device with `service` opened on it (host:transport:SERIAL;
     /// an offline or unauthorized device fails here, explained).
-    std::unique_ptr<AdbConnection> open(const std::string& service, double timeout = 10) const;
-    /// exec:CMD: the command's raw stdout (no PTY, bytes unchanged), read to its end.
-    std::string exec(const std::string& command, double timeout = 20) const;
+    /// `least`: the least time the request is given when the thread's bound is nearer
+    /// (AdbConnection::begin).
+    std::unique_ptr<AdbConnection> open(const std::string& service, double timeout = 10,
+                                        double least = kIoWaitFloor) const;
+    /// exec:CMD: the command's raw stdout (no PTY, bytes unchanged), read to its end; `least` as
+    /// for open().
+    std::string exec(const std::string& command, double timeout = 20, double least = kIoWaitFloor) const;
     /// shell,v2,raw:CMD: stdout, stderr and the exit status, read to its end.
     AdbShellResult shell(const std::string& command, double timeout = 20) const;
     /// sync: STAT: the mode of `path` (0 when it does not exist).
@@ -80,8 +84,9 @@ public:
     /// Runs `command` (one sh command line, no newline) and returns its stdout and exit status.
     /// Throws DeviceError("adb SERIAL: ...") when the shell is gone, DeviceStalled when it does
     /// not answer within `timeout` seconds or the thread's IoBound, Cancelled on a cancel (the
-    /// session is then dropped; the next run opens a new one).
-    AdbShellResult run(const std::string& command, double timeout = 20);
+    /// session is then dropped; the next run opens a new one). `label` names the command in
+    /// those errors ("": the command line itself).
+    AdbShellResult run(const std::string& command, double timeout = 20, const std::string& label = "");
 
 private:
     void ensureOpen();

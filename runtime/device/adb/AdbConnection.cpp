@@ -64,8 +64,8 @@ AdbConnection::~AdbConnection() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-void AdbConnection::begin(const std::string& operation, double seconds) {
-    wait_.emplace(what_, operation, seconds < 0 ? timeout_ : seconds);
+void AdbConnection::begin(const std::string& operation, double seconds, double least) {
+    wait_.emplace(what_, operation, seconds < 0 ? timeout_ : seconds, least);
 }
 
 void AdbConnection::stalled(const char* what) {

@@ -30,8 +30,9 @@ public:
 
     /// Begins a request named `operation` in errors ("screencap", "input tap 10 20"): the reads
     /// and writes from now on wait at most `seconds` in all (< 0: the connection's timeout),
-    /// bounded by the thread's IoBound as it is now.
-    void begin(const std::string& operation, double seconds = -1);
+    /// bounded by the thread's IoBound as it is now; `least`: the least time the request is
+    /// given under that bound (ioWaitEnd: kIoWaitFloor, or the operation's measured cost).
+    void begin(const std::string& operation, double seconds = -1, double least = kIoWaitFloor);
     /// The timeout given at construction, seconds.
     double timeout() const { return timeout_; }
 

@@ -106,6 +106,16 @@ std::unique_ptr<AdbDevice> AdbDevice::open(const std::string& serial, int port, 
                                           "180, got \"") + limit + "\"");
         d->stream_limit_ = v;
     }
+    if (const char* touch = std::getenv("EACU_ADB_TOUCH"); touch && std::string(touch) == "input") {
+        d->touch_why_ = "EACU_ADB_TOUCH=input";
+    } else {
+        // The touchscreen, once per connection (its node and axis ranges do not change while it runs).
+        AdbShellResult r = d->shell_.run("getevent -pl");
+        d->touch_ = parseTouchscreen(r.out);
+        if (!d->touch_)
+            d->touch_why_ = r.exit_code != 0 ? "`getevent -pl` exited with status " + std::to_string(r.exit_code)
+                                             : std::string("no touchscreen in `getevent -pl`");
+    }
     if (d->stream_wanted_) d->startStream();
     return d;
 }
@@ -129,11 +139,14 @@ void AdbDevice::setStream(std::shared_ptr<AdbScreenStream> s) {
 
 AdbDevice::~AdbDevice() {
     if (!stream_ && failed_stream_) stream_ = failed_stream_;  // for the summary
+    if (touches_sent_ + touches_input_ > 0)
+        std::fprintf(stderr, "adb %s: touches: %ld by sendevent, %ld by `input`%s%s\n", client_.serial().c_str(),
+                     touches_sent_, touches_input_, touch_why_.empty() ? "" : " (", touch_why_.empty() ? "" : (touch_why_ + ")").c_str());
     if (stream_ && counts_.stream + counts_.raw > 0)
         std::fprintf(stderr, "adb %s: frames: %ld from the video stream (%d screenrecord runs, %d restarts), %ld raw "
-                             "screencaps, %ld PNG, stale %ld times%s%s\n",
+                             "screencaps, %ld PNG, stale %ld times, %ld late pictures not taken%s%s\n",
                      client_.serial().c_str(), counts_.stream, stream_->runs(), stream_->restarts(), counts_.raw,
-                     counts_.png, counts_.stale, stream_->working() ? "" : "; the stream stopped: ",
+                     counts_.png, counts_.stale, counts_.late, stream_->working() ? "" : "; the stream stopped: ",
                      stream_->working() ? "" : stream_->failure().c_str());
     setStream(nullptr);
     if (previous_ime_.empty()) return;
@@ -162,15 +175,25 @@ std::string AdbDevice::describe() const {
     std::snprintf(scale, sizeof scale, "%g", scaleFactor());
     return "adb " + client_.serial() + " " + (info_.model.empty() ? "android" : info_.model) + " " +
            std::to_string(info_.size.w) + "x" + std::to_string(info_.size.h) + "@" + scale + " (sdk " +
-           std::to_string(info_.sdk) + ")";
+           std::to_string(info_.sdk) + ", touch: " + (touch_ ? "sendevent" : "input") + ")";
 }
 
 Frame AdbDevice::captureRaw() {
     Frame f;
     if (raw_capture_) {
-        f = decodeRawScreencap(client_.exec("screencap", 20));
-        if (f.empty()) raw_capture_ = false;  // an unknown pixel format: PNG from now on
-        else ++counts_.raw;
+        // Under the step's bound a raw screencap gets at least twice what it has taken so far:
+        // 10 MB over Wi-Fi adb take 2-2.5 s (reference/adb.md), more than kIoWaitFloor, and a
+        // settle capture that starts after a find that used its whole timeout must not fail a
+        // step that a slow link merely delays (a stall still ends: at twice the usual time).
+        const double t0 = monotonicSeconds();
+        f = decodeRawScreencap(client_.exec("screencap", 20, 2 * raw_s_));
+        if (f.empty()) {
+            raw_capture_ = false;  // an unknown pixel format: PNG from now on
+        } else {
+            ++counts_.raw;
+            const double took = monotonicSeconds() - t0;
+            raw_s_ = raw_s_ > 0 ? 0.7 * raw_s_ + 0.3 * took : took;
+        }
     }
     if (f.empty()) {
         f = capturePng();
@@ -206,9 +229,18 @@ Frame AdbDevice::captureFromStream() {
     if (s.number > stream_seen_) {
         stream_seen_ = s.number;
         if (s.frame.monotonic > current_at_) {
-            current_ = s.frame;
-            current_at_ = s.frame.monotonic;
-            ++counts_.stream;
+            if (s.frame.monotonic <= raw_until_ && otherScreen(current_.bgr, s.frame.bgr)) {
+                // A picture that came with or just after a raw frame (the stream's bytes wait
+                // behind the raw screencap's 10 MB on the link) may be older than the raw frame:
+                // not taken. Another raw frame decides, 1 s on, unless a later picture comes.
+                ++counts_.late;
+                recheck_at_ = s.frame.monotonic + kStaleAfter;
+            } else {
+                current_ = s.frame;
+                current_at_ = s.frame.monotonic;
+                recheck_at_ = 0;
+                ++counts_.stream;
+            }
         }
         stale_suspect_ = false;  // the stream delivers
     }
@@ -218,8 +250,16 @@ Frame AdbDevice::captureFromStream() {
         // Before the stream's first picture, and after a screenrecord run ended by itself (the
         // screen may have changed unseen: a rotation ends the stand-in's).
         endings_seen_ = endings;
-        current_at_ = now;
         current_ = captureRaw();
+        current_at_ = current_.monotonic;  // pictures that came during it are older or the same
+        raw_until_ = current_at_ + kBuffered;
+        recheck_at_ = 0;
+    } else if (recheck_at_ > 0 && now >= recheck_at_) {
+        // A late picture differed from the raw frame and none came since: a raw frame decides.
+        recheck_at_ = 0;
+        current_ = captureRaw();
+        current_at_ = current_.monotonic;
+        raw_until_ = current_at_ + kBuffered;
     } else if (inputs_ > stale_checked_ && current_at_ < last_input_at_ + kBuffered &&
                now - std::max(last_input_at_, current_at_) > kStaleAfter) {
         // Nothing decoded for 1 s after an input but, at most, a picture that was on its way
@@ -235,7 +275,9 @@ Frame AdbDevice::captureFromStream() {
             stale_suspect_ = !stale_suspect_;
         }
         current_ = raw;
-        current_at_ = now;
+        current_at_ = raw.monotonic;  // pictures that came during it are older or the same
+        raw_until_ = current_at_ + kBuffered;
+        recheck_at_ = 0;
     }
     return current_;
 }
@@ -327,19 +369,59 @@ Frame AdbDevice::captureLive() {
 }
 
 void AdbDevice::click(MouseButton button, int count) {
-    std::string tap = "input tap " + std::to_string(cursor_.x) + " " + std::to_string(cursor_.y);
-    if (button == MouseButton::Right) {
-        swipe(cursor_, cursor_, 700);
-        return;
+    if (button == MouseButton::Right) swipe(cursor_, cursor_, 700);  // a long press
+    else tap(cursor_, count);
+}
+
+bool AdbDevice::sendTouch(const std::vector<Point>& points, int step_ms, int count) {
+    if (!touch_) return false;
+    std::vector<Point> axes;
+    for (Point p : points) axes.push_back(touchAxes(*touch_, p, info_.size, info_.rotation));
+    std::string line;
+    for (int i = 0; i < count; ++i) line += (i ? " && " : "") + touchCommand(*touch_, axes, step_ms, ++touch_id_);
+    ++inputs_;
+    const Point a = points.front(), b = points.back();
+    const std::string label = "sendevent " + std::string(points.size() > 1 ? "swipe " : count > 1 ? "taps " : "tap ") +
+                              std::to_string(a.x) + " " + std::to_string(a.y) +
+                              (points.size() > 1 ? " " + std::to_string(b.x) + " " + std::to_string(b.y) : "");
+    AdbShellResult r = shell_.run(line, 20 + count * step_ms * double(points.size()) / 1000, label);
+    last_input_at_ = monotonicSeconds();
+    if (r.exit_code == 0) {
+        touches_sent_ += count;
+        return true;
     }
+    touch_why_ = "sendevent on " + touch_->path + " exited with status " + std::to_string(r.exit_code) +
+                 (r.err.empty() ? "" : ": " + clipUtf8(r.err, 200));
+    while (!touch_why_.empty() && (touch_why_.back() == '\n' || touch_why_.back() == '\r')) touch_why_.pop_back();
+    std::fprintf(stderr, "adb %s: touches by `input` from now on: %s\n", client_.serial().c_str(), touch_why_.c_str());
+    touch_.reset();
+    return false;
+}
+
+void AdbDevice::tap(Point p, int count) {
+    count = std::max(1, count);
+    if (sendTouch({p}, 0, count)) return;
+    std::string tap = "input tap " + std::to_string(p.x) + " " + std::to_string(p.y);
     std::string line = tap;
     for (int i = 1; i < count; ++i) line += "; " + tap;
     run(line);
+    touches_input_ += count;
 }
 
 void AdbDevice::swipe(Point from, Point to, int ms) {
+    ms = std::max(1, ms);
+    std::vector<Point> points{from};
+    int step_ms = ms;
+    if (from.x != to.x || from.y != to.y) {
+        const int steps = std::clamp(ms / 50, 1, 20);
+        step_ms = ms / steps;
+        for (int i = 1; i <= steps; ++i)
+            points.push_back({from.x + (to.x - from.x) * i / steps, from.y + (to.y - from.y) * i / steps});
+    }
+    if (sendTouch(points, step_ms, 1)) return;
     run("input swipe " + std::to_string(from.x) + " " + std::to_string(from.y) + " " + std::to_string(to.x) + " " +
-        std::to_string(to.y) + " " + std::to_string(std::max(1, ms)));
+        std::to_string(to.y) + " " + std::to_string(ms));
+    ++touches_input_;
 }
 
 void AdbDevice::press(MouseButton) {
@@ -378,8 +460,9 @@ void AdbDevice::typeText(const std::string& utf8) {
         return;
     }
     selectAdbKeyboard();
+    // The broadcast completes whether or not a field heard it: the input step reads the field
+    // back (step/TypedCheck).
     run("am broadcast -a ADB_INPUT_B64 --es msg " + shellQuote(base64Encode(utf8)));
-    checkTyped(utf8);
 }
 
 void AdbDevice::selectAdbKeyboard() {
@@ -412,23 +495,13 @@ void AdbDevice::selectAdbKeyboard() {
     }
 }
 
-namespace {
-// The focused editable element under `e` (nullptr when none).
-const A11yElement* focusedField(const A11yElement& e) {
-    if (e.editable_text && e.has("focused")) return &e;
-    for (const A11yElement& c : e.children)
-        if (const A11yElement* f = focusedField(c)) return f;
-    return nullptr;
-}
-}  // namespace
-
 bool AdbDevice::focusIsSecret() {
     A11yScope scope;
     scope.deadline = monotonicSeconds() + 5;
     try {
         const A11yElement root = accessibility().snapshot(scope);
-        const A11yElement* field = focusedField(root);
-        return field && field->has("password");
+        const A11yElement* field = focusedTextField(root);
+        return field && isPasswordField(*field);
     } catch (const DeviceError&) {
         return false;  // no tree now (an animating screen): the step's own typing goes on
     }
@@ -448,25 +521,6 @@ void AdbDevice::typeSecret(const std::string& utf8) {
         if (r.exit_code != 0)
             throw DeviceError("adb " + client_.serial() + ": `input text` of a secret exited with status " +
                               std::to_string(r.exit_code));
-    }
-}
-
-void AdbDevice::checkTyped(const std::string& utf8) {
-    // 10 s of its own, never past the step's deadline (IoBound).
-    const double t0 = monotonicSeconds(), deadline = ioWaitEnd(10);
-    for (;;) {
-        A11yScope scope;
-        scope.deadline = deadline;
-        A11yElement root = accessibility().snapshot(scope);
-        const A11yElement* field = focusedField(root);
-        if (field && field->name.find(utf8) != std::string::npos) return;
-        if (monotonicSeconds() + 0.2 > deadline)
-            throw DeviceError("adb " + client_.serial() + ": the text sent through ADBKeyBoard did not arrive within " +
-                              fixed(monotonicSeconds() - t0, 1) + " s: " +
-                              (field ? "the focused field holds \"" + clipUtf8(field->name, 80) + "\""
-                                     : std::string("no text field has the focus in the tree (tap the field first)")));
-        ioCheckCancel();
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
 }
 

@@ -11,6 +11,7 @@
 #include "device/Device.h"
 #include "device/adb/AdbClient.h"
 #include "device/adb/AdbScreenStream.h"
+#include "device/adb/AdbTouch.h"
 
 namespace eacu {
 
@@ -62,17 +63,18 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// `screencap -p` (PNG) only when raw frames do not decode. An all-black frame is remembered
 /// (captureNote()): a window with FLAG_SECURE captures black. A frame whose size differs from
 /// the last re-reads the display (rotation, wm size) and the density, and restarts the stream.
-/// Input: `input tap|swipe|keyevent|keycombination|text` through one long-lived shell; the pointer
-/// is virtual (move() only sets where the next touch lands). click(Left) taps, count 2 taps twice
+/// Input: touches written to the touchscreen's evdev node with `sendevent` (found with `getevent
+/// -pl` at open(); no Java process per touch), else `input tap|swipe`; keys and text with `input
+/// keyevent|keycombination|text`; all through one long-lived shell. The pointer is virtual (move() only sets where the next touch lands). click(Left) taps, count 2 taps twice
 /// in one command line, click(Right) is a long press (700 ms); press()/release() make one touch:
 /// a tap, a long press when held ≥ 500 ms, or a swipe from the press point to the release point
 /// over the time held (a drag). scroll() swipes from the pointer, an eighth of the screen's
 /// height (or width) per wheel click. typeText(): ASCII through `input text`; any other text
 /// through the ADBKeyBoard IME (com.android.adbkeyboard/.AdbIME: selected on first use, the
 /// previous IME restored when the device closes; its binding to the input waited for in `dumpsys
-/// input_method`) with `am broadcast -a ADB_INPUT_B64`, then the tree read until the focused text
-/// field holds the text (a broadcast completes whether a field heard it or not); without
-/// ADBKeyBoard installed, or when the text did not arrive within 10 s, it throws DeviceError. keyDown()/keyUp() throw DeviceError:
+/// input_method`) with `am broadcast -a ADB_INPUT_B64` (a broadcast completes whether a field
+/// heard it or not: the input step reads the field back, step/TypedCheck); without ADBKeyBoard
+/// installed it throws DeviceError. keyDown()/keyUp() throw DeviceError:
 /// `input` has no separate key down and up.
 /// Apps (AppControl): `monkey -p PKG -c android.intent.category.LAUNCHER 1`, `am force-stop`,
 /// the focused window of `dumpsys window`, `am start -a android.intent.action.VIEW -d URL`.
@@ -84,6 +86,8 @@ public:
     /// not answer, the device is offline or unauthorized (explained), or gone.
     /// `stream`: frames from screenrecord's video stream (false, or EACU_ADB_STREAM=0: raw
     /// screencaps only); EACU_ADB_STREAM_LIMIT sets screenrecord's time limit (1..180 s, 180).
+    /// Touches go through the touchscreen of `getevent -pl` (EACU_ADB_TOUCH=input: `input
+    /// tap|swipe` only).
     static std::unique_ptr<AdbDevice> open(const std::string& serial, int port = adbServerPort(), bool stream = true);
     ~AdbDevice() override;
 
@@ -114,6 +118,16 @@ public:
         return {static_cast<int32_t>(static_cast<uint32_t>(v >> 32)), static_cast<int32_t>(static_cast<uint32_t>(v))};
     }
     void click(MouseButton button, int count = 1) override;
+    /// `count` taps at `p` (screen pixels): sendevent on the touchscreen, else `input tap`.
+    void tap(Point p, int count = 1);
+    /// One touch from `from` to `to` over `ms` milliseconds (1..): a hold when they are the same
+    /// point (a long press), else a swipe or drag. sendevent on the touchscreen (the finger moved
+    /// in steps of about 50 ms, at most 20; each sendevent is a process of its own, so the touch
+    /// lasts somewhat longer than `ms`), else `input swipe X1 Y1 X2 Y2 MS`.
+    void swipe(Point from, Point to, int ms);
+    /// The touchscreen touches are written to (nullopt: `input tap|swipe`, because there is none,
+    /// a write failed, or EACU_ADB_TOUCH=input).
+    const std::optional<Touchscreen>& touchscreen() const { return touch_; }
     void press(MouseButton button) override;
     void release(MouseButton button) override;
     void scroll(int dx, int dy) override;
@@ -157,9 +171,10 @@ public:
     /// What one capture() takes, in seconds: a running mean (0 before the first).
     double captureSeconds() const { return capture_s_; }
     /// Where capture()'s frames came from so far: pictures of the stream, raw screencaps (the
-    /// first, stale checks, fallback), PNG screencaps; how often the stream was found stale.
+    /// first, stale checks, fallback), PNG screencaps; how often the stream was found stale;
+    /// pictures not taken as they came with a raw frame and differed from it (`late`).
     struct CaptureCounts {
-        long stream = 0, raw = 0, png = 0, stale = 0;
+        long stream = 0, raw = 0, png = 0, stale = 0, late = 0;
     };
     CaptureCounts captureCounts() const { return counts_; }
     /// The video stream (nullptr when disabled, or once it stopped working).
@@ -179,12 +194,11 @@ private:
     // `exec:screencap -p` on a connection of its own, decoded (scale 1, timestamps set); touches
     // no member but client_ (const), so a second thread may call it. Throws DeviceError.
     Frame capturePng() const;
-    void swipe(Point from, Point to, int ms);
+    // Runs a touch along `points` (screen pixels; touchCommand) `count` times in one command
+    // line; false (after saying so once on stderr, and touch_ cleared) when it exits non-zero.
+    bool sendTouch(const std::vector<Point>& points, int step_ms, int count);
     // Selects ADBKeyBoard (first use) and waits until it is bound to the input (dumpsys input_method).
     void selectAdbKeyboard();
-    // Reads the tree until the focused text field holds `utf8` (ADBKeyBoard's broadcast completes
-    // whether or not a field heard it). Throws DeviceError saying what the field holds.
-    void checkTyped(const std::string& utf8);
 
     AdbClient client_;
     AdbShell shell_;
@@ -205,7 +219,10 @@ private:
     std::shared_ptr<AdbScreenStream> stream_;  // replaced on the run's thread only, under stream_mu_
     mutable std::mutex stream_mu_;             // captureLive's thread copies stream_ under it
     Frame current_;              // the screen as capture() last gave it
-    double current_at_ = 0;      // when it was taken (monotonic: a picture's arrival, a raw capture's start)
+    double current_at_ = 0;      // when it was taken (monotonic: a picture's arrival, a raw capture's end)
+    double raw_until_ = 0;       // a picture that arrives before this may be older than the raw current_
+    double recheck_at_ = 0;      // when a raw frame decides between current_ and a late picture (0: none)
+    double raw_s_ = 0;           // what one raw screencap takes, seconds: a running mean (0 before the first)
     uint64_t stream_seen_ = 0;   // the newest stream picture capture() looked at
     int endings_seen_ = 0;       // the stream's endings() when capture() last took a raw frame for it
     double last_input_at_ = 0;   // when the last command that may change the screen returned (monotonic)
@@ -216,6 +233,10 @@ private:
     CaptureCounts counts_;
     uint64_t live_seen_ = 0;     // captureLive's thread only: the newest picture it gave
     std::unique_ptr<AdbAccessibility> a11y_;
+    std::optional<Touchscreen> touch_;  // the touchscreen sendevent writes to (nullopt: `input`)
+    std::string touch_why_;             // why touches go through `input` ("" while sendevent works)
+    int touch_id_ = 0;                  // the last ABS_MT_TRACKING_ID sent
+    long touches_sent_ = 0, touches_input_ = 0;  // touches by sendevent and by `input`, for the summary
 };
 
 }  // namespace eacu

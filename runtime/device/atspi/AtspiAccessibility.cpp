@@ -281,8 +281,10 @@ A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
 
 namespace {
 
-// The element at `el.path`, checked to be the same (role and name) as when it was read.
-GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display, const BusWait& bus) {
+// The element at `el.path`, checked to be the same (role, and name when `check_name`) as when it
+// was read.
+GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display, const BusWait& bus,
+                              bool check_name = true) {
     if (el.path.empty()) throw DeviceError("accessible element \"" + el.name + "\": it has no path in the tree");
     pump();
     GPtr<AtspiAccessible> cur{atspi_get_desktop(0)};
@@ -303,7 +305,7 @@ GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display,
     bus.next(true);
     std::string name = take(atspi_accessible_get_name(cur.get(), &err));
     bus.failed(errorText(err));
-    if (role != el.role || name != el.name)
+    if (role != el.role || (check_name && name != el.name))
         throw DeviceError("accessible " + el.role + " \"" + el.name + "\" on " + display +
                           " is gone: its place in the tree now holds " + role + " \"" + name + "\"");
     return cur;
@@ -356,6 +358,36 @@ void AtspiAccessibility::setText(const A11yElement& el, const std::string& utf8)
     if (!ok || !m.empty())
         throw DeviceError("accessible " + el.role + " \"" + el.name + "\": setting its text was refused" +
                           (m.empty() ? "" : ": " + m));
+}
+
+std::optional<A11yText> AtspiAccessibility::readText(const A11yElement& el) {
+    connect();
+    const BusWait bus(display_, "read text");
+    GPtr<AtspiAccessible> acc = resolve(el, display_, bus, false);
+    GPtr<AtspiText> t{atspi_accessible_get_text_iface(acc.get())};
+    if (!t) return std::nullopt;
+    GError* err = nullptr;
+    A11yText out;
+    bus.next(true);
+    out.text = take(atspi_text_get_text(t.get(), 0, -1, &err));
+    std::string e = errorText(err);
+    bus.failed(e);
+    if (!e.empty()) throw DeviceError("accessible " + el.role + " \"" + el.name + "\": cannot read its text: " + e);
+    bus.next(true);
+    int caret = atspi_text_get_caret_offset(t.get(), &err);
+    if (errorText(err).empty() && caret >= 0) out.caret = caret;
+    bus.next(true);
+    int n = atspi_text_get_n_selections(t.get(), &err);
+    if (errorText(err).empty() && n > 0) {
+        bus.next(true);
+        AtspiRange* r = atspi_text_get_selection(t.get(), 0, &err);
+        if (errorText(err).empty() && r && r->start_offset < r->end_offset) {
+            out.sel_start = r->start_offset;
+            out.sel_end = r->end_offset;
+        }
+        g_free(r);
+    }
+    return out;
 }
 
 }  // namespace eacu

@@ -31,6 +31,10 @@ public:
     A11yElement snapshot(const A11yScope& scope = {}) override;
     void doAction(const A11yElement& element, const std::string& action) override;
     void setText(const A11yElement& element, const std::string& utf8) override;
+    /// The element's Text interface: its whole text, caret offset and first selection;
+    /// std::nullopt when it has no Text interface.
+    std::optional<A11yText> readText(const A11yElement& element) override;
+    bool readsText() const override { return true; }
 
 private:
     void connect();

@@ -14,7 +14,9 @@ CdpConnection::CdpConnection(std::unique_ptr<CdpTransport> transport, std::strin
                       [this](const std::string& why) { lost(why); });
 }
 
-CdpConnection::~CdpConnection() {
+CdpConnection::~CdpConnection() { close(); }
+
+void CdpConnection::close() {
     transport_->close();
     lost("the connection was closed");
 }

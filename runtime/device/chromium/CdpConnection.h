@@ -30,7 +30,7 @@ public:
     /// Takes the transport and starts it. `peer` names the other end in errors ("chromium (pid
     /// 123)", "cdp http://127.0.0.1:9222").
     CdpConnection(std::unique_ptr<CdpTransport> transport, std::string peer);
-    /// Closes the transport.
+    /// Closes the transport (close()).
     ~CdpConnection();
     CdpConnection(const CdpConnection&) = delete;
     CdpConnection& operator=(const CdpConnection&) = delete;
@@ -53,6 +53,11 @@ public:
     /// Adds an event handler; handlers are never removed while the connection lives.
     void onEvent(EventHandler handler);
 
+    /// Closes the transport and joins its thread: once it returns no event handler runs again
+    /// and every call ends "the connection was closed". Idempotent. An owner whose handlers reach
+    /// the connection through its own pointer closes it before letting go of that pointer
+    /// (a unique_ptr's reset() clears the pointer before the destructor joins the thread).
+    void close();
     /// True until the connection is lost.
     bool alive() const;
     /// Why the connection was lost ("" while alive).

@@ -10,11 +10,13 @@
 #include <thread>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "base/Base64.h"
 #include "base/Clock.h"
 #include "base/ImageDecode.h"
 #include "base/Utf8.h"
+#include "device/chromium/CdpAccessibility.h"
 #include "device/chromium/CdpConnection.h"
 #include "device/DeviceWait.h"
 #include "device/chromium/ChromiumBrowser.h"
@@ -101,7 +103,28 @@ void ChromiumDevice::openPage(double timeout) {
             return;
         }
         if (session != session_) return;
-        if (method == "Page.loadEventFired") {
+        if (method == "Page.screencastFrame") {
+            // Acknowledged at once (Chromium drops the frames drawn while two wait for their
+            // ack, and sends none again: a late ack could leave the last change unsent).
+            auto data = std::make_shared<const std::string>(peerString(params, "data", peer_));
+            const int64_t id = peerInt(params, "sessionId", peer_, -1);
+            if (id < 0) return;
+            {
+                std::lock_guard<std::mutex> lk(mu_);
+                if (closing_) return;
+                cast_b64_ = std::move(data);
+                ++cast_seq_;
+                cast_at_ = wallSeconds();
+            }
+            cdp_->post("Page.screencastFrameAck", {{"sessionId", id}}, session_);
+        } else if (method == "Page.frameNavigated") {
+            // The main frame committed a navigation: frames from before it are the last page's.
+            const nlohmann::json& frame = peerObject(params, "frame", peer_);
+            if (frame.is_object() && !frame.contains("parentId")) {
+                std::lock_guard<std::mutex> lk(mu_);
+                commit_seq_ = cast_seq_;
+            }
+        } else if (method == "Page.loadEventFired") {
             std::lock_guard<std::mutex> lk(mu_);
             ++loads_;
             cv_.notify_all();
@@ -150,9 +173,29 @@ void ChromiumDevice::openPage(double timeout) {
                                                                 {"requestStage", "Request"}}})}},
          timeout);
     call("Page.bringToFront", nlohmann::json::object(), timeout);
+    a11y_ = std::make_unique<CdpAccessibility>(*this);
 }
 
+Accessibility& ChromiumDevice::accessibility() {
+    if (!a11y_) throw DeviceError(peer_ + ": the page is not open");
+    return *a11y_;
+}
+
+int ChromiumDevice::browserPid() const { return browser_ ? int(browser_->process().pid()) : 0; }
+
 ChromiumDevice::~ChromiumDevice() {
+    bool cast;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        closing_ = true;  // frames that still come are not acknowledged
+        cast = cast_on_;
+    }
+    try {
+        // Stopped before the page closes, bounded: the page's frames end with it anyway.
+        if (cast && cdp_ && cdp_->alive() && !session_.empty())
+            cdp_->call("Page.stopScreencast", nlohmann::json::object(), session_, 2);
+    } catch (const std::exception&) {
+    }
     try {
         if (cdp_ && cdp_->alive() && !target_.empty())
             cdp_->call("Target.closeTarget", {{"targetId", target_}}, "", 5);
@@ -165,6 +208,11 @@ ChromiumDevice::~ChromiumDevice() {
         }
         browser_->process().wait(5);
     }
+    // The event handler reaches the connection through cdp_: its thread is stopped while cdp_
+    // still points at it (reset() alone nulls cdp_ first, and an event that came meanwhile,
+    // such as the page's Target.targetDestroyed, then locked a null connection's mutex).
+    if (cdp_) cdp_->close();
+    a11y_.reset();
     cdp_.reset();
     browser_.reset();  // stops what is left of its process group, removes its profile
 }
@@ -222,7 +270,93 @@ Size ChromiumDevice::screenSize() const {
 
 Frame ChromiumDevice::capture() { return screenshot("png", 0, 30); }
 
-Frame ChromiumDevice::captureLive() { return screenshot("jpeg", 80, 2); }
+void ChromiumDevice::startScreencast() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (cast_on_ || closing_ || monotonicSeconds() < cast_retry_at_) return;
+    }
+    const Size size = screenSize();
+    try {
+        call("Page.startScreencast",
+             {{"format", "jpeg"}, {"quality", 80}, {"maxWidth", size.w}, {"maxHeight", size.h}, {"everyNthFrame", 1}},
+             2);
+        std::lock_guard<std::mutex> lk(mu_);
+        cast_on_ = true;
+    } catch (const DeviceError&) {
+        // A page between two documents may not answer: screenshots until the next try.
+        std::lock_guard<std::mutex> lk(mu_);
+        cast_retry_at_ = monotonicSeconds() + 1;
+    }
+}
+
+Device::EncodedLiveFrame ChromiumDevice::liveEncoded() {
+    checkPage();
+    startScreencast();
+    EncodedLiveFrame j;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (!cast_b64_ || cast_seq_ <= commit_seq_) return {};
+        if (passed_.seq == cast_seq_) return passed_;
+        j.base64 = cast_b64_;
+        j.seq = cast_seq_;
+    }
+    const std::string bytes = base64Decode(*j.base64);
+    auto jpeg = std::make_shared<const std::vector<unsigned char>>(bytes.begin(), bytes.end());
+    const auto size = jpegSize(*jpeg);
+    const Size screen = screenSize();
+    if (!size || int(size->first) != screen.w || int(size->second) != screen.h) return {};
+    j.jpeg = std::move(jpeg);
+    std::lock_guard<std::mutex> lk(mu_);
+    if (j.seq > passed_.seq) passed_ = j;
+    return j;
+}
+
+Frame ChromiumDevice::captureLive() {
+    checkPage();
+    startScreencast();
+    std::shared_ptr<const std::string> b64;
+    uint64_t seq = 0;
+    double at = 0;
+    Frame f;
+    f.scale = metrics_.scale;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (cast_b64_ && cast_seq_ > commit_seq_) {
+            if (cast_seq_ == decoded_seq_ && !decoded_.empty()) {
+                f.bgr = decoded_.clone();  // the caller may draw on it
+                f.timestamp = cast_at_;
+                f.monotonic = monotonicSeconds() - (wallSeconds() - cast_at_);
+                return f;
+            }
+            b64 = cast_b64_;
+            seq = cast_seq_;
+            at = cast_at_;
+        }
+    }
+    // No frame of this document yet: the page's compositor has drawn nothing new since it
+    // committed (or the screencast has not started), so the page is asked.
+    if (!b64) return screenshot("jpeg", 80, 2);
+    const std::string bytes = base64Decode(*b64);
+    cv::Mat bgr;
+    try {
+        bgr = decodeImage(std::vector<unsigned char>(bytes.begin(), bytes.end()), cv::IMREAD_COLOR);
+    } catch (const std::runtime_error& e) {
+        throw DeviceError(peer_ + ": Page.screencastFrame gave no image: " + e.what());
+    }
+    const Size size = screenSize();
+    if (bgr.cols != size.w || bgr.rows != size.h) cv::resize(bgr, bgr, cv::Size(size.w, size.h), 0, 0, cv::INTER_LINEAR);
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (seq > decoded_seq_) {
+            decoded_ = bgr;
+            decoded_seq_ = seq;
+        }
+    }
+    f.bgr = bgr.clone();
+    f.timestamp = at;
+    f.monotonic = monotonicSeconds() - (wallSeconds() - at);
+    return f;
+}
 
 Frame ChromiumDevice::screenshot(const char* format, int quality, double timeout) {
     nlohmann::json params{{"format", format}, {"optimizeForSpeed", true}};

@@ -2,6 +2,7 @@
 // screen, its input events the input. No X server is involved.
 #pragma once
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,7 @@
 
 namespace eacu {
 
+class CdpAccessibility;
 class CdpConnection;
 class ChromiumBrowser;
 
@@ -34,7 +36,7 @@ struct PageMetrics {
 /// devices (several runs, in several processes) share one Chromium side by side.
 ///
 /// Coordinates are physical pixels of its frames; the protocol's CSS pixels are physical / scale.
-/// capture() is Page.captureScreenshot (PNG); input is Input.dispatchMouseEvent,
+/// capture() is Page.captureScreenshot (PNG); captureLive() the page's screencast; input is Input.dispatchMouseEvent,
 /// Input.dispatchKeyEvent and Input.insertText; each input waits for Chromium's answer.
 /// Every navigation of the page (its own links too) passes Fetch request interception of
 /// Document requests and the policy (setPolicy) before any request is sent.
@@ -66,10 +68,23 @@ public:
     Size screenSize() const override;
     double scaleFactor() const override { return metrics_.scale; }
     Frame capture() override;
-    /// Page.captureScreenshot as JPEG (quality 80): no PNG to encode in Chromium nor to decode.
-    /// Waits at most 2 s (a request sent while the page navigates may never be answered; the
-    /// live screen tries again).
+    /// The page's screencast: the first call starts Page.startScreencast (JPEG quality 80, at
+    /// most screenSize()), which runs until the device closes. Chromium pushes a frame each time
+    /// the page's compositor draws something new (nothing while the page stands still), each
+    /// acknowledged at once (Page.screencastFrameAck) from the event thread; this returns the
+    /// newest one, decoded (once per frame), resized to screenSize() when Chromium sent
+    /// another size. A running screencast also keeps the compositor drawing, so capture() does
+    /// not stand on the last page after a navigation (puppeteer#6673). Before the first frame
+    /// of the current document (none yet, or none since the main frame last committed a
+    /// navigation) it is Page.captureScreenshot as JPEG within 2 s, as before the screencast.
+    /// Throws DeviceError (a frame that is no image, the page gone), DeviceStalled.
     Frame captureLive() override;
+    /// The newest screencast frame as Chromium sent it, for a live view that passes it on
+    /// undecoded (server/LiveScreen): its JPEG bytes, the same in base64, and its number
+    /// (counting from 1, one more for each frame received). Null bytes when there is no frame of
+    /// the current document yet, or when Chromium's frame is not screenSize() (the caller then
+    /// takes captureLive()). Starts the screencast as captureLive() does.
+    EncodedLiveFrame liveEncoded() override;
     void move(Point p) override;
     Point cursor() const override;
     void click(MouseButton button, int count = 1) override;
@@ -88,6 +103,9 @@ public:
     /// has been handled.
     void sync() override;
     Navigator* navigator() override { return this; }
+    /// The page's accessibility tree from Chromium (CdpAccessibility: Accessibility.getFullAXTree
+    /// with DOMSnapshot's boxes).
+    Accessibility& accessibility() override;
     /// True: every command goes through the thread-safe CdpConnection, the pointer is under a lock.
     bool concurrentCapture() const override { return true; }
 
@@ -99,22 +117,37 @@ public:
 
     /// The DevTools endpoint ("http://127.0.0.1:PORT") of this Chromium; "" when unknown.
     const std::string& endpoint() const { return endpoint_; }
+    /// How errors name this Chromium ("chromium (pid 4242)", "chromium at http://...").
+    const std::string& peer() const { return peer_; }
+    /// The page's viewport (CSS pixels) and device scale.
+    const PageMetrics& metrics() const { return metrics_; }
+    /// The process of a Chromium this device started; 0 for one it attached to.
+    int browserPid() const;
+
+    /// Sends a DevTools command to the page's session and returns its result: the page-gone
+    /// check first; while the page commits a navigation ("Not attached to an active page") it
+    /// is sent again within `timeout`; the wait is CdpConnection::call's (DeviceWait: at most
+    /// `timeout` seconds, less when the step's deadline or the run's token ends it). Throws
+    /// DeviceError (an error answer, the page or Chromium gone), DeviceStalled (no answer: the
+    /// page's running script is ended first, a spinning script being the usual cause), Cancelled.
+    nlohmann::json call(const std::string& method, const nlohmann::json& params, double timeout = 30);
 
 private:
     ChromiumDevice() = default;
     void openPage(double timeout);
-    /// A command to the page's session, with the page-gone check.
-    nlohmann::json call(const std::string& method, const nlohmann::json& params, double timeout = 30);
     void mouse(const char* type, MouseButton button, int click_count, double dx = 0, double dy = 0);
     void key(const char* type, const DomKey& k);
     void checkPage() const;
     // Page.captureScreenshot in `format` ("png", or "jpeg" at `quality`), decoded; `timeout` s.
     Frame screenshot(const char* format, int quality, double timeout);
+    // Starts the screencast once (a bounded call; after a failure, tried again 1 s later).
+    void startScreencast();
 
     std::unique_ptr<ChromiumBrowser> browser_;  // launch(): the Chromium it started
     std::string endpoint_;
     std::string peer_;
     std::unique_ptr<CdpConnection> cdp_;
+    std::unique_ptr<CdpAccessibility> a11y_;
     std::string target_;
     std::string session_;
     PageMetrics metrics_;
@@ -124,6 +157,17 @@ private:
     mutable std::mutex mu_;
     std::condition_variable cv_;
     int loads_ = 0;            // Page.loadEventFired seen
+    // The screencast (captureLive), guarded by mu_.
+    bool cast_on_ = false;                        // Page.startScreencast answered
+    bool closing_ = false;                        // the destructor began: frames are not acked
+    double cast_retry_at_ = 0;                    // a failed start is tried again from then
+    std::shared_ptr<const std::string> cast_b64_; // the newest frame's JPEG, base64
+    uint64_t cast_seq_ = 0;                       // frames received
+    uint64_t commit_seq_ = 0;                     // cast_seq_ when the main frame last committed
+    double cast_at_ = 0;                          // wall time the newest frame came
+    uint64_t decoded_seq_ = 0;                    // the frame in decoded_
+    cv::Mat decoded_;                             // that frame's pixels (never handed out)
+    EncodedLiveFrame passed_;                     // liveEncoded()'s last answer with bytes
     std::string page_gone_;    // why the page went away ("" while it is there)
     Policy policy_;
     std::vector<std::string> refusals_;

@@ -410,7 +410,10 @@
     }
     liveFrame(d) {
       if (!d.image) return;
-      this.live = { image: d.image, width: d.width, height: d.height };
+      // A frame passed on as the device encoded it (marked false) has no pointer mark drawn in:
+      // the page's ring shows where the pointer is.
+      const ring = d.marked === false && d.cursor_x >= 0 && d.cursor_y >= 0 ? [d.cursor_x, d.cursor_y] : null;
+      this.live = { image: d.image, width: d.width, height: d.height, cursor: ring };
       this.setAspect(d.width, d.height);
       if (this.status === 'queued') this.setStatus('running');
       if (this.sel === 'live') this.show();
@@ -634,8 +637,10 @@
       let src = null, title, cursor = null, note = '';
       if (this.sel === 'live') {
         const lastShot = [...this.items].reverse().find((it) => it.screenshot);
-        if (this.live) src = this.live.image;
-        else if (!this.isRunning() && lastShot) src = imageUrl(lastShot.screenshot);
+        if (this.live) {
+          src = this.live.image;
+          cursor = this.live.cursor;
+        } else if (!this.isRunning() && lastShot) src = imageUrl(lastShot.screenshot);
         title = this.isRunning() ? '屏幕 · 实时' : '屏幕 · 最后画面';
       } else {
         const it = this.items[this.sel - 1];
@@ -656,7 +661,8 @@
     setAspect(w, hgt) {
       if (w > 0 && hgt > 0) this.run.style.setProperty('--ar', String(w / hgt));
     }
-    // A ring where the pointer was on a step's screenshot (live frames carry their own mark).
+    // A ring where the pointer was on a step's screenshot, or is on a live frame passed on
+    // unmarked (other live frames carry their own mark).
     placeCursor() {
       const c = this.cursorAt, w = this.img.naturalWidth, hgt = this.img.naturalHeight;
       if (!c || !w || !hgt) { this.cursor.hidden = true; return; }

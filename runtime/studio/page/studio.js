@@ -292,9 +292,62 @@
     } catch (err) { setStatus(`没有保存 not saved: ${err.message}`, 'error'); }
   });
 
+  // ---- the picker and the URL box: what the device has open, opened as a line ----
+  async function open(request, what) {
+    setStatus(`正在打开 opening ${what}…`);
+    try {
+      const r = await post('api/studio/open', request);
+      setStatus(`${r.lua}`);
+      loadPlaces();
+    } catch (err) { setStatus(`没有打开 not opened: ${err.message}`, 'error'); }
+  }
+  async function loadPlaces() {
+    let p;
+    try { p = await get('api/studio/places'); } catch (err) { return; }
+    S.places = p;
+    const browser = p.url !== undefined;
+    $('#url-form').hidden = !browser && p.device_kind !== 'adb';
+    // The page's URL, unless the person is writing one.
+    if (browser && document.activeElement !== $('#url') && !$('#url').dataset.edited) $('#url').value = p.url;
+    $('#launch-form').hidden = !p.launch;
+    $('#launch').placeholder = p.device_kind === 'adb' ? '包名 package' : '程序 command';
+    const picker = $('#window-picker');
+    picker.hidden = !p.windows;
+    if (p.windows && !(document.activeElement === picker && picker.dataset.listed)) {
+      picker.dataset.listed = '1';  // listed once on each focus: an open list is not replaced
+      picker.replaceChildren(picker.options[0]);
+      for (const w of p.windows) {
+        const o = document.createElement('option');
+        o.value = String(w.id);
+        o.textContent = `${w.focused ? '● ' : ''}${w.title || '(no title)'} — ${w.class}`;
+        picker.append(o);
+      }
+      picker.value = '';
+    }
+  }
+  $('#url-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const url = $('#url').value.trim();
+    delete $('#url').dataset.edited;
+    if (url) open({ url }, url);
+  });
+  $('#url').addEventListener('input', () => { $('#url').dataset.edited = '1'; });
+  $('#launch-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = $('#launch').value.trim();
+    if (!v) return;
+    open(S.places && S.places.device_kind === 'adb' ? { package: v } : { command: v }, v);
+  });
+  $('#window-picker').addEventListener('focus', () => { delete $('#window-picker').dataset.listed; loadPlaces(); });
+  $('#window-picker').addEventListener('change', (e) => {
+    const id = Number(e.target.value);
+    if (id) open({ window: id }, e.target.selectedOptions[0].textContent);
+  });
+
   get('api/studio/info').then((i) => {
     S.info = i;
     $('#device').textContent = `${i.device_kind}${i.tree_source ? ' · ' + i.tree_source : ''}`;
     $('#android').hidden = i.device_kind !== 'adb';
+    loadPlaces();
   }).catch(() => {});
 })();

@@ -108,20 +108,30 @@ void OcrEngine::forgetLastPage() {
 OcrEngine& OcrEngine::shared(const std::string& langs) { return shared(langs, "", OcrOptions{}); }
 
 OcrEngine& OcrEngine::shared(const std::string& langs, const std::string& variant, const OcrOptions& options) {
-    static std::mutex m;
-    static std::map<std::pair<std::string, std::string>, std::unique_ptr<OcrEngine>> engines;
-    std::lock_guard lock(m);
-    std::pair<std::string, std::string> key{langs, variant};
-    auto& e = engines[key];
-    if (!e) {
-        try {
-            e = std::make_unique<OcrEngine>(langs, options);
-        } catch (...) {
-            engines.erase(key);
-            throw;
-        }
+    // One slot per (langs, variant), made under the map's lock and never removed; an engine is
+    // made under its own slot's lock (and one more, so that Tesseract loads one model set at a
+    // time, as before), so that loading one language set's models (0.2-1.5 s) does not hold up
+    // a caller of another one already loaded (a heal's engines are loaded ahead on a thread of
+    // their own, heal/SimilarityHealer).
+    struct Slot {
+        std::mutex m;
+        std::unique_ptr<OcrEngine> engine;
+    };
+    static std::mutex m, loading;
+    static std::map<std::pair<std::string, std::string>, std::unique_ptr<Slot>> slots;
+    Slot* slot;
+    {
+        std::lock_guard lock(m);
+        auto& s = slots[{langs, variant}];
+        if (!s) s = std::make_unique<Slot>();
+        slot = s.get();
     }
-    return *e;
+    std::lock_guard lock(slot->m);
+    if (!slot->engine) {
+        std::lock_guard one(loading);
+        slot->engine = std::make_unique<OcrEngine>(langs, options);  // a throw leaves it to the next call
+    }
+    return *slot->engine;
 }
 
 }  // namespace eacu

@@ -175,13 +175,31 @@ std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min
     }
     boxes.erase(std::remove_if(boxes.begin(), boxes.end(), [](const cv::Rect& b) { return b.height < 5 || b.width < 3; }),
                 boxes.end());
-    // A group holding another (a frame around its label) is left out: its contents are read.
-    for (size_t i = 0; i < boxes.size(); ++i) {
-        bool container = false;
-        for (size_t j = 0; j < boxes.size() && !container; ++j)
-            container = i != j && contains(boxes[i], boxes[j]);
-        if (!container) out.push_back({boxes[i].x, boxes[i].y, boxes[i].width, boxes[i].height});
-    }
+    // A group holding another one is either a frame around its label (left out: its contents
+    // are read) or a line holding a part of one of its own characters that row linking left
+    // out (the top of a CJK character stacked over its lower part, as 宀 over 女 in 按, a
+    // letter's hole, an accent): the held group then lies above or below a glyph of the line
+    // (their columns overlap by half the narrower one), and is dropped, the line kept. A frame's
+    // label lies between its glyphs (a rounded frame's sides), under none of them.
+    std::vector<bool> part(boxes.size(), false), container(boxes.size(), false);
+    for (size_t i = 0; i < boxes.size(); ++i)
+        for (size_t j = 0; j < boxes.size(); ++j) {
+            if (i == j || !contains(boxes[i], boxes[j])) continue;
+            const cv::Rect &a = boxes[i], &b = boxes[j];
+            bool stacked = false;
+            for (const cv::Rect& g : glyphs) {
+                if (g.x >= a.x + a.width) break;
+                if (!contains(a, g) || (g & b).area() * 10 >= g.area() * 8) continue;  // not i's, or j's own
+                int cols = std::min(g.x + g.width, b.x + b.width) - std::max(g.x, b.x);
+                if (cols * 2 >= std::min(g.width, b.width)) {
+                    stacked = true;
+                    break;
+                }
+            }
+            (stacked ? part[j] : container[i]) = true;
+        }
+    for (size_t i = 0; i < boxes.size(); ++i)
+        if (!part[i] && !container[i]) out.push_back({boxes[i].x, boxes[i].y, boxes[i].width, boxes[i].height});
     std::sort(out.begin(), out.end(), [](const Rect& a, const Rect& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
     return out;
 }

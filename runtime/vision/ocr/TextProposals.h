@@ -23,7 +23,9 @@ std::vector<Rect> detailAreas(const cv::Mat& grey);
 /// joined into words; smaller regions (2 to 4 px tall: dots, commas, a small font's letters)
 /// within a word's rows and at most half its height away are added to it; words with a gap up
 /// to their height are joined into short lines. A box that contains another one (a button's
-/// frame around its label) is left out: its contents are proposed instead. Ordered top to
+/// frame around its label) is left out: its contents are proposed instead; one held under or
+/// over a glyph of the box (a piece of a character stacked over its other part: 宀 over 女 in
+/// 按) is part of it and dropped instead. Ordered top to
 /// bottom, then left to right.
 std::vector<Rect> textProposals(const cv::Mat& grey, double text_height, int min_contrast = 24);
 
