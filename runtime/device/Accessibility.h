@@ -101,10 +101,6 @@ public:
     /// Replaces the whole text of the editable element at `element.path` by `utf8`. Throws
     /// DeviceError like doAction, and when the element's text is not editable.
     virtual void setText(const A11yElement& element, const std::string& utf8) = 0;
-    /// The text (and caret) of the text element at `element.path` now, read live (not from a
-    /// snapshot). std::nullopt when this tree cannot give an element's text (the default).
-    /// Throws DeviceError like doAction when the element is gone (its role differs; the name
-    /// is not compared: a field's name may be its text).
     /// The text of `element` as the snapshot it comes from read it, when the snapshot carries
     /// it (adb: an EditText's text is its name), so no second read is needed; std::nullopt
     /// else (the default: call readText()).
@@ -115,6 +111,10 @@ public:
     /// True when readText() can give an element's text (false: it always gives std::nullopt, and
     /// a caller need not read the tree to find a field first).
     virtual bool readsText() const { return false; }
+    /// The text (and caret) of the text element at `element.path` now, read live (not from a
+    /// snapshot). std::nullopt when this tree cannot give an element's text (the default).
+    /// Throws DeviceError like doAction when the element is gone (its role differs; the name
+    /// is not compared: a field's name may be its text).
     virtual std::optional<A11yText> readText(const A11yElement& element) {
         (void)element;
         return std::nullopt;

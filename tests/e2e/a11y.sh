@@ -21,8 +21,8 @@ bus_processes() {
   return 0
 }
 use_model_server
-out=$("$EACU" run "$here/a11y.lua" --display virtual --db "$db" -- "$OUT/hexchat" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run a11y.lua exited $?"; }
+out=$("$EACU" run "$here/a11y.lua" --display virtual --db "$db" -- "$OUT/hexchat" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run a11y.lua exited $rc"; }
 echo "$out"
 expect_contains "$out" "zenity form: 张三|Beijing" "zenity's output"
 expect_contains "$out" "a11y: zenity form filled and confirmed, hexchat by name, xcalc by image" "the a11y script"

@@ -11,8 +11,8 @@ start_test
 db=$OUT/runs.db
 q() { sqlite3 "$db" "$1"; }
 
-out=$("$EACU" run "$here/batch.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run batch.lua exited $?"; }
+out=$("$EACU" run "$here/batch.lua" --display virtual --db "$db" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run batch.lua exited $rc"; }
 echo "$out"
 expect_contains "$out" "display after the batch: 7448" "98 × 76 by one batch"
 expect_contains "$out" "display after typing in a batch: 36" "typed and tapped in one batch"
@@ -41,7 +41,7 @@ expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND params LIKE '%\
 expect_display_gone "$(display_of_run "$db" "$run")"
 
 # eacu bench batch: the same 12 keys both ways end on the same display; times printed.
-bench=$("$EACU" bench batch --n 2 2>"$OUT/bench.err") || { cat "$OUT/bench.err" >&2; echo "$bench" >&2; fail "eacu bench batch exited $?"; }
+bench=$("$EACU" bench batch --n 2 2>"$OUT/bench.err") || { rc=$?; cat "$OUT/bench.err" >&2; echo "$bench" >&2; fail "eacu bench batch exited $rc"; }
 echo "$bench"
 expect_contains "$bench" "ending on the same display: 2 of 2 rounds" "bench batch: same display"
 expect_contains "$bench" "speed-up:" "bench batch: the speed-up"

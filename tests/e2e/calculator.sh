@@ -10,8 +10,8 @@ start_test
 db=$OUT/runs.db
 
 # 1. The example passes and prints the result.
-out=$("$EACU" run "$root/examples/calculator.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; fail "calculator example exited $?"; }
+out=$("$EACU" run "$root/examples/calculator.lua" --display virtual --db "$db" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; fail "calculator example exited $rc"; }
 expect_contains "$out" "12 × 34 = 408" "printed result"
 expect_contains "$(cat "$OUT/stderr")" "passed" "summary line"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")

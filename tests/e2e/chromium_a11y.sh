@@ -19,6 +19,7 @@ cat >"$OUT/form.html" <<'HTML'
 <h1>Sign up</h1>
 <p><label for="name">Full name</label> <input id="name" style="font-size: 24px"></p>
 <p><label for="city">City</label> <input id="city" value="Old town" style="font-size: 24px"></p>
+<p><label for="code">Code</label> <input id="code" maxlength="3" style="font-size: 24px"></p>
 <p><button onclick="save()">Save</button> <button onclick="state.cancels++; show()">Cancel</button></p>
 <div style="height: 2500px"></div>
 <button onclick="state.far++; show()">Far away</button>
@@ -48,6 +49,23 @@ run=$(q "SELECT MAX(id) FROM runs")
 expect_eq "$(q "SELECT status FROM runs WHERE id=$run")" "passed" "run status"
 expect_eq "$(q "SELECT COUNT(*) FROM steps WHERE run_id=$run AND method='a11y' AND status='ok'")" "4" "steps found in the tree"
 expect_eq "$(q "SELECT action FROM steps WHERE run_id=$run AND method='a11y' AND target LIKE '%Save%'")" "tap" "the Save tap"
+# Typed text read back from the page (issue 36 item 7): the field's value after typing, and
+# after set_text; a field that keeps 3 characters fails the input, saying what it holds.
+typed() { q "SELECT status || ' ' || json_extract(params, '$.typed') FROM steps WHERE run_id=$run AND action='$1' ORDER BY idx LIMIT 1"; }
+expect_contains "$(typed input)" 'ok checked: the text' "the typed field's read-back"
+expect_contains "$(typed input)" 'holds "张三"' "the typed field's read-back"
+expect_contains "$(typed set_text)" 'ok checked: the text' "the set field's read-back"
+cat >"$OUT/short.lua" <<'LUA'
+open_url("file://" .. arg[1])
+tap { role = "text", name = "Code" }
+local ok, err = pcall(input, "12345")
+print("short " .. tostring(ok) .. " " .. tostring(err and err.code))
+print("short message " .. tostring(err and err.message))
+LUA
+out=$("$EACU" run "$OUT/short.lua" --device chromium --db "$db" -- "$OUT/form.html" 2>"$OUT/short.err") || { rc=$?;
+  cat "$OUT/short.err" >&2; fail "the short field's run exited $rc"; }
+expect_contains "$out" "short false verify_failed" "the 3-character field's input"
+expect_contains "$out" 'holds "123"' "the failure names what the field holds"
 
 # A name that is not on the page: the step's error lists the tree's names.
 cat >"$OUT/missing.lua" <<'LUA'

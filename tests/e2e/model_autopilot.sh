@@ -39,8 +39,8 @@ LUA
 
 # 1. Live, recorded.
 t0=$(date +%s.%N)
-out=$("$EACU" run "$OUT/task.lua" --display virtual --db "$db" 2>"$OUT/run1.err") || {
-  cat "$OUT/run1.err" >&2; echo "$out" >&2; fail "the live run exited $?"; }
+out=$("$EACU" run "$OUT/task.lua" --display virtual --db "$db" 2>"$OUT/run1.err") || { rc=$?;
+  cat "$OUT/run1.err" >&2; echo "$out" >&2; fail "the live run exited $rc"; }
 echo "$out"
 expect_contains "$out" "autopilot: done after 8 steps (0 cached)" "autopilot summary"
 expect_contains "$out" 'Step 1: 点击了 [' "history line in seed 000's form"
@@ -116,8 +116,8 @@ grep -q "traceback" "$OUT/task1c.err" && fail "an unmatched task printed a trace
 # 2. Replay from the cache with the server stopped.
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
 t0=$(date +%s.%N)
-out=$("$EACU" run "$OUT/task.lua" --display virtual --db "$db" --model-cache replay 2>"$OUT/run2.err") || {
-  cat "$OUT/run2.err" >&2; echo "$out" >&2; fail "the replayed run exited $?"; }
+out=$("$EACU" run "$OUT/task.lua" --display virtual --db "$db" --model-cache replay 2>"$OUT/run2.err") || { rc=$?;
+  cat "$OUT/run2.err" >&2; echo "$out" >&2; fail "the replayed run exited $rc"; }
 expect_contains "$out" "autopilot: done after 8 steps (8 cached)" "autopilot replayed from the cache"
 expect_contains "$out" "display after autopilot: 408" "replayed autopilot result"
 expect_contains "$out" "display after plan: 63" "replayed plan result"
@@ -127,8 +127,8 @@ expect_eq "$(q "SELECT COUNT(*) FROM model_calls WHERE run_id=$run2 AND status!=
 echo "run 2 (replay): $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 
 # 2b. eacu replay of the recorded run (script mode) serves the model answers from its calls.
-"$EACU" replay "$run1" --display virtual --db "$db" >"$OUT/replay.out" 2>"$OUT/replay.err" || {
-  cat "$OUT/replay.err" >&2; fail "eacu replay of the autopilot run exited $?"; }
+"$EACU" replay "$run1" --display virtual --db "$db" >"$OUT/replay.out" 2>"$OUT/replay.err" || { rc=$?;
+  cat "$OUT/replay.err" >&2; fail "eacu replay of the autopilot run exited $rc"; }
 expect_contains "$(cat "$OUT/replay.out")" "display after autopilot: 408" "eacu replay: autopilot result"
 run2b=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(q "SELECT replay_of FROM runs WHERE id=$run2b")" "$run1" "the replay is linked to its run"

@@ -8,8 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-out=$("$EACU" run "$here/target_fields.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $?"; }
+out=$("$EACU" run "$here/target_fields.lua" --display virtual --db "$db" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $rc"; }
 echo "$out"
 expect_contains "$out" "target fields: timeout in the table honoured" "the script ran to its end"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")

@@ -6,8 +6,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-out=$("$EACU" run "$here/text_tap.lua" --display virtual --db "$db" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $?"; }
+out=$("$EACU" run "$here/text_tap.lua" --display virtual --db "$db" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $rc"; }
 echo "$out"
 expect_contains "$out" "text taps: Postpone -> 1, 上海 picked" "both dialogs answered by text"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")

@@ -14,8 +14,8 @@ start_test
 unwind_fully_under_asan  # the check reads zenity's accessibility tree
 db=$OUT/runs.db
 t0=$(date +%s.%N)
-out=$("$EACU" run "$here/typed_check.lua" --display virtual --db "$db" -- "$here/typed_check_gtk.py" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run typed_check.lua exited $?"; }
+out=$("$EACU" run "$here/typed_check.lua" --display virtual --db "$db" -- "$here/typed_check_gtk.py" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run typed_check.lua exited $rc"; }
 echo "$out"
 expect_contains "$out" "zenity 张三abc" "zenity's output"
 expect_contains "$out" "max code verify_failed" "the 5-character entry's failure code"

@@ -24,8 +24,8 @@ PY
 [ "$(wc -l <"$OUT/strings.txt")" = 50 ] || fail "expected 50 strings"
 t0=$(date +%s.%N)
 "$EACU" run "$here/typed_text.lua" --display virtual --db "$OUT/runs.db" --max-actions 1000 -- \
-  "$OUT/strings.txt" "$here/typed_text_tk.py" "$OUT/xterm.txt" >"$OUT/out" 2>"$OUT/err" || {
-  cat "$OUT/err" >&2; fail "eacu run exited $?"; }
+  "$OUT/strings.txt" "$here/typed_text_tk.py" "$OUT/xterm.txt" >"$OUT/out" 2>"$OUT/err" || { rc=$?;
+  cat "$OUT/err" >&2; fail "eacu run exited $rc"; }
 python3 - "$OUT/strings.txt" "$OUT/out" "$OUT/xterm.txt" <<'PY'
 import sys
 want = open(sys.argv[1], encoding="utf-8").read().splitlines()
@@ -69,8 +69,8 @@ input "张三"
 key "Return"
 LUA
 for i in $(seq 10); do
-  "$EACU" run "$OUT/once.lua" --display "$disp" --db "$OUT/runs.db" >/dev/null 2>"$OUT/once.err" || {
-    cat "$OUT/once.err" >&2; fail "eacu run #$i exited $?"; }
+  "$EACU" run "$OUT/once.lua" --display "$disp" --db "$OUT/runs.db" >/dev/null 2>"$OUT/once.err" || { rc=$?;
+    cat "$OUT/once.err" >&2; fail "eacu run #$i exited $rc"; }
 done
 for _ in $(seq 200); do [ "$(wc -l <"$OUT/tk_exit.txt")" -ge 10 ] && break; sleep 0.05; done
 expect_eq "$(sort "$OUT/tk_exit.txt" | uniq -c | sed 's/^ *//')" "10 张三" "Tk's lines after 10 runs that exit right after typing"

@@ -7,8 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-out=$("$EACU" run "$here/widget_taps.lua" --display virtual --db "$db" -- "$here/../corpus/widgets" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $?"; }
+out=$("$EACU" run "$here/widget_taps.lua" --display virtual --db "$db" -- "$here/../corpus/widgets" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run exited $rc"; }
 echo "$out"
 expect_contains "$out" "widget taps: zenity No/OK/Go, xmessage Go/No, Tk OK/确定/Go/Run reported" "every button reported"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")

@@ -7,8 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.bash"
 start_test
 db=$OUT/runs.db
-out=$("$EACU" run "$here/windows_input.lua" --display virtual --wm openbox --db "$db" 2>"$OUT/stderr") || {
-  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run windows_input.lua exited $?"; }
+out=$("$EACU" run "$here/windows_input.lua" --display virtual --wm openbox --db "$db" 2>"$OUT/stderr") || { rc=$?;
+  cat "$OUT/stderr" >&2; echo "$out" >&2; fail "eacu run windows_input.lua exited $rc"; }
 echo "$out"
 expect_contains "$out" "windows_input: covered refused, located without raising, events to xcalc, raised, restored" "window-bound verbs"
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
@@ -23,8 +23,8 @@ expect_contains "$shown" ', sent as events' "eacu show: sent as events"
 expect_display_gone "$(display_of_run "$db" "$run")"
 
 # Which toolkits act on events sent to a window (the README's table): measured, not assumed.
-out=$("$EACU" run "$here/windows_events.lua" --display virtual --wm openbox --db "$db" 2>"$OUT/stderr2") || {
-  cat "$OUT/stderr2" >&2; echo "$out" >&2; fail "eacu run windows_events.lua exited $?"; }
+out=$("$EACU" run "$here/windows_events.lua" --display virtual --wm openbox --db "$db" 2>"$OUT/stderr2") || { rc=$?;
+  cat "$OUT/stderr2" >&2; echo "$out" >&2; fail "eacu run windows_events.lua exited $rc"; }
 echo "$out"
 expect_contains "$out" "events: Xaw (xcalc) click=yes keys=yes" "Xaw (xcalc)"
 expect_contains "$out" "events: Xaw (xmessage) click=yes keys=yes" "Xaw (xmessage)"
@@ -33,7 +33,7 @@ expect_contains "$out" "events: Tk (python3-tk) click=yes keys=no" "Tk"
 expect_contains "$out" "events: Xt (xterm) click=untested keys=no" "xterm"
 
 # The timings: a window's own capture against the screen's.
-out=$("$EACU" bench window --n 10 2>&1) || { echo "$out" >&2; fail "eacu bench window exited $?"; }
+out=$("$EACU" bench window --n 10 2>&1) || { rc=$?; echo "$out" >&2; fail "eacu bench window exited $rc"; }
 echo "$out"
 expect_contains "$out" "window capture (XComposite)" "bench window"
 echo "windows_input: 15 passed, 0 failed"

@@ -45,7 +45,7 @@ CdpTree CdpAccessibility::read(const A11yScope& scope) {
 
 A11yElement CdpAccessibility::snapshot(const A11yScope& scope) { return read(scope).root; }
 
-int64_t CdpAccessibility::current(const A11yElement& element, A11yElement& now) {
+int64_t CdpAccessibility::current(const A11yElement& element, A11yElement& now, bool check_name) {
     CdpTree t = read({});
     const A11yElement* e = &t.root;
     for (int i : element.path) {
@@ -56,7 +56,7 @@ int64_t CdpAccessibility::current(const A11yElement& element, A11yElement& now) 
         e = &e->children[static_cast<size_t>(i)];
     }
     auto node = t.nodes.find(element.path);
-    if (!e || e->role != element.role || e->name != element.name || node == t.nodes.end())
+    if (!e || e->role != element.role || (check_name && e->name != element.name) || node == t.nodes.end())
         throw DeviceError(device_.peer() + ": " + element.role + " \"" + element.name + "\" is gone (the page changed)" +
                           (e ? ": there is now " + e->role + " \"" + e->name + "\"" : std::string()));
     now = *e;
@@ -104,6 +104,77 @@ void CdpAccessibility::setText(const A11yElement& element, const std::string& ut
     device_.keyCombo({Key::named(KeyName::Control), Key::character(U'a')});
     if (utf8.empty()) device_.keyCombo({Key::named(KeyName::BackSpace)});
     else device_.call("Input.insertText", {{"text", utf8}});
+}
+
+namespace {
+
+// Runs in the page on the element's DOM node: its text, and the selection in characters (code
+// points; JavaScript counts UTF-16 units) where the node has one (-1 else).
+constexpr const char* kReadTextFunction = R"JS(function () {
+  const chars = (s) => Array.from(s).length;
+  if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
+    const v = String(this.value);
+    let start = -1, end = -1;
+    try {
+      if (typeof this.selectionStart === "number" && typeof this.selectionEnd === "number") {
+        start = chars(v.slice(0, this.selectionStart));
+        end = chars(v.slice(0, this.selectionEnd));
+      }
+    } catch (e) {}
+    return { text: v, start: start, end: end };
+  }
+  return { text: String(this.innerText ?? this.textContent ?? ""), start: -1, end: -1 };
+})JS";
+
+}  // namespace
+
+std::optional<A11yText> CdpAccessibility::readText(const A11yElement& element) {
+    A11yElement e;
+    const int64_t node = current(element, e, false);
+    nlohmann::json r = device_.call("DOM.resolveNode", {{"backendNodeId", node}});
+    const std::string who = device_.peer() + ": " + e.role + " \"" + e.name + "\"";
+    const nlohmann::json* object = r.is_object() && r.contains("object") ? &r["object"] : nullptr;
+    if (!object || !object->is_object() || !object->contains("objectId") || !(*object)["objectId"].is_string())
+        throw DeviceError(who + ": DOM.resolveNode: expected an object with an objectId, got " + clipUtf8(r.dump(), 200));
+    const std::string id = (*object)["objectId"].get<std::string>();
+    nlohmann::json v;
+    try {
+        v = device_.call("Runtime.callFunctionOn",
+                         {{"objectId", id}, {"functionDeclaration", kReadTextFunction}, {"returnByValue", true}});
+    } catch (...) {
+        try {
+            device_.call("Runtime.releaseObject", {{"objectId", id}}, 2);
+        } catch (const std::exception&) {
+        }
+        throw;
+    }
+    try {
+        device_.call("Runtime.releaseObject", {{"objectId", id}}, 2);
+    } catch (const DeviceError&) {
+        // the page went on: the object goes with its context
+    }
+    const nlohmann::json* value = v.is_object() && v.contains("result") && v["result"].is_object() && v["result"].contains("value")
+                                      ? &v["result"]["value"]
+                                      : nullptr;
+    if (!value || !value->is_object() || !value->contains("text") || !(*value)["text"].is_string())
+        throw DeviceError(who + ": reading its text: expected {text, start, end}, got " + clipUtf8(v.dump(), 200));
+    A11yText out;
+    out.text = (*value)["text"].get<std::string>();
+    auto number = [&](const char* k) {
+        const auto it = value->find(k);
+        return it != value->end() && it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() < (1 << 30)
+                   ? static_cast<int>(it->get<int64_t>())
+                   : -1;
+    };
+    const int start = number("start"), end = number("end");
+    if (start >= 0 && end >= start) {
+        out.caret = end;
+        if (end > start) {
+            out.sel_start = start;
+            out.sel_end = end;
+        }
+    }
+    return out;
 }
 
 }  // namespace eacu

@@ -1,6 +1,7 @@
 // The accessibility tree of a chromium/cdp device's page: Chromium's own (the one screen readers
 // get), read over the DevTools protocol.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "device/Accessibility.h"
@@ -33,6 +34,14 @@ public:
     A11yElement snapshot(const A11yScope& scope = {}) override;
     void doAction(const A11yElement& element, const std::string& action) override;
     void setText(const A11yElement& element, const std::string& utf8) override;
+    bool readsText() const override { return true; }
+    /// The text of the element's DOM node read by the page itself (DOM.resolveNode, then
+    /// Runtime.callFunctionOn): an input's or textarea's value with its caret and selection
+    /// (converted from UTF-16 units to characters; none for input types without a selection, such
+    /// as email or number), else the node's innerText (a contenteditable; no caret). Throws
+    /// DeviceError when the element at that path is no longer the same role (its name is not
+    /// compared) or the page does not answer.
+    std::optional<A11yText> readText(const A11yElement& element) override;
 
     /// The tree and each element's DOM node (snapshot() without dropping the nodes).
     CdpTree read(const A11yScope& scope);
@@ -40,7 +49,9 @@ public:
 private:
     // The DOM node of the element at `element.path` in a fresh tree, checked to be the same;
     // `now` gets that element.
-    int64_t current(const A11yElement& element, A11yElement& now);
+    // `check_name`: the name must be the same too (readText() compares the role only: a field's
+    // name may come from its text).
+    int64_t current(const A11yElement& element, A11yElement& now, bool check_name = true);
     ChromiumDevice& device_;
 };
 
