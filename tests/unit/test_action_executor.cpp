@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "NullDevice.h"
 #include "TempDir.h"
 #include "assets/AssetLibrary.h"
 #include "base/Clock.h"
@@ -25,37 +26,22 @@ namespace {
 
 // A grey screen that draws a white block `redraw_delay` seconds after each click (never, when
 // negative). Clicks and where they landed are counted.
-class SlowRedrawDevice : public Device {
+class SlowRedrawDevice : public NullDevice {
 public:
     explicit SlowRedrawDevice(double redraw_delay) : delay_(redraw_delay) {}
     std::string describe() const override { return "slow-redraw"; }
     Size screenSize() const override { return {320, 240}; }
-    double scaleFactor() const override { return 1.0; }
     Frame capture() override {
-        Frame f;
-        f.bgr = cv::Mat(240, 320, CV_8UC3, cv::Scalar(90, 90, 90));
+        cv::Mat bgr(240, 320, CV_8UC3, cv::Scalar(90, 90, 90));
         if (delay_ >= 0 && clicked_at_ > 0 && monotonicSeconds() >= clicked_at_ + delay_)
-            cv::rectangle(f.bgr, cv::Rect(100, 80, 120, 80), cv::Scalar(255, 255, 255), cv::FILLED);
-        f.timestamp = wallSeconds();
-        f.monotonic = monotonicSeconds();
-        return f;
+            cv::rectangle(bgr, cv::Rect(100, 80, 120, 80), cv::Scalar(255, 255, 255), cv::FILLED);
+        return stamped(bgr);
     }
-    void move(Point p) override { cursor_ = p; }
-    Point cursor() const override { return cursor_; }
     void click(MouseButton, int) override {
         ++clicks;
         points.push_back(cursor_);
         if (clicked_at_ <= 0) clicked_at_ = monotonicSeconds();
     }
-    void press(MouseButton) override {}
-    void release(MouseButton) override {}
-    void scroll(int, int) override {}
-    void typeText(const std::string&) override {}
-    void keyCombo(const std::vector<Key>&) override {}
-    void checkKeys(const std::vector<Key>&) const override {}
-    void keyDown(const Key&) override {}
-    void keyUp(const Key&) override {}
-    void sync() override {}
 
     int clicks = 0;
     std::vector<Point> points;
@@ -63,7 +49,6 @@ public:
 private:
     double delay_;
     double clicked_at_ = 0;
-    Point cursor_{0, 0};
 };
 
 struct Fixture {

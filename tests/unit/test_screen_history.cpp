@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "NullDevice.h"
 #include "base/Clock.h"
 #include "recorder/ScreenHistory.h"
 
@@ -15,33 +16,15 @@ using namespace eacu;
 namespace {
 
 // A 64x48 screen whose first `failures` captures throw DeviceError.
-class FlakyDevice : public Device {
+class FlakyDevice : public NullDevice {
 public:
     explicit FlakyDevice(int failures) : failures_(failures) {}
     std::string describe() const override { return "flaky"; }
-    Size screenSize() const override { return {64, 48}; }
-    double scaleFactor() const override { return 1.0; }
     Frame capture() override {
         ++calls;
         if (failures_-- > 0) throw DeviceError("flaky: no screen just now");
-        Frame f;
-        f.bgr = cv::Mat(48, 64, CV_8UC3, cv::Scalar(10, 20, 30));
-        f.timestamp = wallSeconds();
-        f.monotonic = monotonicSeconds();
-        return f;
+        return stamped(cv::Mat(48, 64, CV_8UC3, cv::Scalar(10, 20, 30)));
     }
-    void move(Point) override {}
-    Point cursor() const override { return {0, 0}; }
-    void click(MouseButton, int) override {}
-    void press(MouseButton) override {}
-    void release(MouseButton) override {}
-    void scroll(int, int) override {}
-    void typeText(const std::string&) override {}
-    void keyCombo(const std::vector<Key>&) override {}
-    void checkKeys(const std::vector<Key>&) const override {}
-    void keyDown(const Key&) override {}
-    void keyUp(const Key&) override {}
-    void sync() override {}
 
     std::atomic<int> calls{0};
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "NullDevice.h"
 #include "assets/AssetLibrary.h"
 #include "base/Cancel.h"
 #include "model/ModelTypes.h"
@@ -31,23 +32,13 @@ namespace {
 
 // A screen of pages: capture shows the current page, a scroll down shows the next one (up: the
 // previous one). Input is counted, not drawn.
-class PagedDevice : public Device {
+class PagedDevice : public NullDevice {
 public:
     explicit PagedDevice(std::vector<cv::Mat> pages) : pages_(std::move(pages)) {}
     std::string describe() const override { return "paged"; }
     Size screenSize() const override { return {pages_[0].cols, pages_[0].rows}; }
-    double scaleFactor() const override { return 1.0; }
-    Frame capture() override {
-        Frame f;
-        f.bgr = pages_[page_].clone();
-        f.timestamp = wallSeconds();
-        f.monotonic = monotonicSeconds();
-        return f;
-    }
-    void move(Point p) override { cursor_ = p; }
-    Point cursor() const override { return cursor_; }
+    Frame capture() override { return stamped(pages_[page_].clone()); }
     void click(MouseButton, int) override { ++clicks; }
-    void press(MouseButton) override {}
     void release(MouseButton) override { ++clicks; }
     void scroll(int, int dy) override {
         ++scrolls;
@@ -56,17 +47,12 @@ public:
     }
     void typeText(const std::string&) override { ++keys; }
     void keyCombo(const std::vector<Key>&) override { ++keys; }
-    void checkKeys(const std::vector<Key>&) const override {}
-    void keyDown(const Key&) override {}
-    void keyUp(const Key&) override {}
-    void sync() override {}
 
     int clicks = 0, scrolls = 0, keys = 0;
 
 private:
     std::vector<cv::Mat> pages_;
     int page_ = 0;
-    Point cursor_;
 };
 
 cv::Mat noisePatch(int seed, int w, int h) {

@@ -6,6 +6,7 @@
 #include <deque>
 #include <string>
 
+#include "NullDevice.h"
 #include "device/Accessibility.h"
 #include "device/Device.h"
 #include "step/TypedCheck.h"
@@ -44,26 +45,11 @@ public:
     }
 };
 
-class TreeDevice : public Device {
+class TreeDevice : public NullDevice {
 public:
     ScriptedTree tree;
     bool has_tree = true;
     std::string describe() const override { return "scripted"; }
-    Size screenSize() const override { return {100, 100}; }
-    double scaleFactor() const override { return 1; }
-    Frame capture() override { return {}; }
-    void move(Point) override {}
-    Point cursor() const override { return {}; }
-    void click(MouseButton, int) override {}
-    void press(MouseButton) override {}
-    void release(MouseButton) override {}
-    void scroll(int, int) override {}
-    void typeText(const std::string&) override {}
-    void keyCombo(const std::vector<Key>&) override {}
-    void checkKeys(const std::vector<Key>&) const override {}
-    void keyDown(const Key&) override {}
-    void keyUp(const Key&) override {}
-    void sync() override {}
     Accessibility& accessibility() override {
         if (!has_tree) throw DeviceError("this device has no accessibility tree: scripted");
         return tree;
