@@ -315,6 +315,7 @@ InputResult ActionExecutor::perform(InputAction a) {
     st.settle_ms = settle.ms;
     if (int64_t id = s.recordFrame(settle.frame)) st.frame_after = id;
     if (typed) {
+        typed->onScreen(before.bgr, settle.frame.bgr, a.secret);  // where the tree could not check
         std::optional<std::string> bad = typed->after();
         params["typed"] = typed->note();
         st.params_json = params.dump();

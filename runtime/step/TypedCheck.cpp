@@ -1,13 +1,20 @@
 #include "step/TypedCheck.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include <opencv2/imgproc.hpp>
 
 #include "base/Clock.h"
 #include "base/Format.h"
 #include "base/IoDeadline.h"
 #include "base/Utf8.h"
 #include "device/Windows.h"
+#include "vision/ocr/ChangedRegions.h"
+#include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
+#include "vision/ocr/TextFinder.h"
 
 namespace eacu {
 
@@ -96,6 +103,15 @@ TypedCheck TypedCheck::off(const std::string& why) {
     return c;
 }
 
+TypedCheck TypedCheck::screenOnly(const std::string& text, bool secret, const std::string& why) {
+    TypedCheck c = off(why);
+    if (!secret) {
+        c.screen_text_ = text;
+        c.tree_why_ = why;
+    }
+    return c;
+}
+
 namespace {
 
 // The device's tree now, or the reason there is none: the application of the window with the
@@ -128,15 +144,16 @@ TypedCheck TypedCheck::forInput(Device& device, const std::string& text, bool se
         return off("the text is not valid UTF-8");
     }
     try {
-        if (!device.accessibility().readsText()) return off("this device's tree does not give a field's text");
+        if (!device.accessibility().readsText())
+            return screenOnly(text, secret, "this device's tree does not give a field's text");
     } catch (const DeviceError& e) {
-        return off(std::string("no accessibility tree (") + e.what() + ")");
+        return screenOnly(text, secret, std::string("no accessibility tree (") + e.what() + ")");
     }
     std::string why;
     std::optional<A11yElement> root = typedSnapshot(device, why);
-    if (!root) return off(why);
+    if (!root) return screenOnly(text, secret, why);
     const A11yElement* f = focusedTextField(*root);
-    if (!f) return off("no text field has the focus in the accessibility tree");
+    if (!f) return screenOnly(text, secret, "no text field has the focus in the accessibility tree");
     std::optional<A11yText> before;
     try {
         before = device.accessibility().snapshotText(*f);
@@ -145,7 +162,7 @@ TypedCheck TypedCheck::forInput(Device& device, const std::string& text, bool se
         return off("the focused " + fieldLabel(*f, secret) + "'s text cannot be read" +
                    (secret ? std::string() : " (" + std::string(e.what()) + ")"));
     }
-    if (!before) return off("this device's tree does not give a field's text");
+    if (!before) return screenOnly(text, secret || isPasswordField(*f), "this device's tree does not give a field's text");
     TypedCheck c;
     c.device_ = &device;
     c.field_ = *f;
@@ -225,6 +242,65 @@ std::optional<std::string> TypedCheck::after(double own_timeout) {
     return "the " + fieldLabel(*field_, secret_) + " holds " + describeHeld(now, secret_) + " after " +
            fixed(monotonicSeconds() - t0, 1) + " s, expected " + describeRule(rule_) +
            " (read back through the accessibility tree; input(text, {check = false}) skips this check)";
+}
+
+void TypedCheck::onScreen(const cv::Mat& before, const cv::Mat& after, bool secret) {
+    if (!screen_text_ || field_) return;
+    const std::string text = *screen_text_;
+    screen_text_.reset();
+    if (secret) return;  // a secret is never looked for on the screen, nor written anywhere
+    const std::string tree = "; the tree could not check (" + tree_why_ + ")";
+    if (before.empty() || after.empty() || before.size() != after.size() || before.type() != after.type() ||
+        before.type() != CV_8UC3)
+        return;  // no pair of frames to compare (a window-bound frame of another size): "not checked" stays
+    try {
+        if (foldText(text).empty()) return;  // nothing OCR could read (spaces, punctuation only)
+    } catch (const std::invalid_argument&) {
+        return;
+    }
+    const double t0 = monotonicSeconds();
+    cv::Mat grey_before, grey_after;
+    cv::cvtColor(before, grey_before, cv::COLOR_BGR2GRAY);
+    cv::cvtColor(after, grey_after, cv::COLOR_BGR2GRAY);
+    // Changed pixels closer than this are one place.
+    constexpr int kMargin = 8;
+    std::vector<Rect> changed = changedRegions(grey_after, grey_before, {}, kMargin);
+    if (changed.empty()) {
+        note_ = "not confirmed on the screen: it did not change after the text was sent" + tree;
+        return;
+    }
+    TextFindOptions any;
+    any.threshold = 0;
+    any.max_results = 1;
+    const double required = TextFindOptions{}.threshold;
+    std::optional<TextMatch> best;
+    std::string read;  // the lines read where the screen changed, for the note
+    try {
+        // The whole frame read as a text target reads it (OcrCache: per frame; the engine lays
+        // out again only where a frame of the same size differs from the one it read before),
+        // then only the lines that touch a changed place.
+        std::shared_ptr<const OcrResult> ocr = OcrCache::shared().get(after, std::nullopt, OcrEngine::langsFor(text));
+        OcrResult there;
+        for (const OcrLine& l : ocr->lines)
+            if (std::any_of(changed.begin(), changed.end(), [&](const Rect& c) { return !l.box.intersect(c).empty(); })) {
+                there.lines.push_back(l);
+                read += (read.empty() ? "" : " ") + l.text;
+            }
+        std::vector<TextMatch> hits = findText(there, text, any);
+        if (!hits.empty()) best = hits.front();
+    } catch (const std::exception& e) {
+        note_ = "not confirmed on the screen: OCR failed (" + std::string(e.what()) + ")" + tree;
+        return;
+    }
+    const std::string took = fixed(monotonicSeconds() - t0, 2) + " s";
+    if (best && best->score >= required) {
+        note_ = "checked on the screen: " + quotedText(text) + " reads where the screen changed (OCR score " +
+                fixed(best->score, 2) + ", " + took + ")" + tree;
+        return;
+    }
+    note_ = "not confirmed on the screen: where it changed OCR reads " + quotedText(clipUtf8(read, 80)) + ", not " +
+            quotedText(text) + " (score " + fixed(best ? best->score : 0.0, 2) + " < " + fixed(required, 2) + ", " +
+            took + ")" + tree;
 }
 
 }  // namespace eacu

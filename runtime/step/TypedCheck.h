@@ -1,8 +1,11 @@
 // Typed text arrives whole (issue 36, item 7): the one check every device's `input` and
-// `set_text` steps make, reading the field back through the device's accessibility tree.
+// `set_text` steps make, reading the field back through the device's accessibility tree, else
+// looking for the typed text on the screen.
 #pragma once
 #include <optional>
 #include <string>
+
+#include <opencv2/core.hpp>
 
 #include "device/Accessibility.h"
 #include "device/Device.h"
@@ -55,6 +58,9 @@ public:
     static TypedCheck forSetText(Device& device, const A11yElement& element, const std::string& text);
     /// A check that is off: note() is "not checked: " + `why`.
     static TypedCheck off(const std::string& why);
+    /// The tree cannot check an input of `text` (`why`): off, but onScreen() will look for the
+    /// text where the screen changed, unless `secret`.
+    static TypedCheck screenOnly(const std::string& text, bool secret, const std::string& why);
 
     /// True when there is a field to check.
     bool active() const { return field_.has_value(); }
@@ -70,12 +76,26 @@ public:
     /// \"张三ab\" after 10.0 s, expected \"张三abc\"" (a secret's by length only).
     std::optional<std::string> after(double own_timeout = 10);
 
+    /// Where the tree could not check (screenOnly): reads the text on the screen instead, the
+    /// way a text target is found (OcrCache, findText at TextFindOptions' threshold, the
+    /// language set OcrEngine::langsFor picks: the whole frame read, per frame), among the
+    /// lines read that touch a place where `after` differs from `before` (the step's frames,
+    /// BGR, physical pixels; changedRegions).
+    /// Never a failure, as OCR misreads: note() says "checked on the screen: ..." when the
+    /// text reads there, else "not confirmed on the screen: ..." with what OCR read there, or
+    /// that the screen did not change. `secret` (the step's text became a secret): nothing is
+    /// read. Does nothing for a check that is not screenOnly. Costs a text target's OCR of the
+    /// frame: whole the first time, then only its changed lines (the engine's own reuse).
+    void onScreen(const cv::Mat& before, const cv::Mat& after, bool secret);
+
 private:
     Device* device_ = nullptr;
     std::optional<A11yElement> field_;
     TypedRule rule_;
     bool secret_ = false;
     bool keys_ = false;  // typed as keys into the focused field (input), not set through the tree
+    std::optional<std::string> screen_text_;  // screenOnly: the text onScreen() looks for
+    std::string tree_why_;                    // screenOnly: why the tree could not check
     std::string note_;
 };
 

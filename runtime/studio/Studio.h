@@ -114,7 +114,8 @@ public:
     /// The newest screen's tree: {source, root: {role, name, id, bounds, children}} (null root
     /// without a tree).
     /// `seq`: the first live frame sent of the screen that tree was read on (0 while none was
-    /// sent), so a page that shows a frame at or after it shows that screen.
+    /// sent), so a page that shows a frame at or after it shows that screen. `on_frame`: the
+    /// tree is that screen's (ScreenState::tree_on_frame), so a click there gets tree targets.
     nlohmann::json tree() const;
     /// Plays the script from the top on the device (`eacu run`, on a thread); each line is
     /// marked passed or failed. ApiError 409 while one plays, 400 without `run_device`.

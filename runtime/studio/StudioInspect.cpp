@@ -129,8 +129,11 @@ json Studio::addVerify(Point p) {
 
 json Studio::tree() const {
     std::shared_ptr<const ScreenState> s = history_.latest();
-    json out{{"source", o_.tree_source}, {"root", nullptr}, {"seq", 0}};
-    if (s && s->tree) out["root"] = treeJson(*s->tree, 0);
+    json out{{"source", o_.tree_source}, {"root", nullptr}, {"seq", 0}, {"on_frame", false}};
+    if (s && s->tree) {
+        out["root"] = treeJson(*s->tree, 0);
+        out["on_frame"] = s->tree_on_frame;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     // The live frames are made of the newest screen a moment after it is kept: its first seq,
     // or 0 while none was sent yet. (A tree re-read on a screen that stayed is a new state of

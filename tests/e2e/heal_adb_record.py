@@ -4,7 +4,8 @@ studio's page uses, docs/studio.md; no browser): on the stand-in's chat app, a t
 (found in the studio's own tree), a tap on the chat's text field, 你好 as an input method commits
 it, a tap on 发送, BACK; then waits until every line is proven and saves. Each click names the
 live frame it was made on, as the page does (the newest frame of the studio's event stream,
-once the screen has stood still 0.5 s: the studio proves the line on that frame).
+once the screen has stood still 0.5 s and the studio's tree is that screen's: the studio proves
+the line on that frame).
 
 Usage: heal_adb_record.py URL. Prints the lines as written, then "heal_adb_record: saved PATH"."""
 import json
@@ -63,10 +64,27 @@ def element(pred, what, timeout=30):
     sys.exit(f"heal_adb_record: no {what} in the studio's tree within {timeout} s")
 
 
+def settled_frame(timeout=30):
+    """The shown frame once the studio's tree is that screen's own (read while it stood still:
+    on_frame), as a person clicks once the screen has settled; the studio proves tree targets
+    only on such a tree."""
+    end = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < end:
+        seq = shown_frame(timeout)
+        t = api("/api/studio/tree")
+        seen = (seq, live["seq"], t.get("seq"), t.get("on_frame"))
+        if t.get("on_frame") and t.get("seq") and t["seq"] <= seq:
+            return seq
+        time.sleep(0.1)
+    sys.exit(f"heal_adb_record: the studio's tree was not the shown screen's within {timeout} s "
+             f"(last: shown frame {seen[0]}, newest {seen[1]}, tree's frame {seen[2]}, on_frame {seen[3]})")
+
+
 def tap(n):
     b = n["bounds"]
     api("/api/studio/input", {"event": {"kind": "click", "x": b["x"] + b["w"] // 2, "y": b["y"] + b["h"] // 2,
-                                        "frame": shown_frame()}})
+                                        "frame": settled_frame()}})
 
 
 tap(element(lambda n: n["name"] == "张三" and n["id"].endswith("contact_0"), "row 张三"))

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <opencv2/imgproc.hpp>
 #include <string>
 
 #include "NullDevice.h"
@@ -185,4 +186,43 @@ TEST_CASE("typed check: held, not held, secret, nothing to check", "[typed]") {
           "not checked: no accessibility tree (this device has no accessibility tree: scripted)");
     CHECK(TypedCheck::forInput(d, "abc\n", false).note() ==
           "not checked: the text has Return or Tab, keys that may act rather than type");
+}
+
+TEST_CASE("typed check on the screen: the text where the screen changed, never a failure", "[typed][ocr]") {
+    using Catch::Matchers::StartsWith;
+    TreeDevice d;
+    d.has_tree = false;
+    const std::string no_tree = "not checked: no accessibility tree (this device has no accessibility tree: scripted)";
+    cv::Mat before(120, 520, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::Mat after = before.clone();
+    cv::putText(after, "hello world", {20, 75}, cv::FONT_HERSHEY_SIMPLEX, 1.4, cv::Scalar(0, 0, 0), 2, cv::LINE_AA);
+
+    TypedCheck c = TypedCheck::forInput(d, "hello world", false);
+    CHECK_FALSE(c.active());
+    CHECK(c.note() == no_tree);
+    c.onScreen(before, after, false);
+    CHECK_THAT(c.note(), StartsWith("checked on the screen: \"hello world\" reads where the screen changed (OCR score "));
+    CHECK_FALSE(c.after(0.3));  // the screen's check never fails the step
+
+    TypedCheck same = TypedCheck::forInput(d, "hello world", false);
+    same.onScreen(before, before, false);
+    CHECK_THAT(same.note(), StartsWith("not confirmed on the screen: it did not change after the text was sent; the tree "
+                                       "could not check (no accessibility tree"));
+
+    TypedCheck other = TypedCheck::forInput(d, "goodbye", false);
+    other.onScreen(before, after, false);
+    CHECK_THAT(other.note(), StartsWith("not confirmed on the screen: where it changed OCR reads \""));
+    CHECK_FALSE(other.after(0.3));
+
+    // A secret, the script's or found by the step (the focus is a password field), is never read.
+    TypedCheck secret = TypedCheck::forInput(d, "hello world", true);
+    secret.onScreen(before, after, false);
+    CHECK(secret.note() == no_tree);
+    TypedCheck found_secret = TypedCheck::forInput(d, "hello world", false);
+    found_secret.onScreen(before, after, true);
+    CHECK(found_secret.note() == no_tree);
+    // Frames of two sizes (a window that moved): nothing read.
+    TypedCheck sizes = TypedCheck::forInput(d, "hello world", false);
+    sizes.onScreen(before, cv::Mat(60, 100, CV_8UC3, cv::Scalar(0, 0, 0)), false);
+    CHECK(sizes.note() == no_tree);
 }
