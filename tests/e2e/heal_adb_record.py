@@ -71,7 +71,7 @@ def settled_frame(timeout=30):
     end = time.monotonic() + timeout
     seen = None
     while time.monotonic() < end:
-        seq = shown_frame(timeout)
+        seq = shown_frame(max(0.1, end - time.monotonic()))
         t = api("/api/studio/tree")
         seen = (seq, live["seq"], t.get("seq"), t.get("on_frame"))
         if t.get("on_frame") and t.get("seq") and t["seq"] <= seq:

@@ -35,6 +35,25 @@ std::string take(gchar* s) {
     return out;
 }
 
+// Sends `m` (its reference is taken) on the accessibility bus and waits up to `timeout_ms` for
+// the answer without dispatching anything else (dbus_connection_send_with_reply_and_block:
+// libatspi's own calls dispatch signals while they wait). The answer to unref, or nullptr with
+// the D-Bus error's text in `error` (when given; "" when there is no bus).
+DBusMessage* callBlocking(DBusMessage* m, int timeout_ms, std::string* error = nullptr) {
+    DBusConnection* c = atspi_get_a11y_bus();
+    if (!c) {
+        dbus_message_unref(m);
+        return nullptr;
+    }
+    DBusError err;
+    dbus_error_init(&err);
+    DBusMessage* r = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &err);
+    dbus_message_unref(m);
+    if (dbus_error_is_set(&err) && error) *error = err.message ? err.message : (err.name ? err.name : "D-Bus error");
+    dbus_error_free(&err);
+    return r;
+}
+
 // The string property `property` ("Name", "Description") of org.a11y.atspi.Accessible on
 // `acc`, asked of its application with a timeout of `timeout_ms`; "" when it gives none, the
 // D-Bus error's text in `error` (when given).
@@ -45,36 +64,26 @@ std::string take(gchar* s) {
 // same field; the call's answer then overwrites that copy, which is lost (LeakSanitizer: a
 // 7-byte name allocated in libatspi's add_accessible_from_iter, seen in e2e_unicode_input once
 // the typed-text check read the tree while zenity was drawing). This call blocks without
-// dispatching (dbus_connection_send_with_reply_and_block), like processId() below, and leaves
-// libatspi's fields alone.
+// dispatching (callBlocking), like processId() below, and leaves libatspi's fields alone.
 std::string accessibleString(AtspiAccessible* acc, const char* property, int timeout_ms, std::string* error = nullptr) {
     AtspiObject* o = ATSPI_OBJECT(acc);
-    DBusConnection* c = atspi_get_a11y_bus();
-    if (!o->app || !o->app->bus_name || !o->path || !c) return "";
+    if (!o->app || !o->app->bus_name || !o->path) return "";
     DBusMessage* m = dbus_message_new_method_call(o->app->bus_name, o->path, "org.freedesktop.DBus.Properties", "Get");
     if (!m) return "";
     const char* iface = "org.a11y.atspi.Accessible";
     dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING, &property, DBUS_TYPE_INVALID);
-    DBusError err;
-    dbus_error_init(&err);
-    DBusMessage* r = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &err);
-    dbus_message_unref(m);
+    DBusMessage* r = callBlocking(m, timeout_ms, error);
     std::string out;
-    if (dbus_error_is_set(&err)) {
-        if (error) *error = err.message ? err.message : (err.name ? err.name : "D-Bus error");
-    } else if (r) {
-        DBusMessageIter it, v;
-        if (dbus_message_iter_init(r, &it) && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
-            dbus_message_iter_recurse(&it, &v);
-            if (dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_STRING) {
-                const char* str = nullptr;
-                dbus_message_iter_get_basic(&v, &str);
-                if (str) out = str;
-            }
+    DBusMessageIter it, v;
+    if (r && dbus_message_iter_init(r, &it) && dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_VARIANT) {
+        dbus_message_iter_recurse(&it, &v);
+        if (dbus_message_iter_get_arg_type(&v) == DBUS_TYPE_STRING) {
+            const char* str = nullptr;
+            dbus_message_iter_get_basic(&v, &str);
+            if (str) out = str;
         }
     }
     if (r) dbus_message_unref(r);
-    dbus_error_free(&err);
     return out;
 }
 
@@ -140,20 +149,15 @@ private:
 // 0 when the bus does not say.
 int processId(AtspiAccessible* app, const BusWait& bus) {
     AtspiApplication* a = ATSPI_OBJECT(app)->app;
-    DBusConnection* c = atspi_get_a11y_bus();
-    if (!a || !a->bus_name || !c) return 0;
+    if (!a || !a->bus_name) return 0;
     const int timeout_ms = bus.next(true);
     DBusMessage* m = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                                   "GetConnectionUnixProcessID");
     if (!m) return 0;
     const char* name = a->bus_name;
     dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
-    DBusError err;
-    dbus_error_init(&err);
-    DBusMessage* r = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &err);
-    dbus_message_unref(m);
-    std::string why = dbus_error_is_set(&err) ? std::string(err.message ? err.message : err.name) : "";
-    dbus_error_free(&err);
+    std::string why;
+    DBusMessage* r = callBlocking(m, timeout_ms, &why);
     dbus_uint32_t pid = 0;
     if (r) {
         if (!dbus_message_get_args(r, nullptr, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID)) pid = 0;

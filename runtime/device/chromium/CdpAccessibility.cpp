@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "base/Clock.h"
 #include "base/Utf8.h"
@@ -138,21 +139,19 @@ std::optional<A11yText> CdpAccessibility::readText(const A11yElement& element) {
         throw DeviceError(who + ": DOM.resolveNode: expected an object with an objectId, got " + clipUtf8(r.dump(), 200));
     const std::string id = (*object)["objectId"].get<std::string>();
     nlohmann::json v;
+    std::exception_ptr failed;
     try {
         v = device_.call("Runtime.callFunctionOn",
                          {{"objectId", id}, {"functionDeclaration", kReadTextFunction}, {"returnByValue", true}});
     } catch (...) {
-        try {
-            device_.call("Runtime.releaseObject", {{"objectId", id}}, 2);
-        } catch (const std::exception&) {
-        }
-        throw;
+        failed = std::current_exception();
     }
     try {
         device_.call("Runtime.releaseObject", {{"objectId", id}}, 2);
-    } catch (const DeviceError&) {
+    } catch (const std::exception&) {
         // the page went on: the object goes with its context
     }
+    if (failed) std::rethrow_exception(failed);
     const nlohmann::json* value = v.is_object() && v.contains("result") && v["result"].is_object() && v["result"].contains("value")
                                       ? &v["result"]["value"]
                                       : nullptr;
