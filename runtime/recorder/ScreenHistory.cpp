@@ -93,6 +93,14 @@ void ScreenHistory::run() {
             Frame f = next ? std::move(*next) : device_.capture();
             next.reset();
             double seen = monotonicSeconds();
+            // A capture worked: the error is cleared before any state of this frame is kept, so a
+            // reader woken by that state never sees the failure that came before it.
+            if (backoff > 0) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                error_.clear();
+                failing_since_ = -1;
+            }
+            backoff = 0;
             uint64_t fp = OcrCache::fingerprint(f.bgr);
             if (fp != last) {
                 // A screen captured after the input that differs from the one before: the
@@ -143,12 +151,6 @@ void ScreenHistory::run() {
                     states_.back() = std::move(s);
                 }
             }
-            if (backoff > 0) {
-                std::lock_guard<std::mutex> lock(mutex_);
-                error_.clear();
-                failing_since_ = -1;
-            }
-            backoff = 0;
         } catch (const std::exception& e) {
             // Tried again until stop(), waiting longer each time (a device that is away for a
             // while is not asked 25 times a second).
