@@ -38,6 +38,11 @@ public:
     virtual double scaleFactor() const = 0;
     /// Captures the whole screen.
     virtual Frame capture() = 0;
+    /// The screen as it is now: a frame that shows no earlier moment than this call's start.
+    /// capture() may give a video stream's newest picture, which can be older than the call (a
+    /// phone's screenrecord lags); ScreenHistory pairs a tree read with its screen through this.
+    /// Default: capture(). Throws DeviceError as capture() does.
+    virtual Frame captureCurrent() { return capture(); }
 
     /// Moves the pointer to `p` (physical pixels).
     virtual void move(Point p) = 0;

@@ -113,11 +113,12 @@ void ScreenHistory::run() {
                 readTree(*s);
                 // The tree is this screen's only if the screen still shows it once the tree is
                 // read (a dump takes a while: a tap's effect drawn meanwhile gives a tree of the
-                // next screen). Else that next screen is taken, and its tree read, at once; a
+                // next screen), as the device shows it now: not a video stream's picture that
+                // may be older than the read (Device::captureCurrent). Else that next screen is taken, and its tree read, at once; a
                 // screen that never stands still (a blinking caret) is kept after two tries.
                 if (s->tree && retries < 2) {
                     const double g_start = monotonicSeconds();
-                    Frame g = device_.capture();
+                    Frame g = device_.captureCurrent();
                     if (OcrCache::fingerprint(g.bgr) != fp) {
                         next = std::move(g);
                         next_start = g_start;
@@ -141,7 +142,7 @@ void ScreenHistory::run() {
                 auto s = std::make_shared<ScreenState>(*latest());
                 readTree(*s);
                 const double g_start = monotonicSeconds();
-                Frame g = device_.capture();
+                Frame g = device_.captureCurrent();
                 if (OcrCache::fingerprint(g.bgr) != fp) {
                     next = std::move(g);
                     next_start = g_start;

@@ -30,7 +30,8 @@ struct ScreenState {
 /// Captures `device` on a thread of its own every `interval` seconds and keeps the last
 /// `keep` different screens (a screen that did not change is not kept twice); with `tree`,
 /// each different screen's accessibility tree is read after it, and the screen is kept with it
-/// only when a capture after the read still shows it (else the newer screen is taken instead,
+/// only when a capture after the read (Device::captureCurrent: the screen as it is then, not a
+/// stream's older picture) still shows it (else the newer screen is taken instead,
 /// twice at most in a row: a screen that never stands still is kept as it is, its
 /// tree_on_frame false). A screen that stays is read again every 0.5 s, the new tree kept under
 /// the same check. A capture that fails (a page between two documents, a phone that

@@ -1,6 +1,7 @@
 // ScreenHistory (recorder/ScreenHistory.h) keeps capturing through failures: a device that fails
 // for a while (a page between two documents, a phone that rebooted) is tried again, with a
-// growing wait, until stop().
+// growing wait, until stop(). A tree is kept as a screen's only when the screen as it is after
+// the read (Device::captureCurrent) still shows it, not a video stream's older picture.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 
 #include "NullDevice.h"
 #include "base/Clock.h"
+#include "device/Accessibility.h"
 #include "recorder/ScreenHistory.h"
 
 using namespace eacu;
@@ -55,4 +57,62 @@ TEST_CASE("a screen history whose capture keeps failing says why and stops at on
     const double t0 = monotonicSeconds();
     history.stop();  // cuts the backoff's wait short
     CHECK(monotonicSeconds() - t0 < 0.5);
+}
+
+namespace {
+
+// A phone whose video stream lags: the screen turns from the list (grey 40) to the chat (grey
+// 200) at `switch_at`; capture() gives the stream's picture, the list until `stream_at` (1 s
+// later) unless a raw frame showed the chat (as AdbDevice's); captureCurrent() and the tree
+// give the screen as it is.
+class LaggingStream : public NullDevice, public Accessibility {
+public:
+    LaggingStream() : switch_at(monotonicSeconds() + 0.3), stream_at(switch_at + 1.0) {}
+    std::string describe() const override { return "lagging"; }
+    Frame capture() override { return screen(raw_chat_ || monotonicSeconds() >= stream_at); }
+    Frame captureCurrent() override {
+        raw_chat_ = chat();
+        return screen(raw_chat_);
+    }
+    Accessibility& accessibility() override { return *this; }
+    A11yElement snapshot(const A11yScope&) override {
+        A11yElement root;
+        root.role = "frame";
+        root.name = chat() ? "chat" : "list";
+        return root;
+    }
+    void doAction(const A11yElement&, const std::string&) override {}
+    void setText(const A11yElement&, const std::string&) override {}
+    bool chat() const { return monotonicSeconds() >= switch_at; }
+
+    const double switch_at, stream_at;
+
+private:
+    std::atomic<bool> raw_chat_{false};
+    static Frame screen(bool chat) { return stamped(cv::Mat(48, 64, CV_8UC3, cv::Scalar::all(chat ? 200 : 40))); }
+};
+
+}  // namespace
+
+TEST_CASE("a screen history never pairs a stream's older picture with a newer screen's tree", "[recorder]") {
+    LaggingStream device;
+    ScreenHistory history(device, true, 0.01);
+    REQUIRE(history.waitFirst(10));
+    // Every state until the stream catches up: a screen's tree is its own (or not claimed).
+    std::shared_ptr<const ScreenState> chat_on_frame;
+    while (monotonicSeconds() < device.stream_at + 0.5) {
+        std::shared_ptr<const ScreenState> s = history.latest();
+        REQUIRE(s);
+        REQUIRE(s->tree);
+        const bool chat_frame = s->frame.bgr.at<cv::Vec3b>(0, 0)[0] == 200;
+        if (s->tree_on_frame) {
+            INFO("frame " << (chat_frame ? "chat" : "list") << ", tree " << s->tree->name);
+            CHECK(s->tree->name == (chat_frame ? "chat" : "list"));
+            if (chat_frame) chat_on_frame = s;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // The chat was kept with its tree before the stream showed it (from the raw frame).
+    REQUIRE(chat_on_frame);
+    CHECK(chat_on_frame->seen < device.stream_at);
 }

@@ -127,7 +127,26 @@ Frame AdbDevice::capture() {
         failed_stream_ = stream_;
         setStream(nullptr);  // screenrecord missing or failing: raw frames
     }
-    Frame f = stream_ ? captureFromStream() : captureRaw();
+    return finishCapture(stream_ ? captureFromStream() : captureRaw(), t0);
+}
+
+Frame AdbDevice::captureCurrent() {
+    Frame f = capture();
+    if (!stream_) return f;  // a raw frame taken after the call began
+    const double t0 = monotonicSeconds();
+    Frame raw = captureRaw();
+    if (!otherScreen(raw.bgr, f.bgr)) return f;
+    // The stream is behind the screen: the raw frame is the screen until a newer picture comes
+    // (as capture()'s own stale check does).
+    ++counts_.stale;
+    current_ = raw;
+    current_at_ = raw.monotonic;
+    raw_until_ = current_at_ + kBuffered;
+    recheck_at_ = 0;
+    return finishCapture(std::move(raw), t0);
+}
+
+Frame AdbDevice::finishCapture(Frame f, double t0) {
     if (f.width() != info_.size.w || f.height() != info_.size.h) {
         readInfo();
         if (stream_) startStream();  // a rotation: the stream's size changed

@@ -95,6 +95,11 @@ public:
     Size screenSize() const override { return info_.size; }
     double scaleFactor() const override { return info_.density / 160.0; }
     Frame capture() override;
+    /// capture()'s frame when a raw screencap taken after it shows the same screen (otherScreen:
+    /// the stream's encoding aside); else that raw frame, which capture() then gives until a
+    /// newer picture comes (the stream was behind: counted as stale). Without the stream:
+    /// capture(). One raw screencap more than capture() (0.2-2.5 s on a phone, reference/adb.md).
+    Frame captureCurrent() override;
     /// True: live frames (server/LiveScreen) may be taken on a second thread beside the run's
     /// steps; each is its own adb connection and cursor() is atomic.
     bool concurrentCapture() const override { return true; }
@@ -189,6 +194,8 @@ private:
     Frame captureRaw();
     // The stream's newest picture, or a raw frame (first, stale check, fallback); see capture().
     Frame captureFromStream();
+    // capture()'s bookkeeping for a frame it gives (started at t0): scale, size check, mark, note.
+    Frame finishCapture(Frame f, double t0);
     void startStream();
     void setStream(std::shared_ptr<AdbScreenStream> s);
     // `exec:screencap -p` on a connection of its own, decoded (scale 1, timestamps set); touches
