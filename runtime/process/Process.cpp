@@ -394,6 +394,17 @@ void Process::stop(double grace_seconds) {
     tryReap(true);
 }
 
+bool Process::waitGroupGone(double timeout_seconds) {
+    if (!status_ && !tryReap(false)) return false;
+    const double deadline = now() + std::max(0.0, timeout_seconds);
+    double step = 0.0005;
+    while (true) {
+        if (::kill(-pid_, 0) != 0 && errno == ESRCH) return true;
+        if (now() >= deadline) return false;
+        backoffSleep(step, deadline);
+    }
+}
+
 void Process::killAllChildren() { killRegistered(SIGTERM); }
 
 bool spawnedGroup(pid_t pid) {

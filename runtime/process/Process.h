@@ -84,6 +84,13 @@ public:
     /// Stops the child: SIGTERM to its process group, up to `grace_seconds` for it to exit,
     /// then SIGKILL to the group. Reaps it. Idempotent; no-op once the child has exited.
     void stop(double grace_seconds = 2.0);
+    /// After the child was reaped (stop(), or it died): waits up to `timeout_seconds` until no
+    /// process is left in its process group (helpers that outlive it for a moment, such as
+    /// Chromium's zygote and renderers, which end when they see it gone and may still write into
+    /// its files meanwhile). Sends no signal: once the child is reaped its group id may, when the
+    /// group is empty, be another's. True when no member is left; false while the child is not
+    /// reaped or members remain.
+    bool waitGroupGone(double timeout_seconds);
 
     /// Installs SIGINT/SIGTERM/SIGHUP handlers that send SIGTERM to every live child's
     /// process group, then re-raise the signal with its default disposition. Signals the

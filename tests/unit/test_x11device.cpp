@@ -19,7 +19,10 @@
 #include <string>
 #include <thread>
 
+#include "base/Cancel.h"
+#include "base/Clock.h"
 #include "base/Frame.h"
+#include "base/IoDeadline.h"
 #include "device/KeyCombo.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
@@ -235,6 +238,24 @@ TEST_CASE("Process: exit() kills every child group", "[process]") {
     if (!processGone(sleepPid)) kill(sleepPid, SIGKILL);
 }
 
+TEST_CASE("Process: waitGroupGone waits for the helpers left in the child's group", "[process]") {
+    // The shell exits at once; its `sleep` stays in its process group for 0.6 s.
+    std::unique_ptr<Process> p = Process::spawn({"/bin/sh", "-c", "sleep 0.6 & exit 0"});
+    REQUIRE(p->wait(10).value_or(-1) == 0);
+    const double t0 = monotonicSeconds();
+    CHECK_FALSE(p->waitGroupGone(0.1));  // the helper is still there
+    CHECK(p->waitGroupGone(10));
+    CHECK(monotonicSeconds() - t0 >= 0.4);
+    CHECK(p->waitGroupGone(0));  // at once: none left
+}
+
+TEST_CASE("Process: waitGroupGone is false while the child itself runs", "[process]") {
+    std::unique_ptr<Process> p = Process::spawn({"sleep", "30"});
+    CHECK_FALSE(p->waitGroupGone(0.1));
+    p->stop(1.0);
+    CHECK(p->waitGroupGone(5));
+}
+
 // ---- VirtualDisplay + X11Device --------------------------------------------------------------
 
 TEST_CASE("X11Device: open, size, capture, pointer", "[x11]") {
@@ -324,6 +345,32 @@ TEST_CASE("X11Device: errors", "[x11]") {
         }(),
         Catch::Contains("went away"));
     CHECK_THROWS_AS(dev.cursor(), DeviceError);
+}
+
+TEST_CASE("X11Device: a capture the run's time limit ends is the run's timeout, not a stalled display", "[x11]") {
+    auto vd = startDisplay(320, 240);
+    if (!vd) {
+        WARN("Xvfb is not installed: skipping");
+        return;
+    }
+    X11Device dev(vd->name());
+    CancelToken run;
+    run.setDeadline(monotonicSeconds() + 0.001, "the run's time limit of 1 s is used up");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    IoDeadlineScope bound(0, &run, "");
+    // The watchdog ends the capture at the token's deadline (already past); whichever capture it
+    // ends, the error is the run's timeout (as the step engine's own check of the token says).
+    std::string what = "no error";
+    for (int i = 0; i < 200 && what == "no error"; ++i) {
+        try {
+            dev.capture();
+        } catch (const Cancelled& e) {
+            what = e.timeout ? "timeout" : "cancelled";
+        } catch (const std::exception& e) {
+            what = e.what();
+        }
+    }
+    CHECK(what == "timeout");
 }
 
 namespace {

@@ -81,7 +81,13 @@ std::unique_ptr<ChromiumBrowser> ChromiumBrowser::start(Size window, double time
 }
 
 ChromiumBrowser::~ChromiumBrowser() {
-    if (process_) process_->stop(1.0);  // its helpers (zygote, renderers) are in its process group
+    if (process_) {
+        process_->stop(1.0);  // its helpers (zygote, renderers) are in its process group
+        // Helpers outlive a browser that died (or was killed) for a moment and may still write
+        // into the profile: it is removed once they are gone (a removal that met a file written
+        // meanwhile left the profile directory behind, e2e_chromium_device).
+        process_->waitGroupGone(2.0);
+    }
     process_.reset();
     if (!profile_.empty()) {
         std::error_code ec;

@@ -26,8 +26,7 @@ X11Device::Impl::~Impl() {
 }
 
 void X11Device::Impl::checkAlive() const {
-    if (watchdog)
-        if (auto stalled = watchdog->stalled()) throw *stalled;
+    if (watchdog) watchdog->throwIfFired();
     if (dead)
         throw DeviceError("X display " + name +
                           " went away (the X server exited or the connection broke)");

@@ -43,6 +43,13 @@ std::optional<DeviceStalled> X11Watchdog::stalled() const {
     return fired_;
 }
 
+void X11Watchdog::throwIfFired() const {
+    std::optional<DeviceStalled> fired = stalled();
+    if (!fired) return;
+    ioCheckCancel();
+    throw *fired;
+}
+
 void X11Watchdog::loop() {
     std::unique_lock<std::mutex> lk(mu_);
     while (!stop_) {

@@ -39,6 +39,11 @@ public:
     /// The error of the call the watchdog ended ("X display :5: capture: no answer within 4.0 s
     /// (the step's deadline, 3 s + 1 s)"), or nullopt.
     std::optional<DeviceStalled> stalled() const;
+    /// For the caller of a watched call, after it: nothing when the watchdog ended no call;
+    /// Cancelled (ioCheckCancel) when the thread's run token is cancelled or past its deadline
+    /// (the run's time limit ended the wait: the run is over, the display did not stall); else
+    /// the DeviceStalled of stalled().
+    void throwIfFired() const;
 
     /// Arms for a scope: arm() at construction, disarm() at destruction.
     struct Scope {

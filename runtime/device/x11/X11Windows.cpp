@@ -29,8 +29,7 @@ X11Windows::Impl::~Impl() {
 }
 
 void X11Windows::Impl::checkAlive() const {
-    if (watchdog)
-        if (auto stalled = watchdog->stalled()) throw *stalled;
+    if (watchdog) watchdog->throwIfFired();
     if (dead)
         throw DeviceError("X display " + name +
                           " went away (the X server exited or the connection broke)");
