@@ -114,8 +114,9 @@ void ScreenHistory::run() {
                 // The tree is this screen's only if the screen still shows it once the tree is
                 // read (a dump takes a while: a tap's effect drawn meanwhile gives a tree of the
                 // next screen), as the device shows it now: not a video stream's picture that
-                // may be older than the read (Device::captureCurrent). Else that next screen is taken, and its tree read, at once; a
-                // screen that never stands still (a blinking caret) is kept after two tries.
+                // may be older than the read (Device::captureCurrent). Else that next screen is
+                // taken, and its tree read, at once; a screen that never stands still (a blinking
+                // caret) is kept after two tries.
                 if (s->tree && retries < 2) {
                     const double g_start = monotonicSeconds();
                     Frame g = device_.captureCurrent();
