@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "NullDevice.h"
@@ -69,7 +71,20 @@ class LaggingStream : public NullDevice, public Accessibility {
 public:
     LaggingStream() : switch_at(monotonicSeconds() + 0.3), stream_at(switch_at + 1.0) {}
     std::string describe() const override { return "lagging"; }
-    Frame capture() override { return screen(raw_chat_ || monotonicSeconds() >= stream_at); }
+    Frame capture() override {
+        const double now = monotonicSeconds();
+        if (now >= stream_at + 0.2) {
+            std::lock_guard<std::mutex> lock(mu_);
+            caught_up_ = true;
+            cv_.notify_all();
+        }
+        return screen(raw_chat_ || now >= stream_at);
+    }
+    /// Waits up to `timeout` seconds for a capture 0.2 s after the stream caught up.
+    bool waitCaughtUp(double timeout) {
+        std::unique_lock<std::mutex> lock(mu_);
+        return cv_.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return caught_up_; });
+    }
     Frame captureCurrent() override {
         raw_chat_ = chat();
         return screen(raw_chat_);
@@ -89,6 +104,9 @@ public:
 
 private:
     std::atomic<bool> raw_chat_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool caught_up_ = false;
     static Frame screen(bool chat) { return stamped(cv::Mat(48, 64, CV_8UC3, cv::Scalar::all(chat ? 200 : 40))); }
 };
 
@@ -96,22 +114,25 @@ private:
 
 TEST_CASE("a screen history never pairs a stream's older picture with a newer screen's tree", "[recorder]") {
     LaggingStream device;
-    ScreenHistory history(device, true, 0.01);
+    ScreenHistory history(device, true, 0.01, 1000);  // every screen kept: they are looked at after
     REQUIRE(history.waitFirst(10));
-    // Every state until the stream catches up: a screen's tree is its own (or not claimed).
+    REQUIRE(device.waitCaughtUp(10));
+    history.stop();
+    // Every state kept, newest to oldest: a screen's tree is its own (or not claimed).
     std::shared_ptr<const ScreenState> chat_on_frame;
-    while (monotonicSeconds() < device.stream_at + 0.5) {
-        std::shared_ptr<const ScreenState> s = history.latest();
-        REQUIRE(s);
+    int states = 0;
+    for (std::shared_ptr<const ScreenState> s = history.latest(); s; ++states) {
         REQUIRE(s->tree);
         const bool chat_frame = s->frame.bgr.at<cv::Vec3b>(0, 0)[0] == 200;
         if (s->tree_on_frame) {
             INFO("frame " << (chat_frame ? "chat" : "list") << ", tree " << s->tree->name);
             CHECK(s->tree->name == (chat_frame ? "chat" : "list"));
-            if (chat_frame) chat_on_frame = s;
+            if (chat_frame && (!chat_on_frame || s->seen < chat_on_frame->seen)) chat_on_frame = s;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::shared_ptr<const ScreenState> older = history.before(s->seen);
+        s = older && older->seen < s->seen ? older : nullptr;
     }
+    CHECK(states >= 2);  // the list, then the chat
     // The chat was kept with its tree before the stream showed it (from the raw frame).
     REQUIRE(chat_on_frame);
     CHECK(chat_on_frame->seen < device.stream_at);

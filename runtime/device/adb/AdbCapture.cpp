@@ -131,8 +131,11 @@ Frame AdbDevice::capture() {
 }
 
 Frame AdbDevice::captureCurrent() {
+    const long raws = counts_.raw;
     Frame f = capture();
-    if (!stream_) return f;  // a raw frame taken after the call began
+    // Without the stream, or when capture() took a raw frame itself (the first, a stale check):
+    // f was taken after the call began.
+    if (!stream_ || counts_.raw != raws) return f;
     const double t0 = monotonicSeconds();
     Frame raw = captureRaw();
     if (!otherScreen(raw.bgr, f.bgr)) return f;
