@@ -37,6 +37,11 @@ TEST_PACKAGES = $(DEMO_PACKAGES) clang-14 libclang-rt-14-dev \
   libatk-adaptor libgail-common hexchat redis-server adb ffmpeg \
   wine64 mingw-w64 fonts-wqy-microhei \
   dpkg-dev file systemd man-db groff-base bash-completion python3-yaml
+# ccache (CMakeLists.txt) hashes paths under this checkout relative to it, and not the build's
+# working directory: a fresh clone elsewhere (CI's) reuses what earlier builds on the machine
+# compiled (ccache's manual, "Compiling in different directories").
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps deps-demo install-packages configure configure-demo build build-eacu demo test clean configure-san test-sanitize fuzz agent-win \

@@ -25,7 +25,7 @@ for s in busy busy_pcall; do
   set -e
   t=$(elapsed "$t0" "$(now)")
   expect_eq "$code" "1" "$s: exit status at the deadline"
-  below "$t" 3.5 "$s: --max-time 2 (start-up included)"
+  below "$t" "$(python3 -c "print(2 + $(scaled 1.5))")" "$s: --max-time 2 (start-up included)"
   expect_contains "$(cat "$OUT/$s.err")" "timed out: the run's time limit of 2 s is used up" "$s: the message"
   expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=(SELECT MAX(id) FROM runs)")" "timed_out" "$s: run status"
   echo "$s: stopped after $t s (--max-time 2)"
@@ -55,7 +55,7 @@ code=$?
 set -e
 t=$(elapsed "$t0" "$(now)")
 expect_eq "$code" "143" "exit status after SIGTERM (128 + 15)"
-below "$t" 1.0 "stop on SIGTERM"
+below "$t" "$(scaled 1.0)" "stop on SIGTERM"
 for ks in $starts; do expect_process_gone "${ks%%:*}" "${ks#*:}" "process ${ks%%:*} (started by the run)"; done
 run=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT status FROM runs WHERE id=$run")" "interrupted" "run status after SIGTERM"

@@ -32,6 +32,12 @@ EOF
   export PATH="$OUT/bin:$PATH"
 }
 
+# A latency bound of a test (not a deadline eacu enforces) times EACU_TEST_TIME_SCALE: 1 in make
+# test, 2 in the sanitizer pass (tests/sanitize/run_sanitized.sh: AddressSanitizer's typical
+# slowdown is 2x, its documentation says). Usage: bound=$(scaled 1.5)
+TIME_SCALE=${EACU_TEST_TIME_SCALE:-1}
+scaled() { python3 -c "print(round($1 * $TIME_SCALE, 3))"; }
+
 # For a test whose runs read the accessibility tree, under AddressSanitizer (make
 # test-sanitize): libatspi and glib have no frame pointers, so the fast unwinder stops at
 # g_malloc and the suppression of libatspi's own leak (tests/sanitize/lsan.supp:

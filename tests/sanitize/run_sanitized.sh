@@ -13,6 +13,8 @@ logs=$BUILD/sanitizer-logs
 rm -rf "$logs"; mkdir -p "$logs"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0:strict_string_checks=1:log_path=$logs/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
+# The tests' latency bounds (not eacu's own deadlines) are doubled: tests/e2e/lib.bash, scaled.
+export EACU_TEST_TIME_SCALE=2
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 start=$(date +%s)
 rc=0
