@@ -108,6 +108,8 @@ std::string stateName(AtspiStateType s) {
     return v && v->value_nick ? v->value_nick : "state " + std::to_string(int(s));
 }
 
+}  // namespace
+
 // The bound of one tree read or element action on the accessibility bus: a DeviceWait (the
 // step's deadline, the run's token, else kOwnTimeout). Before each libatspi call that goes over
 // D-Bus, next() gives libatspi's call timeout what is left of it (at most kCallMs, so that one
@@ -143,6 +145,8 @@ private:
     static constexpr int kStartupMs = 15000;
     DeviceWait w_;
 };
+
+namespace {
 
 // The process id of application `app`, asked of the bus (GetConnectionUnixProcessID) with
 // the bound's timeout (libatspi's atspi_accessible_get_process_id waits D-Bus's default 25 s);
@@ -252,7 +256,7 @@ AtspiAccessibility::AtspiAccessibility(std::string bus_address, std::string disp
 
 AtspiAccessibility::~AtspiAccessibility() = default;
 
-void AtspiAccessibility::connect() {
+void AtspiAccessibility::connect(const BusWait& bus) {
     if (!unavailable_.empty()) throw DeviceError(unavailable_);
     if (bus_address_.empty()) {
         // Found here rather than by libatspi, which would autolaunch a session bus (a process
@@ -260,7 +264,7 @@ void AtspiAccessibility::connect() {
         const char* env = std::getenv("AT_SPI_BUS_ADDRESS");
         const char* session = std::getenv("DBUS_SESSION_BUS_ADDRESS");
         if (env && *env) bus_address_ = env;
-        else if (session && *session) bus_address_ = a11yBusAddress(session, true);
+        else if (session && *session) bus_address_ = a11yBusAddress(session, true, std::min(1000, bus.next(true)));
         if (bus_address_.empty()) {
             unavailable_ = "no accessibility bus for display " + display_ + " (AT-SPI2: " +
                            (session && *session ? std::string("org.a11y.Bus does not answer on the session bus")
@@ -271,12 +275,23 @@ void AtspiAccessibility::connect() {
     }
     std::lock_guard<std::mutex> lock(g_mu);
     if (g_connected && g_address == bus_address_) return;
+    // libatspi's connecting (atspi_init: Hello and its match rules) waits D-Bus's default 25 s
+    // per call on a bus that accepts the connection but does not answer (its daemon stopped):
+    // the bus is asked first, on a connection of ours, within the bound. (A bus that stops
+    // between that answer and libatspi's calls is not bounded so.)
+    std::string why;
+    if (!busAnswers(bus_address_, bus.next(true), &why)) {
+        bus.failed(why.empty() ? "no answer" : why);
+        throw DeviceError("accessibility bus of display " + display_ + ": cannot connect to " + bus_address_ +
+                          (why.empty() ? "" : ": " + why));
+    }
     if (g_connected) {
         atspi_exit();
         g_connected = false;
     }
     // libatspi reads the bus address from the environment when it connects.
     ::setenv("AT_SPI_BUS_ADDRESS", bus_address_.c_str(), 1);
+    bus.next(true);
     int rc = atspi_init();
     if (rc != 0 && rc != 1 /* already */) {
         unavailable_ = "no accessibility bus for display " + display_ + " (AT-SPI2: cannot connect to " +
@@ -288,14 +303,14 @@ void AtspiAccessibility::connect() {
 }
 
 A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
-    connect();
+    const BusWait bus(display_, "tree");
+    connect(bus);
     pump();
     GPtr<AtspiAccessible> desktop{atspi_get_desktop(0)};
     if (!desktop) throw DeviceError("the accessibility bus of display " + display_ + " has no desktop");
     A11yElement root;
     root.role = "desktop frame";
     root.name = "main";
-    const BusWait bus(display_, "tree");
     Walker w{bus, scope.max_elements, scope.max_depth};
     GError* err = nullptr;
     bus.next(true);
@@ -303,6 +318,17 @@ A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
     std::string e = errorText(err);
     bus.failed(e);
     if (!e.empty()) throw DeviceError("accessibility bus of display " + display_ + ": cannot list applications: " + e);
+    if (n <= 0) {
+        // libatspi lists the desktop's applications from its cache, with no call: a bus that has
+        // stopped answering gives an empty desktop, not an error. An empty one is checked (Hello
+        // on a connection of ours, within the bound), so that a stall is not taken for a screen
+        // without programs.
+        std::string why;
+        if (!busAnswers(bus_address_, bus.next(true), &why)) {
+            bus.failed(why.empty() ? "no answer" : why);
+            throw DeviceError("accessibility bus of display " + display_ + ": " + (why.empty() ? "unreachable" : why));
+        }
+    }
     for (int i = 0; i < n; ++i) {
         bus.next();
         GPtr<AtspiAccessible> app{atspi_accessible_get_child_at_index(desktop.get(), i, &err)};
@@ -358,8 +384,8 @@ GPtr<AtspiAccessible> resolve(const A11yElement& el, const std::string& display,
 }  // namespace
 
 void AtspiAccessibility::doAction(const A11yElement& el, const std::string& action) {
-    connect();
     const BusWait bus(display_, "action " + action);
+    connect(bus);
     GPtr<AtspiAccessible> acc = resolve(el, display_, bus);
     GPtr<AtspiAction> a{atspi_accessible_get_action_iface(acc.get())};
     if (!a) throw DeviceError("accessible " + el.role + " \"" + el.name + "\" has no actions");
@@ -389,8 +415,8 @@ void AtspiAccessibility::doAction(const A11yElement& el, const std::string& acti
 }
 
 void AtspiAccessibility::setText(const A11yElement& el, const std::string& utf8) {
-    connect();
     const BusWait bus(display_, "set text");
+    connect(bus);
     GPtr<AtspiAccessible> acc = resolve(el, display_, bus);
     GPtr<AtspiEditableText> e{atspi_accessible_get_editable_text_iface(acc.get())};
     if (!e) throw DeviceError("accessible " + el.role + " \"" + el.name + "\": its text is not editable");
@@ -405,8 +431,8 @@ void AtspiAccessibility::setText(const A11yElement& el, const std::string& utf8)
 }
 
 std::optional<A11yText> AtspiAccessibility::readText(const A11yElement& el) {
-    connect();
     const BusWait bus(display_, "read text");
+    connect(bus);
     GPtr<AtspiAccessible> acc = resolve(el, display_, bus, false);
     GPtr<AtspiText> t{atspi_accessible_get_text_iface(acc.get())};
     if (!t) return std::nullopt;

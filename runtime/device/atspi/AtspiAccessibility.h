@@ -7,6 +7,8 @@
 
 namespace eacu {
 
+class BusWait;  // AtspiAccessibility.cpp: the bound of one operation on the bus
+
 /// Accessibility (device/Accessibility.h) over AT-SPI2. libatspi keeps one connection per
 /// process: the first use connects to the accessibility bus at `bus_address` (the address
 /// org.a11y.Bus.GetAddress gives on the display's session bus, see SessionBus), or, when it
@@ -20,7 +22,8 @@ namespace eacu {
 /// Every read and action ends at the thread's IoBound (the step's deadline, DeviceWait) when the
 /// bus or a program stops answering: each D-Bus call gets what is left of it as its timeout,
 /// and the operation throws DeviceStalled ("accessibility bus of display :5: tree: no answer
-/// within 4.0 s (...)") once nothing is left. Connecting (the first use) is not bounded so.
+/// within 4.0 s (...)") once nothing is left. Connecting (the first use) is bounded so too: the
+/// bus is asked (Hello) within the bound before libatspi connects.
 class AtspiAccessibility : public Accessibility {
 public:
     /// `bus_address`: a D-Bus address ("unix:path=..."), or "" (see the class comment).
@@ -37,7 +40,9 @@ public:
     bool readsText() const override { return true; }
 
 private:
-    void connect();
+    /// Connects libatspi to the bus (once per process and address) within `bus`'s bound.
+    /// Throws DeviceStalled when the bus does not answer within it, DeviceError when there is none.
+    void connect(const BusWait& bus);
     std::string bus_address_;
     std::string display_;
     std::string unavailable_;  // why there is no bus (found once; every later call throws it)
