@@ -49,7 +49,7 @@ HealResult ModelHealer::heal(Session& session, const TargetSpec& target, const s
             tried = "the model did not find it" + (g.reason.empty() ? "" : ": " + g.reason);
         } else {
             m["box"] = {g.box.x, g.box.y, g.box.w, g.box.h};
-            Frame f = session.device().capture();
+            Frame f = session.device().captureCurrent();  // not a stream picture older than the tree read next
             std::optional<A11yElement> tree = healTree(session, ref);
             std::string why;
             HealResult h;

@@ -130,7 +130,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
     OcrEngine::shared(langs);
     phase("engines");
     session.cancel().check();
-    Frame f = session.device().capture();
+    Frame f = session.device().captureCurrent();  // not a stream picture older than the tree read next
     r.frame = f;
     phase("capture");
     std::vector<SomOcrLine> som_lines;

@@ -10,8 +10,10 @@
 #include "server/ApiError.h"
 #include "server/LiveScreen.h"
 #include "step/StepError.h"
+#include "recorder/TargetProof.h"
 #include "studio/Thumbnail.h"
 #include "vision/ocr/OcrCache.h"
+#include "vision/ocr/OcrEngine.h"
 
 using nlohmann::json;
 
@@ -265,6 +267,15 @@ void Studio::ahead(Point p) {
 }
 
 void Studio::proofLoop() {
+    // The OCR engines a proof reads with (PhraseReader's), loaded before the first action comes:
+    // loading eng+chi_sim is seconds (tens under AddressSanitizer) that the first line's proof
+    // would otherwise wait for. A prover that finds them loading waits for that load.
+    try {
+        OcrEngine::shared(kPhraseBandLangs);
+        OcrEngine::shared("eng");
+    } catch (const std::exception&) {
+        // No OCR data: the proofs say so.
+    }
     // Targets proven ahead for the point on the frame with fingerprint `fp`, or null.
     auto provenFor = [&](uint64_t fp, Point p) -> std::shared_ptr<const std::vector<ProvenTarget>> {
         for (const auto& [key, ts] : proven_)
