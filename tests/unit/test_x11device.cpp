@@ -23,6 +23,7 @@
 #include "base/Clock.h"
 #include "base/Frame.h"
 #include "base/IoDeadline.h"
+#include "device/DeviceWait.h"
 #include "device/KeyCombo.h"
 #include "device/virtual/VirtualDisplay.h"
 #include "device/x11/X11Device.h"
@@ -370,6 +371,38 @@ TEST_CASE("X11Device: a capture the run's time limit ends is the run's timeout, 
         }
     }
     CHECK(what == "timeout");
+}
+
+TEST_CASE("X11Device: typing on a display that stopped answering ends at the step's bound", "[x11]") {
+    auto vd = startDisplay(320, 240);
+    if (!vd) {
+        WARN("Xvfb is not installed: skipping");
+        return;
+    }
+    X11Device dev(vd->name());
+    dev.capture();  // connected and answering
+    const pid_t xvfb = vd->process().pid();
+    REQUIRE(kill(xvfb, SIGSTOP) == 0);
+    struct Resume {
+        pid_t pid;
+        ~Resume() { kill(pid, SIGCONT); }
+    } resume{xvfb};
+    // The step's deadline 0.5 s from now: the keyboard's first round trip (the keymap) is given
+    // kIoWaitFloor (2 s) at least, and ends there, however long the display stays stopped.
+    IoDeadlineScope bound(monotonicSeconds() + 0.5, nullptr, "the step's deadline");
+    const double t0 = monotonicSeconds();
+    std::string what = "no error";
+    try {
+        dev.typeText("a");
+    } catch (const DeviceStalled& e) {
+        what = e.what();
+    } catch (const std::exception& e) {
+        what = std::string("not a stall: ") + e.what();
+    }
+    const double took = monotonicSeconds() - t0;
+    INFO(what << " after " << took << " s");
+    CHECK(what.find("X display " + vd->name() + ": keymap: no answer within") != std::string::npos);
+    CHECK(took < kIoWaitFloor + 1.0);
 }
 
 namespace {

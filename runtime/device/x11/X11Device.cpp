@@ -13,11 +13,11 @@
 namespace eacu {
 
 X11Device::Impl::~Impl() {
-    watchdog.reset();  // its thread, before the connection goes
     try {
-        restoreMapping();
+        restoreMapping();  // watched: a display that stopped answering does not hold the close
     } catch (...) {
     }
+    watchdog.reset();  // its thread, before the connection goes
     freeShm();
     if (dpy) {
         XCloseDisplay(dpy);
@@ -33,6 +33,10 @@ void X11Device::Impl::checkAlive() const {
 }
 
 DeviceWait X11Device::Impl::roundTrip(const char* operation) const { return x11Wait("X display " + name, operation); }
+
+void X11Device::Impl::watch(std::optional<X11Watchdog::Scope>& bound, const char* operation) const {
+    if (watchdog) bound.emplace(*watchdog, roundTrip(operation));
+}
 
 void X11Device::Impl::flush() {
     checkAlive();

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ struct X11Device::Impl {
     // The bound of one round trip of `operation` (x11Wait: its own limit, the thread's IoBound,
     // the run's token): hold the Scope while the call runs, then checkAlive().
     DeviceWait roundTrip(const char* operation) const;
+    // Arms the watchdog into `bound` for the round trips of `operation` (nothing when the
+    // connection has none): the keyboard's own calls (keymap, focus, pings, events), whose Xlib
+    // requests wait for a reply with no timeout.
+    void watch(std::optional<X11Watchdog::Scope>& bound, const char* operation) const;
     // XFlush under the watchdog ("input"), then checkAlive().
     void flush();
     void querySize();

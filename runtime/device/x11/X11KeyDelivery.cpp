@@ -94,6 +94,8 @@ Property readProperty(Display* dpy, Window w, Atom prop, Atom type, long max_lon
 }  // namespace
 
 void X11Device::Impl::watchFocus() {
+    std::optional<X11Watchdog::Scope> bound;
+    watch(bound, "focus");
     if (damage_event == -1) {
         int err = 0;
         if (!XDamageQueryExtension(dpy, &damage_event, &err)) damage_event = -2;
@@ -194,6 +196,8 @@ bool X11Device::Impl::answersPings(Window w) {
 }
 
 bool X11Device::Impl::sendPing(Window w) {
+    std::optional<X11Watchdog::Scope> bound;
+    watch(bound, "ping");
     if (!root_watched) {
         // The answer is sent to the root window for SubstructureNotify (and Redirect) listeners.
         XWindowAttributes wa{};
@@ -221,6 +225,8 @@ bool X11Device::Impl::sendPing(Window w) {
 
 void X11Device::Impl::pollDraws() {
     if ((damage_event < 0 || !damage) && !root_watched) return;
+    std::optional<X11Watchdog::Scope> bound;
+    watch(bound, "events");  // XPending flushes what is queued: a full socket waits
     while (XPending(dpy)) {
         XEvent ev;
         XNextEvent(dpy, &ev);

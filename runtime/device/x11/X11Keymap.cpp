@@ -29,6 +29,8 @@ std::string hex(unsigned long v) {
 }  // namespace
 
 void X11Device::Impl::refreshKeymap() {
+    std::optional<X11Watchdog::Scope> bound;
+    watch(bound, "keymap");
     XDisplayKeycodes(dpy, &min_kc, &max_kc);
     int n = max_kc - min_kc + 1;
     KeySym* m = XGetKeyboardMapping(dpy, KeyCode(min_kc), n, &per);
@@ -163,7 +165,11 @@ void X11Device::Impl::restoreMapping() {
     key_serial.clear();
     key_window.clear();
     key_ping.clear();
+    std::optional<X11Watchdog::Scope> bound;
+    watch(bound, "keymap");
     XSync(dpy, False);
+    bound.reset();
+    checkAlive();
 }
 
 }  // namespace eacu
