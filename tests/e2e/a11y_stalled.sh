@@ -41,20 +41,7 @@ part(4)
 tap { role = "push button", name = "Yes" }
 io.stderr:write("tapped\n")
 LUA
-mkfifo "$OUT/go"
-"$EACU" run "$OUT/stall.lua" --display virtual --db "$db" <"$OUT/go" >"$OUT/out" 2>"$OUT/err" &
-pid=$!
-exec 3>"$OUT/go"
-stopped=()
-trap 'for p in "${stopped[@]}"; do kill -CONT "$p" 2>/dev/null || true; done' EXIT
-# Waits (at most $2 s) until the script has printed the line $1.
-wait_line() {
-  for _ in $(seq $(($2 * 10))); do grep -q "^$1" "$OUT/err" && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  cat "$OUT/err" >&2
-  fail "no '$1' from the script within $2 s"
-}
-stop() { kill -STOP "$@"; stopped+=("$@"); }
-resume() { kill -CONT "$@"; }
+paced_run "$OUT/stall.lua" --display virtual --db "$db"
 
 wait_line "ready 1" 60
 # The AT-SPI bus's daemon: the dbus-daemon whose parent is an at-spi-bus-launcher that this run
@@ -74,18 +61,18 @@ for p in $(pgrep -x dbus-daemon); do
 done
 [ -n "$bus" ] || fail "no accessibility bus daemon under the run (pid $pid): $(ps -o pid,ppid,args --ppid "$pid")"
 
-stop "$bus"
+stop_process "$bus"
 echo go >&3
 wait_line "first use: " 30
-resume "$bus"
+resume_process "$bus"
 wait_line "ready 2" 10
 echo go >&3
 wait_line "ready 3" 30
 grep -q "^found after resume" "$OUT/err" || fail "the element was not found once the bus answered"
-stop "$bus"
+stop_process "$bus"
 echo go >&3
 wait_line "connected: " 30
-resume "$bus"
+resume_process "$bus"
 wait_line "ready 4" 10
 echo go >&3
 exec 3>&-

@@ -137,3 +137,27 @@ chrome() {
     --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
     --user-data-dir="$prof" --window-size=1500,950 "$@" 2>>"$OUT/chromium.log"
 }
+
+# A run whose script reads a line from its stdin (a fifo) before each part, so that a test can
+# put a fault in place (a stopped process) before the part's step starts.
+# paced_run SCRIPT [RUN ARGS...]: starts `eacu run SCRIPT ARGS...` in the background ($pid; its
+# stdout in $OUT/out, stderr in $OUT/err); `echo go >&3` lets the script go on, `exec 3>&-`
+# ends its input. stop_process/resume_process PID... send SIGSTOP/SIGCONT; every stopped process
+# is resumed when the test exits, however it exits.
+paced_run() {
+  mkfifo "$OUT/go"
+  "$EACU" run "$@" <"$OUT/go" >"$OUT/out" 2>"$OUT/err" &
+  pid=$!
+  exec 3>"$OUT/go"
+  stopped=()
+  trap 'for p in "${stopped[@]}"; do kill -CONT "$p" 2>/dev/null || true; done' EXIT
+}
+stop_process() { kill -STOP "$@"; stopped+=("$@"); }
+resume_process() { kill -CONT "$@"; }
+# wait_line LINE SECONDS: waits until the paced run has printed a line starting with LINE on its
+# stderr; fails (with that stderr) after SECONDS or when the run has ended without it.
+wait_line() {
+  for _ in $(seq $(($2 * 10))); do grep -q "^$1" "$OUT/err" && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  cat "$OUT/err" >&2
+  fail "no '$1' from the script within $2 s"
+}

@@ -32,20 +32,7 @@ io.stderr:write("ready 2\n")
 io.read("*l")
 report("capture step", pcall(step, { wait = "text:Never shown here", timeout = 6, retry = 0 }))
 LUA
-mkfifo "$OUT/go"
-"$EACU" run "$OUT/stall.lua" --display virtual --db "$db" <"$OUT/go" >"$OUT/out" 2>"$OUT/err" &
-pid=$!
-exec 3>"$OUT/go"
-stopped=()
-trap 'for p in "${stopped[@]}"; do kill -CONT "$p" 2>/dev/null || true; done' EXIT
-# Waits (at most $2 s) until the script has printed the line $1.
-wait_line() {
-  for _ in $(seq $(($2 * 10))); do grep -q "^$1" "$OUT/err" && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  cat "$OUT/err" >&2
-  fail "no '$1' from the script within $2 s"
-}
-stop() { kill -STOP "$@"; stopped+=("$@"); }
-resume() { kill -CONT "$@"; }
+paced_run "$OUT/stall.lua" --display virtual --db "$db"
 
 wait_line "ready 1" 60
 run=$(sqlite3 "$db" "SELECT id FROM runs WHERE pid=$pid")
@@ -53,15 +40,15 @@ display=$(display_of_run "$db" "$run")
 read -r xpid _ < <(awk -v d=":$display" '$3 == d' "$XVFB_LOG")
 [ -n "$xpid" ] || fail "no Xvfb on :$display in $XVFB_LOG"
 
-stop "$xpid"
+stop_process "$xpid"
 echo go >&3
 wait_line "window step: " 20
-resume "$xpid"
+resume_process "$xpid"
 wait_line "ready 2" 20
-stop "$xpid"
+stop_process "$xpid"
 echo go >&3
 wait_line "capture step: " 20
-resume "$xpid"
+resume_process "$xpid"
 exec 3>&-
 timeout 30 tail --pid="$pid" -f /dev/null || fail "eacu run still ran 30 s after its stalls ended"
 wait "$pid" || true
