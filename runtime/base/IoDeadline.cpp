@@ -24,6 +24,12 @@ IoDeadlineScope IoDeadlineScope::in(double seconds, const CancelToken* token, co
     return IoDeadlineScope(monotonicSeconds() + std::max(0.0, seconds), token, what);
 }
 
+IoDeadlineScope IoDeadlineScope::cleanup(double seconds, const std::string& what) {
+    IoDeadlineScope s(0, nullptr, "");  // saves the outer bound
+    t_bound = {monotonicSeconds() + std::max(0.0, seconds), nullptr, what};
+    return s;
+}
+
 IoDeadlineScope::IoDeadlineScope(IoDeadlineScope&& other) noexcept : saved_(std::move(other.saved_)) {
     other.active_ = false;
 }

@@ -26,6 +26,10 @@ public:
     IoDeadlineScope(double at, const CancelToken* token, std::string what);
     /// Sets the bound `seconds` from now (see above).
     static IoDeadlineScope in(double seconds, const CancelToken* token, const std::string& what);
+    /// For cleanup that must run after the thread's bound and its token's deadline have passed
+    /// (a display's keyboard mapping restored when a run ends at its time limit): the bound is
+    /// `seconds` from now, with no token, whatever the outer scopes say.
+    static IoDeadlineScope cleanup(double seconds, const std::string& what);
     ~IoDeadlineScope();
     IoDeadlineScope(const IoDeadlineScope&) = delete;
     IoDeadlineScope& operator=(const IoDeadlineScope&) = delete;

@@ -157,6 +157,24 @@ TEST_CASE("io bound: the run's token ends a wait (cancel, and its deadline witho
     CHECK(by == "the run's time limit");
 }
 
+TEST_CASE("io bound: a cleanup scope has its own bound, whatever the outer scopes and token say", "[device_wait]") {
+    CancelToken limited;
+    limited.setDeadline(monotonicSeconds() - 1, "the run's time limit of 1 s is used up");  // passed
+    IoDeadlineScope run(monotonicSeconds() + 0.1, &limited, "the step's deadline");
+    std::string by;
+    CHECK(ioWaitEnd(30, &by) < monotonicSeconds());
+    {
+        IoDeadlineScope own = IoDeadlineScope::cleanup(5, "the close's bound of 5 s");
+        const double end = ioWaitEnd(30, &by);
+        CHECK(end > monotonicSeconds() + 4);
+        CHECK(end < monotonicSeconds() + 5.1);
+        CHECK(by == "the close's bound of 5 s");
+        CHECK(currentIoBound().token == nullptr);
+    }
+    CHECK(currentIoBound().token == &limited);  // the outer bound again
+    CHECK(currentIoBound().what == "the step's deadline");
+}
+
 TEST_CASE("agent connection: a stalled agent ends the call at the step's bound, the next call reconnects",
           "[device_wait]") {
     FakeAgent agent;

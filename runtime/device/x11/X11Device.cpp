@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "base/IoDeadline.h"
 #include "device/atspi/AtspiAccessibility.h"
 #include "device/x11/X11DeviceImpl.h"
 #include "device/x11/X11Errors.h"
@@ -14,7 +15,10 @@ namespace eacu {
 
 X11Device::Impl::~Impl() {
     try {
-        restoreMapping();  // watched: a display that stopped answering does not hold the close
+        // Watched (a display that stopped answering does not hold the close), with a bound of
+        // its own: the run's may be used up (--max-time), and the mapping is still restored.
+        IoDeadlineScope own = IoDeadlineScope::cleanup(5, "the close's bound of 5 s");
+        restoreMapping();
     } catch (...) {
     }
     watchdog.reset();  // its thread, before the connection goes
