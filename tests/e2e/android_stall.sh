@@ -56,7 +56,7 @@ for what in screencap uiautomator input; do
   echo "$what step: $row"
   expect_contains "$row" "adb $serial$op" "$what: the run log's error"
   secs=$(echo "$row" | cut -d'|' -f2)
-  python3 -c "import sys; sys.exit(0 if float('$secs') <= 4.6 else 1)" || fail "$what: the stalled step took $secs s (timeout 3 s + 1 s, 0.6 s for the step's own work as in chromium_stall)"
+  python3 -c "import sys; sys.exit(0 if float('$secs') <= 4 + $(scaled 0.6) else 1)" || fail "$what: the stalled step took $secs s (timeout 3 s + 1 s, 0.6 s for the step's own work as in chromium_stall, scaled)"
 done
 [ "$(grep -c "^stall ended: the host closed the connection" "$standin_log")" = 3 ] ||
   fail "eacu did not close every stalled connection (the stand-in's log: $(grep stall "$standin_log"))"

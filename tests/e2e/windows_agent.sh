@@ -257,7 +257,7 @@ expect_contains "$stalled" "the step's deadline, 6 s + 1 s" "the stalled step na
 row=$(sqlite3 "$db" "SELECT printf('%.2f', ended_at - started_at) || '|' || error FROM steps WHERE run_id=(SELECT MAX(id) FROM runs) AND action='step'")
 echo "agent stall step: $row"
 expect_contains "$row" "no answer within" "the run log's error"
-python3 -c "import sys; sys.exit(0 if float('${row%%|*}') <= 7.6 else 1)" || fail "the stalled step took ${row%%|*} s (timeout 6 s + 1 s)"
+python3 -c "import sys; sys.exit(0 if float('${row%%|*}') <= 7 + $(scaled 0.6) else 1)" || fail "the stalled step took ${row%%|*} s (timeout 6 s + 1 s)"
 printf '%s\n' 'print("windows: " .. #windows())' >"$OUT/after_stall.lua"
 EACU_AGENT_TOKEN=$token timeout 60 "$EACU" run "$OUT/after_stall.lua" --device "agent:$addr" --db "$db" >"$OUT/after_stall.out" 2>&1 ||
   fail "the run after SIGCONT: $(cat "$OUT/after_stall.out")"
