@@ -58,6 +58,21 @@ def tree(pid):
     return out
 
 
+def names(pids):
+    """'command xN (RSS MB)' for each command among `pids`, largest RSS first: what the all-RSS
+    column is made of."""
+    by = {}
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/comm") as f:
+                c = f.read().strip()
+        except OSError:
+            continue
+        n, kb = by.get(c, (0, 0))
+        by[c] = (n + 1, kb + rss_kb(p))
+    return ", ".join(f"{c} x{n} ({kb / 1024:.0f} MB)" for c, (n, kb) in sorted(by.items(), key=lambda i: -i[1][1]))
+
+
 def rss_kb(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -118,6 +133,8 @@ def main():
         print(f"SOAK tasks={done} serve_rss_mb={row['serve_rss_mb']:.1f} all_rss_mb={row['all_rss_mb']:.1f} "
               f"serve_fds={row['serve_fds']} processes={row['processes']} runlog_mb={row['runlog_mb']:.2f} "
               f"runlog_kb_per_task={row['runlog_kb_per_task']:.1f} elapsed_s={row['t_s']:.0f}", flush=True)
+        for k, ps in procs.items():
+            print(f"SOAK processes tasks={done} {k}: {names(ps)}", flush=True)
 
     try:
         sample(0)
