@@ -148,6 +148,16 @@ private:
 
 namespace {
 
+// Asks the bus at `address` for Hello within what is left of `bus` (busAnswers: a connection of
+// our own, not libatspi's, whose calls wait D-Bus's 25 s). Throws the stall when the bound ran
+// out, else DeviceError naming the bus (a daemon that is gone: the connection refused).
+void requireAnswer(const std::string& address, const std::string& display, const BusWait& bus) {
+    std::string why;
+    if (busAnswers(address, bus.next(true), &why)) return;
+    bus.failed(why.empty() ? "no answer" : why);
+    throw DeviceError("accessibility bus of display " + display + " (" + address + "): " + (why.empty() ? "unreachable" : why));
+}
+
 // The process id of application `app`, asked of the bus (GetConnectionUnixProcessID) with
 // the bound's timeout (libatspi's atspi_accessible_get_process_id waits D-Bus's default 25 s);
 // 0 when the bus does not say.
@@ -279,12 +289,7 @@ void AtspiAccessibility::connect(const BusWait& bus) {
     // per call on a bus that accepts the connection but does not answer (its daemon stopped):
     // the bus is asked first, on a connection of ours, within the bound. (A bus that stops
     // between that answer and libatspi's calls is not bounded so.)
-    std::string why;
-    if (!busAnswers(bus_address_, bus.next(true), &why)) {
-        bus.failed(why.empty() ? "no answer" : why);
-        throw DeviceError("accessibility bus of display " + display_ + ": cannot connect to " + bus_address_ +
-                          (why.empty() ? "" : ": " + why));
-    }
+    requireAnswer(bus_address_, display_, bus);
     if (g_connected) {
         atspi_exit();
         g_connected = false;
@@ -323,11 +328,7 @@ A11yElement AtspiAccessibility::snapshot(const A11yScope& scope) {
         // stopped answering gives an empty desktop, not an error. An empty one is checked (Hello
         // on a connection of ours, within the bound), so that a stall is not taken for a screen
         // without programs.
-        std::string why;
-        if (!busAnswers(bus_address_, bus.next(true), &why)) {
-            bus.failed(why.empty() ? "no answer" : why);
-            throw DeviceError("accessibility bus of display " + display_ + ": " + (why.empty() ? "unreachable" : why));
-        }
+        requireAnswer(bus_address_, display_, bus);
     }
     for (int i = 0; i < n; ++i) {
         bus.next();
