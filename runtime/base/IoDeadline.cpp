@@ -26,7 +26,7 @@ IoDeadlineScope IoDeadlineScope::in(double seconds, const CancelToken* token, co
 
 IoDeadlineScope IoDeadlineScope::cleanup(double seconds, const std::string& what) {
     IoDeadlineScope s(0, nullptr, "");  // saves the outer bound
-    t_bound = {monotonicSeconds() + std::max(0.0, seconds), nullptr, what};
+    t_bound = {monotonicSeconds() + std::max(0.0, seconds), nullptr, what, true};
     return s;
 }
 
@@ -62,7 +62,7 @@ double ioWaitEnd(double own_timeout, std::string* limited_by, double least) {
 
 void ioCheckCancel() {
     if (t_bound.token) t_bound.token->check();
-    else if (pendingSignal() != 0) throw Cancelled("cancelled", false);
+    else if (!t_bound.cleanup && pendingSignal() != 0) throw Cancelled("cancelled", false);
 }
 
 }  // namespace eacu

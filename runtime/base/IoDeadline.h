@@ -14,6 +14,9 @@ struct IoBound {
     double at = 0;
     const CancelToken* token = nullptr;
     std::string what;
+    /// Set by IoDeadlineScope::cleanup: a pending signal (a SIGTERM, serve's stop) does not
+    /// cancel the wait, only the moment `at` ends it.
+    bool cleanup = false;
 };
 
 /// Sets the calling thread's IoBound for the scope's life. Scopes nest: the inner bound is the
@@ -27,8 +30,9 @@ public:
     /// Sets the bound `seconds` from now (see above).
     static IoDeadlineScope in(double seconds, const CancelToken* token, const std::string& what);
     /// For cleanup that must run after the thread's bound and its token's deadline have passed
-    /// (a display's keyboard mapping restored when a run ends at its time limit): the bound is
-    /// `seconds` from now, with no token, whatever the outer scopes say.
+    /// or the run was cancelled (a display's keyboard mapping restored when a run ends at its
+    /// time limit, a page closed when serve stops its task): the bound is `seconds` from now,
+    /// with no token and no cancelling by a pending signal, whatever the outer scopes say.
     static IoDeadlineScope cleanup(double seconds, const std::string& what);
     ~IoDeadlineScope();
     IoDeadlineScope(const IoDeadlineScope&) = delete;
@@ -58,7 +62,7 @@ constexpr double kIoWaitFloor = 2.0;
 double ioWaitEnd(double own_timeout, std::string* limited_by = nullptr, double least = kIoWaitFloor);
 
 /// Throws Cancelled when the thread's token is cancelled (a stop, a signal, the run's time
-/// limit); nothing outside every scope but a pending signal.
+/// limit); outside every scope, on a pending signal; never inside a cleanup scope.
 void ioCheckCancel();
 
 }  // namespace eacu

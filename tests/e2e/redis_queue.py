@@ -354,6 +354,31 @@ def web_task(server, api, what, token):
     return tid, fps, len(window)
 
 
+def stopped_task_closes_its_page(api, endpoint):
+    """A task stopped from the API while its page streams live frames: its page is open in the
+    serve's Chromium while it runs and closed once the task is stopped (the worker waits for
+    Target.closeTarget's answer although the stop cancelled its run: a page left open keeps a
+    renderer per stopped task, which a long soak showed as memory that grew)."""
+    import urllib.request
+
+    def pages():
+        with urllib.request.urlopen(endpoint + "/json/list", timeout=10) as r:
+            return [t["url"] for t in json.load(r) if t.get("type") == "page"]
+
+    mark = "stopped-task-page"
+    script = (f'open_url("data:text/html,<title>{mark}</title><h1>Loop</h1>")\n'
+              "for i = 1, 1000 do screenshot() sleep(0.2) end\nreturn 'not stopped'")
+    tid = api.ok("POST", "/task", {"script": script})["task_id"]
+    wait_until(lambda: any(mark in u for u in pages()), 60, "the stopped task's page to open")
+    api.ok("POST", "/api/chat/stop", {"task_id": tid})
+    v = wait_until(lambda: (v := api.ok("GET", f"/task/{tid}"))["status"] not in ("queued", "running") and v, 60,
+                   "the stopped task to end")
+    check(v["status"] == "stopped", f"local serve: the task was stopped: {v}")
+    left = [u for u in pages() if mark in u]
+    check(not left, f"local serve: the stopped task's page was closed when it ended: {left}")
+    print("stopped task: its page was closed")
+
+
 def chromium():
     # No X display anywhere: a --device chromium task must not need one.
     env = os.environ.copy()
@@ -372,6 +397,7 @@ def chromium():
         dev = c.execute("SELECT device FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0]
         c.close()
         check(dev.startswith("cdp http://127.0.0.1:"), f"local serve: the run was on a page of the serve's Chromium: {dev}")
+        stopped_task_closes_its_page(api, dev.split()[1])
     finally:
         server.stop()
 

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <csignal>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -173,6 +174,20 @@ TEST_CASE("io bound: a cleanup scope has its own bound, whatever the outer scope
     }
     CHECK(currentIoBound().token == &limited);  // the outer bound again
     CHECK(currentIoBound().what == "the step's deadline");
+}
+
+TEST_CASE("io bound: a pending signal (serve's stop) cancels waits, but not a cleanup scope's", "[device_wait]") {
+    cancelAllFromSignal(SIGTERM);
+    CHECK_THROWS_AS(ioCheckCancel(), Cancelled);
+    {
+        IoDeadlineScope own = IoDeadlineScope::cleanup(5, "the page's close, bound of 5 s");
+        CHECK_NOTHROW(ioCheckCancel());
+        DeviceWait wait("chromium", "Target.closeTarget", 5);
+        CHECK(wait.slice() > 0);  // a close is still waited for
+    }
+    CHECK_THROWS_AS(ioCheckCancel(), Cancelled);
+    clearPendingSignal();
+    CHECK_NOTHROW(ioCheckCancel());
 }
 
 TEST_CASE("agent connection: a stalled agent ends the call at the step's bound, the next call reconnects",

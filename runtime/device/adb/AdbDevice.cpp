@@ -151,6 +151,8 @@ AdbDevice::~AdbDevice() {
     setStream(nullptr);
     if (previous_ime_.empty()) return;
     try {
+        // Restored after a stop, a signal or the run's time limit too (a bound of its own).
+        IoDeadlineScope own = IoDeadlineScope::cleanup(5, "the close's bound of 5 s");
         shell_.run("ime set " + shellQuote(previous_ime_), 5);
     } catch (const std::exception&) {
         // The device is gone: nothing to restore.

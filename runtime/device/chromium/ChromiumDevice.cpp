@@ -15,6 +15,7 @@
 #include "base/Base64.h"
 #include "base/Clock.h"
 #include "base/ImageDecode.h"
+#include "base/IoDeadline.h"
 #include "base/Utf8.h"
 #include "device/chromium/CdpAccessibility.h"
 #include "device/chromium/CdpConnection.h"
@@ -184,6 +185,10 @@ Accessibility& ChromiumDevice::accessibility() {
 int ChromiumDevice::browserPid() const { return browser_ ? int(browser_->process().pid()) : 0; }
 
 ChromiumDevice::~ChromiumDevice() {
+    // The close is waited for even after a stop or a signal cancelled the run: a page whose
+    // Target.closeTarget was sent but not answered before the socket closed stays open in the
+    // browser (the live screen's frames still unread turn the close into a reset).
+    IoDeadlineScope own = IoDeadlineScope::cleanup(5, "the page's close, bound of 5 s");
     bool cast;
     {
         std::lock_guard<std::mutex> lk(mu_);
