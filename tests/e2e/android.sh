@@ -108,4 +108,27 @@ out=$("$EACU" bench adb --device "adb:$serial" --n 1 --tap 张三 2>&1) || fail 
 echo "$out"
 expect_contains "$out" "step: tap it by the tree" "the whole-step benchmark"
 expect_contains "$out" "ratio to one raw screencap" "the whole steps against one raw screencap"
+
+# 6. The previous IME is restored when a signal ends the run (serve's stop ends a task the same
+# way): the device's close has a bound of its own, which a pending signal does not cancel.
+adb_here -s "$serial" shell input keyevent 4
+: >"$standin_log"
+cat >"$OUT/term.lua" <<'LUA'
+launch("com.example.chat")
+tap("a11y:张三")
+tap({ resource_id = "com.example.chat:id/input" })
+input("你好")
+io.stderr:write("typed\n")
+while true do sleep(0.2) end
+LUA
+"$EACU" run "$OUT/term.lua" --device "adb:$serial" --db "$db" >"$OUT/term.out" 2>"$OUT/term.err" &
+tpid=$!
+for _ in $(seq 600); do grep -q '^typed' "$OUT/term.err" && break; kill -0 $tpid 2>/dev/null || break; sleep 0.1; done
+grep -q '^typed' "$OUT/term.err" || { cat "$OUT/term.err" >&2; fail "the run to be ended by a signal did not type"; }
+expect_contains "$(grep '^ime set' "$standin_log" | tail -1)" "ime set com.android.adbkeyboard/.AdbIME" "ADBKeyBoard selected by the run"
+kill -TERM $tpid
+rc=0; wait $tpid || rc=$?
+[ "$rc" -ne 0 ] || fail "the run ended by SIGTERM exited 0"
+expect_contains "$(grep '^ime set' "$standin_log" | tail -1)" "ime set com.android.inputmethod.latin/.LatinIME" \
+  "the previous IME restored after SIGTERM (exit $rc)"
 echo PASS
