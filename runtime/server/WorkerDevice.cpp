@@ -5,6 +5,7 @@
 
 #include "device/DeviceFactory.h"
 #include "device/chromium/ChromiumBrowser.h"
+#include "device/chromium/OrphanPages.h"
 
 namespace eacu::server {
 
@@ -23,6 +24,7 @@ WorkerDevice::WorkerDevice(const std::string& spec) {
     switch (d.kind) {
     case DeviceSpec::Kind::Chromium:
         browser_ = ChromiumBrowser::start(d.size);
+        orphans_ = std::make_unique<OrphanPages>(browser_->webSocketUrl(), browser_->peer());
         run_spec_ = "cdp:" + browser_->endpoint() + "#" + metrics(d);
         kind_ = "chromium";
         shared_ = true;

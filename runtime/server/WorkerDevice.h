@@ -8,6 +8,7 @@
 
 namespace eacu {
 class ChromiumBrowser;
+class OrphanPages;
 }
 
 namespace eacu::server {
@@ -16,7 +17,7 @@ class WorkerDevice {
 public:
     /// Parses `spec` (parseDeviceSpec) and, for "chromium[:WxH[@S]]", starts ONE headless
     /// Chromium for this worker process (stopped by the destructor); every run opens a page of
-    /// its own in it. Throws std::invalid_argument for a spec that is an X display ("virtual",
+    /// its own in it, and a page whose run was killed or crashed is closed (OrphanPages). Throws std::invalid_argument for a spec that is an X display ("virtual",
     /// ":N": those are --display), an image, or malformed; DeviceError when Chromium cannot start.
     explicit WorkerDevice(const std::string& spec);
     /// Checks `eacu serve`'s or `eacu worker`'s other options for a --device `spec` that is not
@@ -38,6 +39,7 @@ public:
 
 private:
     std::unique_ptr<ChromiumBrowser> browser_;
+    std::unique_ptr<OrphanPages> orphans_;  // before the browser goes
     std::string run_spec_, kind_;
     bool shared_ = false;
 };

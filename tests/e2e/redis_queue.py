@@ -354,16 +354,49 @@ def web_task(server, api, what, token):
     return tid, fps, len(window)
 
 
+def page_urls(endpoint):
+    """The URLs of the page targets of the browser at `endpoint` (its /json/list)."""
+    import urllib.request
+    with urllib.request.urlopen(endpoint + "/json/list", timeout=10) as r:
+        return [t["url"] for t in json.load(r) if t.get("type") == "page"]
+
+
+def killed_task_page_is_closed(api, endpoint):
+    """A task whose worker process is killed with SIGKILL cannot close its page: serve closes it
+    (OrphanPages: a page no client is attached to on two looks 5 s apart)."""
+    mark = "killed-task-page"
+    script = (f'open_url("data:text/html,<title>{mark}</title><h1>Loop</h1>")\n'
+              "for i = 1, 1000 do screenshot() sleep(0.2) end\nreturn 'not killed'")
+    tid = api.ok("POST", "/task", {"script": script})["task_id"]
+    wait_until(lambda: any(mark in u for u in page_urls(endpoint)), 60, "the task's page to open")
+    workers = []
+    for d in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{d}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if comm == "eacu" and b"--serve-fd" in argv and any(a.endswith(f"-task{tid}.lua".encode()) for a in argv):
+            workers.append(int(d))
+    check(len(workers) == 1, f"local serve: one worker process runs task {tid}: {workers}")
+    os.kill(workers[0], signal.SIGKILL)
+    t0 = time.monotonic()
+    v = wait_until(lambda: (v := api.ok("GET", f"/task/{tid}"))["status"] not in ("queued", "running") and v, 60,
+                   "the killed task to end")
+    wait_until(lambda: not any(mark in u for u in page_urls(endpoint)), 30,
+               f"serve to close the page of the killed task ({v['status']})")
+    print(f"killed task ({v['status']}): its page was closed {time.monotonic() - t0:.1f} s after the kill")
+
+
 def stopped_task_closes_its_page(api, endpoint):
     """A task stopped from the API while its page streams live frames: its page is open in the
     serve's Chromium while it runs and closed once the task is stopped (the worker waits for
     Target.closeTarget's answer although the stop cancelled its run: a page left open keeps a
     renderer per stopped task, which a long soak showed as memory that grew)."""
-    import urllib.request
-
     def pages():
-        with urllib.request.urlopen(endpoint + "/json/list", timeout=10) as r:
-            return [t["url"] for t in json.load(r) if t.get("type") == "page"]
+        return page_urls(endpoint)
 
     mark = "stopped-task-page"
     script = (f'open_url("data:text/html,<title>{mark}</title><h1>Loop</h1>")\n'
@@ -398,6 +431,7 @@ def chromium():
         c.close()
         check(dev.startswith("cdp http://127.0.0.1:"), f"local serve: the run was on a page of the serve's Chromium: {dev}")
         stopped_task_closes_its_page(api, dev.split()[1])
+        killed_task_page_is_closed(api, dev.split()[1])
     finally:
         server.stop()
 
