@@ -67,6 +67,7 @@ private:
         auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
         char sink[65536];
         bool client_open = true;
+        if (bytes.empty()) ::shutdown(c, SHUT_WR);  // nothing to write: end of file at once
         while (std::chrono::steady_clock::now() < until && (off < bytes.size() || client_open)) {
             pollfd q{c, short(POLLIN | (off < bytes.size() ? POLLOUT : 0)), 0};
             if (::poll(&q, 1, 100) <= 0) continue;

@@ -18,7 +18,7 @@ namespace {
 constexpr double kCallTimeout = 5.0;
 
 struct PageTarget {
-    std::string id, url;
+    std::string id, url, opener;
     bool attached = false;
 };
 
@@ -29,7 +29,8 @@ std::vector<PageTarget> pageTargets(CdpConnection& cdp) {
     for (const auto& t : r["targetInfos"]) {
         if (!t.is_object() || t.value("type", "") != "page" || !t.contains("targetId") || !t["targetId"].is_string())
             continue;
-        out.push_back({t["targetId"].get<std::string>(), t.value("url", ""), t.value("attached", false)});
+        std::string opener = t.contains("openerId") && t["openerId"].is_string() ? t["openerId"].get<std::string>() : "";
+        out.push_back({t["targetId"].get<std::string>(), t.value("url", ""), opener, t.value("attached", false)});
     }
     return out;
 }
@@ -61,10 +62,13 @@ OrphanPages::~OrphanPages() {
 }
 
 int OrphanPages::look() {
-    std::set<std::string> now;
+    std::set<std::string> now, open;
     int n = 0;
-    for (const PageTarget& p : pageTargets(*cdp_)) {
-        if (p.attached || kept_.count(p.id)) continue;
+    const std::vector<PageTarget> pages = pageTargets(*cdp_);
+    for (const PageTarget& p : pages) open.insert(p.id);
+    for (const PageTarget& p : pages) {
+        // A window a page opened (window.open) is its page's while that page is open.
+        if (p.attached || kept_.count(p.id) || open.count(p.opener)) continue;
         now.insert(p.id);
         if (!unattached_.count(p.id)) continue;  // first seen unattached: perhaps being opened
         cdp_->call("Target.closeTarget", {{"targetId", p.id}}, "", kCallTimeout);

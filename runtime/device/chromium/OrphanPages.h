@@ -17,7 +17,8 @@ class CdpConnection;
 /// (Target.getTargets) that no client is attached to on two looks `period` seconds apart (a run
 /// attaches to the page it creates within one round trip, so a page being opened is never
 /// taken), other than those open when the watch began (the browser's first tab: closing the last
-/// page may end a headless browser). Each page closed is said on stderr with its URL.
+/// page may end a headless browser) and windows opened by a page still open (their `openerId`).
+/// Each page closed is said on stderr with its URL.
 class OrphanPages {
 public:
     /// `ws_url`: the browser's "ws://127.0.0.1:PORT/devtools/browser/ID"; `peer` names it in
