@@ -58,10 +58,6 @@ rm -f "$form"
 expect_eq "$(cat "$form")" "Wang 张三" "what zenity wrote when the saved script ran"
 
 # ---- chromium: the URL box ----
-# Only with EACU_TEST_STUDIO_CHROMIUM=1: the proof frame of a click on a page just opened can
-# still be the last document's (a fresh-clone CI run wrote `tap({ x = 201, y = 130 })` for the
-# button, 1 run of 3; docs/not-there-yet.md). (The body is not indented: it holds a here-document.)
-if [ "${EACU_TEST_STUDIO_CHROMIUM:-}" = 1 ]; then
 cat >"$OUT/press.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><body style="margin:0;font:24px sans-serif">
 <button id="b" style="position:absolute;left:100px;top:100px;width:200px;height:60px;font-size:24px"
@@ -82,9 +78,6 @@ grep -q "^open_url(\"file://$OUT/press.html\")" "$OUT/press.lua" || fail "no ope
 printf '%s\n' 'wait("text:Pressed", 10)' >>"$OUT/press.lua"
 "$EACU" run "$OUT/press.lua" --device chromium --db "$OUT/replay_chromium.db" >"$OUT/replay_chromium.out" 2>&1 ||
   fail "the saved chromium script failed: $(cat "$OUT/replay_chromium.out")"
-else
-echo "chromium case skipped (EACU_TEST_STUDIO_CHROMIUM=1 runs it)"
-fi
 
 # ---- adb stand-in: the chat app ----
 [ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the script needs the stand-in's app"; unset EACU_TEST_ADB_SERIAL; }
