@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
@@ -56,11 +57,36 @@ const A11yElement* elementAt(const std::vector<const A11yElement*>& all, Point p
     return best;
 }
 
+// Whether a tap at the centre of `box` (where a replay taps a phrase or an element found there)
+// lands where the person pressed: within a quarter of its width and half its height of `p`
+// (6 px at least).
+bool centreNear(const Rect& box, Point p) {
+    Point c = box.center();
+    return std::abs(c.x - p.x) <= std::max(6, box.w / 4) && std::abs(c.y - p.y) <= std::max(6, box.h / 2);
+}
+
+// Whether an element does one thing wherever it is pressed (a button, a box, a row, a field):
+// its roles. Elsewhere (a canvas, a slider, an element interactive only by a handler of its own)
+// where on it matters.
+bool actsAsOne(const A11yElement& e) {
+    static const std::set<std::string> roles = {
+        "push button", "toggle button", "check box", "radio button", "menu item", "check menu item",
+        "radio menu item", "combo box", "text", "entry", "password text", "link", "page tab",
+        "list item", "tree item", "table cell", "toggle switch", "button"};
+    return roles.count(e.role) > 0 || e.editable_text;
+}
+
 std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::string& tried) {
     std::vector<const A11yElement*> all = flatten(tree);
     const A11yElement* e = elementAt(all, p);
     if (!e) {
         tried += "no interactive element of the accessibility tree under the point; ";
+        return std::nullopt;
+    }
+    // A replay taps the element's centre: the person's press unless where on it matters.
+    if (!actsAsOne(*e) && !centreNear(e->bounds, p)) {
+        tried += "the " + e->role + " under the point is pressed at " + std::to_string(p.x) + "," + std::to_string(p.y) +
+                 ", not near its centre, where a replay taps it, and where on it matters; ";
         return std::nullopt;
     }
     ProvenTarget t;
@@ -215,13 +241,6 @@ std::string readingFault(const Frame& frame, const Phrase& ph, const std::string
                    fmt2(sum / n) + ")";
     }
     return "";
-}
-
-// Whether a tap at the centre of `box` (where a replay taps a phrase found there) lands where
-// the person pressed: within a quarter of its width and half its height of `p` (6 px at least).
-bool centreNear(const Rect& box, Point p) {
-    Point c = box.center();
-    return std::abs(c.x - p.x) <= std::max(6, box.w / 4) && std::abs(c.y - p.y) <= std::max(6, box.h / 2);
 }
 
 std::optional<ProvenTarget> provePhrase(const Frame& frame, Point p, std::string phrase, std::string& tried) {

@@ -63,6 +63,22 @@ cat >"$OUT/press.html" <<'HTML'
 <button id="b" style="position:absolute;left:100px;top:100px;width:200px;height:60px;font-size:24px"
   onclick="location.hash='pressed';document.getElementById('s').textContent='Pressed 已按'">Press 按</button>
 <p id="s" style="position:absolute;left:100px;top:200px">Waiting</p>
+<canvas id="c" width="300" height="200" style="position:absolute;left:500px;top:300px"></canvas>
+<p id="h" style="position:absolute;left:500px;top:520px">Canvas</p>
+<script>
+// Shapes with no names (a canvas exports no tree below itself): the star at 250,55 of the
+// canvas (750,355 on the page, far from the canvas's centre) is hit, the rest is not.
+const c = document.getElementById('c'), g = c.getContext('2d');
+g.fillStyle = '#f4f0e8'; g.fillRect(0, 0, 300, 200);
+g.fillStyle = '#2060c0'; g.beginPath(); g.arc(60, 60, 30, 0, 7); g.fill();
+g.fillStyle = '#c03020'; g.beginPath();
+for (let i = 0; i < 10; ++i) { const r = i % 2 ? 14 : 34, a = Math.PI / 5 * i - Math.PI / 2;
+  g.lineTo(250 + r * Math.cos(a), 55 + r * Math.sin(a)); }
+g.fill(); g.strokeStyle = '#203010'; g.lineWidth = 3; g.strokeRect(215, 20, 70, 70);
+g.fillStyle = '#30a050'; g.fillRect(40, 130, 50, 40);
+c.onclick = e => { const r = c.getBoundingClientRect();
+  if (Math.hypot(e.clientX - r.left - 250, e.clientY - r.top - 55) < 34) { location.hash = 'hit'; document.getElementById('h').textContent = 'Hit 命中'; } };
+</script>
 HTML
 start_studio --device chromium -o "$OUT/press.lua"
 # The page-driving Chromium gets a TMPDIR of its own: two Chromiums in one TMPDIR (each keeps
@@ -73,11 +89,12 @@ grep -q '^studio_page: passed' "$OUT/chromium.out" || fail "studio_page.py --cas
 stop_studio
 cat "$OUT/press.lua"
 grep -q "^open_url(\"file://$OUT/press.html\")" "$OUT/press.lua" || fail "no open_url line from the URL box in the saved script"
-# The saved script on a fresh Chromium: the page opened, the button found and pressed (its
-# effect: the text it writes).
-printf '%s\n' 'wait("text:Pressed", 10)' >>"$OUT/press.lua"
-"$EACU" run "$OUT/press.lua" --device chromium --db "$OUT/replay_chromium.db" >"$OUT/replay_chromium.out" 2>&1 ||
-  fail "the saved chromium script failed: $(cat "$OUT/replay_chromium.out")"
+# The saved script on a fresh Chromium at another device scale (the studio's page was at 1):
+# the page opened, the button found by the tree and pressed, the star found by its image at
+# twice its recorded size and hit (their effects: the texts they write).
+printf '%s\n' 'wait("text:Pressed", 10)' 'wait("text:Hit", 10)' >>"$OUT/press.lua"
+"$EACU" run "$OUT/press.lua" --device chromium:1280x800@2 --db "$OUT/replay_chromium.db" >"$OUT/replay_chromium.out" 2>&1 ||
+  fail "the saved chromium script failed at device scale 2: $(cat "$OUT/replay_chromium.out")"
 
 # ---- adb stand-in: the chat app ----
 [ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the script needs the stand-in's app"; unset EACU_TEST_ADB_SERIAL; }

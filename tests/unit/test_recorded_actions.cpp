@@ -159,3 +159,45 @@ TEST_CASE("an image crop is cut from the screen before the pointer came, proven 
     REQUIRE(r.match.found);
     CHECK(r.match.box.contains({240, 115}));
 }
+
+TEST_CASE("a tree target is proven only where a tap at the element's centre is the person's press", "[record]") {
+    // A window with a wide button and a canvas (interactive only by its click handler).
+    A11yElement root;
+    root.role = "frame";
+    root.name = "app";
+    root.bounds = {0, 0, 800, 600};
+    root.states = {"showing"};
+    A11yElement button;
+    button.role = "push button";
+    button.name = "Send";
+    button.bounds = {20, 20, 400, 40};
+    button.states = {"showing"};
+    button.path = {0, 0};
+    A11yElement canvas;
+    canvas.role = "canvas";
+    canvas.id = "board";
+    canvas.bounds = {100, 200, 300, 200};
+    canvas.states = {"showing"};
+    canvas.actions = {"click"};
+    canvas.path = {0, 1};
+    root.children = {button, canvas};
+    std::string tried;
+    Frame f;
+    f.bgr = cv::Mat(600, 800, CV_8UC3, cv::Scalar(200, 200, 200));
+    Locator locator;
+    ProofOptions o;
+    o.text = false;
+    o.image = false;
+    // A button does one thing wherever it is pressed: its far end is still the button.
+    ProvenTarget b = proveTarget(f, &root, {400, 30}, locator, o);
+    CHECK(b.kind == ProvenTarget::Kind::A11y);
+    CHECK(b.lua == "{ role = \"push button\", name = \"Send\" }");
+    // The canvas at its centre: by the tree.
+    ProvenTarget c = proveTarget(f, &root, {250, 300}, locator, o);
+    CHECK(c.kind == ProvenTarget::Kind::A11y);
+    CHECK(c.lua == "{ resource_id = \"board\" }");
+    // The canvas pressed near its corner: a replay tapping its centre would press elsewhere.
+    ProvenTarget d = proveTarget(f, &root, {380, 220}, locator, o);
+    CHECK(d.kind == ProvenTarget::Kind::Point);
+    CHECK(d.why.find("not near its centre") != std::string::npos);
+}
