@@ -17,8 +17,9 @@ class WorkerDevice {
 public:
     /// Parses `spec` (parseDeviceSpec) and, for "chromium[:WxH[@S]]", starts ONE headless
     /// Chromium for this worker process (stopped by the destructor); every run opens a page of
-    /// its own in it, and a page whose run was killed or crashed is closed (OrphanPages). Throws std::invalid_argument for a spec that is an X display ("virtual",
-    /// ":N": those are --display), an image, or malformed; DeviceError when Chromium cannot start.
+    /// its own in it, and a page whose run was killed or crashed is closed (OrphanPages).
+    /// Throws std::invalid_argument for a spec that is an X display ("virtual", ":N": those are
+    /// --display), an image, or malformed; DeviceError when Chromium cannot start.
     explicit WorkerDevice(const std::string& spec);
     /// Checks `eacu serve`'s or `eacu worker`'s other options for a --device `spec` that is not
     /// an X display: an image is no screen to act on, and nothing is started on such a device,

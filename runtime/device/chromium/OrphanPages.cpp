@@ -61,9 +61,8 @@ OrphanPages::~OrphanPages() {
     if (cdp_) cdp_->close();
 }
 
-int OrphanPages::look() {
+void OrphanPages::look() {
     std::set<std::string> now, open;
-    int n = 0;
     const std::vector<PageTarget> pages = pageTargets(*cdp_);
     for (const PageTarget& p : pages) open.insert(p.id);
     for (const PageTarget& p : pages) {
@@ -73,19 +72,10 @@ int OrphanPages::look() {
         if (!unattached_.count(p.id)) continue;  // first seen unattached: perhaps being opened
         cdp_->call("Target.closeTarget", {{"targetId", p.id}}, "", kCallTimeout);
         now.erase(p.id);
-        ++n;
         std::fprintf(stderr, "eacu: %s: closed a page its run left open (%s)\n", peer_.c_str(),
                      p.url.substr(0, 120).c_str());
     }
     unattached_ = std::move(now);
-    std::lock_guard<std::mutex> lk(mu_);
-    closed_ += n;
-    return n;
-}
-
-int OrphanPages::closed() const {
-    std::lock_guard<std::mutex> lk(mu_);
-    return closed_;
 }
 
 void OrphanPages::loop() {

@@ -30,24 +30,20 @@ public:
     OrphanPages(const OrphanPages&) = delete;
     OrphanPages& operator=(const OrphanPages&) = delete;
 
-    /// One look (what the thread does every `period` seconds): closes the pages that were not
-    /// attached at the last look and are still not; returns how many it closed. Throws
-    /// DeviceError/DeviceStalled when the browser does not answer within 5 s.
-    int look();
-    /// Pages closed so far.
-    int closed() const;
-
 private:
     void loop();
+    // One look (what the thread does every `period` seconds): closes the pages that were not
+    // attached at the last look and are still not. Throws DeviceError/DeviceStalled when the
+    // browser does not answer within 5 s.
+    void look();
 
     std::unique_ptr<CdpConnection> cdp_;
     std::string peer_;
     double period_;
     std::set<std::string> kept_, unattached_;
-    mutable std::mutex mu_;
+    std::mutex mu_;
     std::condition_variable cv_;
     bool stop_ = false;
-    int closed_ = 0;
     std::thread thread_;
 };
 
