@@ -13,20 +13,25 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "FuzzCommon.h"
 
 namespace eacu::fuzz {
 
-/// Listens on 127.0.0.1 (a free port); answer() serves connections on a thread until join():
-/// each it accepts, writes `bytes` (all of them, as the client reads), shuts its sending side
-/// (the client reads end of file after them), drains what the client sends until it closes or
-/// 2 s pass, and closes (a connection made again gets the same bytes; with none for 2 s the
-/// thread ends). The client under test runs meanwhile on the fuzzer's thread; join() stops and
-/// waits for the server's side.
+/// Listens on 127.0.0.1 (a free port); answer() accepts connections on a thread until join():
+/// each it writes `bytes` (all of them, as the client reads), shuts its sending side (the client
+/// reads end of file after them), drains what the client sends until it closes or 2 s pass, and
+/// closes (a connection made again gets the same bytes; with none for 2 s the accepting thread
+/// ends). With `concurrent`, each connection is served on a thread of its own, for a client that
+/// opens a second connection while it holds the first (the agent's live frames): served one
+/// after the other, the second would wait out the first one's 2 s drain. (Without it, one thread
+/// serves them in turn: a thread per connection halves fuzz_redis_reply's speed under ASan.)
+/// The client under test runs meanwhile on the fuzzer's thread; join() stops and waits for the
+/// server's side.
 class HostilePeer {
 public:
-    HostilePeer() {
+    explicit HostilePeer(bool concurrent = false) : concurrent_(concurrent) {
         fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in a{};
         a.sin_family = AF_INET;
@@ -45,6 +50,7 @@ public:
         thread_ = std::thread([this, bytes = std::move(bytes)] {
             // Every connection until join() gets the same bytes (a client that connects again
             // after a failure, as the agent's does, meets the same peer).
+            std::vector<std::thread> conns;
             auto idle_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
             while (!stop_ && std::chrono::steady_clock::now() < idle_until) {
                 // join() writes to the wake pipe: the thread ends at once, not at a poll's timeout
@@ -53,9 +59,11 @@ public:
                 if (::poll(p, 2, 100) <= 0 || !(p[0].revents & POLLIN)) continue;
                 int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
                 if (c < 0) continue;
-                serve(c, bytes);
+                if (concurrent_) conns.emplace_back(serve, c, bytes);
+                else serve(c, bytes);
                 idle_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
             }
+            for (std::thread& t : conns) t.join();
         });
     }
     void join() {
@@ -92,6 +100,7 @@ private:
         ::close(c);
     }
 
+    const bool concurrent_;
     std::atomic<bool> stop_{false};
     int fd_ = -1;
     int port_ = 0;
