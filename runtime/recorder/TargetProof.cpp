@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <set>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
@@ -66,14 +65,10 @@ bool centreNear(const Rect& box, Point p) {
 }
 
 // Whether an element does one thing wherever it is pressed (a button, a box, a row, a field):
-// its roles. Elsewhere (a canvas, a slider, an element interactive only by a handler of its own)
-// where on it matters.
+// the interactive roles but a slider's and a spin button's. Elsewhere (a slider, a canvas, an
+// element interactive only by a handler of its own) where on it matters.
 bool actsAsOne(const A11yElement& e) {
-    static const std::set<std::string> roles = {
-        "push button", "toggle button", "check box", "radio button", "menu item", "check menu item",
-        "radio menu item", "combo box", "text", "entry", "password text", "link", "page tab",
-        "list item", "tree item", "table cell", "toggle switch", "button"};
-    return roles.count(e.role) > 0 || e.editable_text;
+    return e.editable_text || (interactiveRole(e.role) && e.role != "slider" && e.role != "spin button");
 }
 
 std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::string& tried) {

@@ -94,13 +94,17 @@ const A11yElement* besideLabel(const A11yElement& l, const std::vector<const A11
 
 }  // namespace
 
-bool isInteractive(const A11yElement& e) {
+bool interactiveRole(const std::string& role) {
     static const std::set<std::string> roles = {
         "push button", "toggle button", "check box", "radio button", "menu item", "check menu item",
         "radio menu item", "combo box", "text", "entry", "password text", "spin button", "slider",
         "link", "page tab", "list item", "tree item", "table cell", "menu", "toggle switch", "button"};
+    return roles.count(role) > 0;
+}
+
+bool isInteractive(const A11yElement& e) {
     if (e.role == "application" || e.role == "frame" || e.role == "desktop frame") return false;
-    return roles.count(e.role) || !e.actions.empty() || e.editable_text;
+    return interactiveRole(e.role) || !e.actions.empty() || e.editable_text;
 }
 
 std::string labelOf(const A11yElement& e, const std::vector<const A11yElement*>& all) {

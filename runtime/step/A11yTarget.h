@@ -48,6 +48,9 @@ std::string chooseAction(const A11yElement& e, const A11yQuery& q);
 /// combo boxes, links, tabs, sliders, spin buttons, toggle buttons, list and tree items, or
 /// any element with actions or editable text.
 bool isInteractive(const A11yElement& e);
+/// True for the roles isInteractive counts by role alone (the list above); an element of any
+/// other role is interactive only by its actions or editable text.
+bool interactiveRole(const std::string& role);
 
 /// The name of the label an unnamed editable element `e` sits beside (the label whose editable
 /// element, as findElement finds it by that label, is `e`), or "" when none. `all`: flatten().
