@@ -407,9 +407,14 @@ def stopped_task_closes_its_page(api, endpoint):
     v = wait_until(lambda: (v := api.ok("GET", f"/task/{tid}"))["status"] not in ("queued", "running") and v, 60,
                    "the stopped task to end")
     check(v["status"] == "stopped", f"local serve: the task was stopped: {v}")
-    left = [u for u in pages() if mark in u]
-    check(not left, f"local serve: the stopped task's page was closed when it ended: {left}")
-    print("stopped task: its page was closed")
+    # Target.closeTarget answers once Chromium has begun to close the page; the target leaves
+    # /json/list when its renderer has gone, a moment later (ci57 saw it still listed at the
+    # instant the task ended). A page left open stays listed: the orphan sweep would take it
+    # only after two looks 5 s apart, past this bound's reach for a page closed by its own run.
+    t0 = time.monotonic()
+    wait_until(lambda: not any(mark in u for u in pages()), 4,
+               "the stopped task's page to be closed by its own run")
+    print(f"stopped task: its page was closed {time.monotonic() - t0:.2f} s after the task ended")
 
 
 def chromium():
