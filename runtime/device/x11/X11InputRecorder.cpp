@@ -3,6 +3,7 @@
 
 #include <X11/Xlib.h>
 #include <X11/Xproto.h>
+#include <X11/Xatom.h>
 #include <X11/Xutil.h>
 #include <X11/extensions/record.h>
 #include <X11/keysym.h>
@@ -102,6 +103,29 @@ struct X11InputRecorder::Impl {
         return false;
     }
 
+    // The server's time (ms) against ours, measured with a round trip that carries a server
+    // timestamp: a zero-length append to a property of an unmapped window of our own gives a
+    // PropertyNotify stamped with the server's time (ICCCM 2.1, "Acquiring Selection
+    // Ownership", the way a client learns the server time). Taken when recording starts, so
+    // that its first event is not stamped with its arrival (late under load: the screen
+    // before the pointer set off would then be one drawn after it). The smallest of a few
+    // (local arrival - server stamp) is kept, as localTime keeps the smallest.
+    void calibrate() {
+        ::Window w = XCreateSimpleWindow(ctrl, DefaultRootWindow(ctrl), 0, 0, 1, 1, 0, 0, 0);
+        XSelectInput(ctrl, w, PropertyChangeMask);
+        Atom atom = XInternAtom(ctrl, "EACU_RECORD_CLOCK", False);
+        for (int i = 0; i < 3; ++i) {
+            XChangeProperty(ctrl, w, atom, XA_STRING, 8, PropModeAppend, nullptr, 0);
+            XSync(ctrl, False);  // the event is queued before the sync's reply
+            double now = monotonicSeconds();
+            XEvent ev;
+            while (XCheckTypedWindowEvent(ctrl, w, PropertyNotify, &ev))
+                localTime(uint32_t(ev.xproperty.time), now);
+        }
+        XDestroyWindow(ctrl, w);
+        XSync(ctrl, True);
+    }
+
     double localTime(uint32_t server_ms, double now) {
         if (server_ms < last_server && last_server - server_ms > 0x80000000u) wrap += 4294967296.0;
         last_server = server_ms;
@@ -196,6 +220,7 @@ X11InputRecorder::X11InputRecorder(const std::string& display_name) : impl_(std:
         throw DeviceError("record: X display " + shown + " has no RECORD extension (expected XRecord, as Xorg and Xvfb have)");
     }
     impl_->readKeymap();
+    impl_->calibrate();
     XRecordRange* range = XRecordAllocRange();
     range->device_events.first = KeyPress;
     range->device_events.last = MotionNotify;

@@ -15,7 +15,10 @@ namespace eacu {
 /// Keysyms come from the keymap read at start, kept current by recording every client's
 /// ChangeKeyboardMapping requests in the same stream (xdotool and eacu type characters the
 /// keymap lacks by mapping them onto spare keycodes for a moment), so each key is read with
-/// the mapping it had when it was pressed. Thread-safe: events are taken from any thread.
+/// the mapping it had when it was pressed. Each event's time is the server's stamp mapped to
+/// monotonicSeconds() by an offset measured when recording starts (a PropertyNotify round
+/// trip) and lowered by any event that arrives sooner, so a late read does not make an event
+/// late. Thread-safe: events are taken from any thread.
 class X11InputRecorder {
 public:
     /// Connects twice to `display_name` ("" = $DISPLAY) and starts recording. Throws
