@@ -116,7 +116,11 @@ struct Writer {
             if (!cv::imwrite(path, it.before->frame.bgr, {cv::IMWRITE_JPEG_QUALITY, 80}))
                 throw std::runtime_error("cannot write \"" + path + "\"");
             frame_ref = o.assets_ref + "/" + name;
-            writeEvidence((fs::path(o.assets_dir) / (stem + "_frame.json")).string(), it.before->frame, tree, ts);
+            const std::string evidence = (fs::path(o.assets_dir) / (stem + "_frame.json")).string();
+            if (o.defer_evidence)
+                out.evidence.push_back({evidence, it.before, tree != nullptr, ts});
+            else
+                writeEvidence(evidence, it.before->frame, tree, ts);
         }
         return ts;
     }
@@ -233,6 +237,10 @@ WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& l
         prev_end = a.end;
     }
     return w.out;
+}
+
+void writeDeferredEvidence(const DeferredEvidence& e) {
+    writeEvidence(e.path, e.screen->frame, e.with_tree && e.screen->tree ? &*e.screen->tree : nullptr, e.targets);
 }
 
 }  // namespace eacu

@@ -53,6 +53,20 @@ struct ScriptOptions {
     std::vector<std::string> header;
     double wait_after_s = 4.0;
     int first_index = 1;
+    /// Leave each line's `_frame.json` (what healing keeps: a whole-frame OCR reading, 0.3-1.6 s
+    /// on a 1280x800 frame on the 2-core machine) to the caller, in WrittenScript::evidence, to
+    /// write with writeDeferredEvidence once the line is shown (the studio: a line is proven
+    /// when its targets are, not when healing's reading of its screen is done).
+    bool defer_evidence = false;
+};
+
+/// A line's screen as healing keeps it, not yet written: `path` (<action>_<n>_frame.json), the
+/// screen the targets were proven on, whether its tree is the line's, and the targets.
+struct DeferredEvidence {
+    std::string path;
+    std::shared_ptr<const ScreenState> screen;
+    bool with_tree = false;
+    std::vector<ProvenTarget> targets;
 };
 
 /// The script and what it took: how many targets of each kind, the proof time of each pointer
@@ -67,6 +81,7 @@ struct WrittenScript {
     double locate_ms = 0;
     std::vector<double> proof_ms;
     std::vector<std::string> images;
+    std::vector<DeferredEvidence> evidence;  // with ScriptOptions::defer_evidence only
 };
 
 /// Writes the items as Lua: `launch "CMD"`; `tap(T)`, `tap(T, { button = "right" })`,
@@ -82,5 +97,10 @@ struct WrittenScript {
 /// target (5 s), and a `wait` on the next target is written before an action the person
 /// reached only after a while. Throws std::runtime_error when an image cannot be saved.
 WrittenScript writeScript(const std::vector<ScriptItem>& items, const Locator& locator, const ScriptOptions& o);
+
+/// Writes a line's `_frame.json` that writeScript left (ScriptOptions::defer_evidence): the OCR
+/// words in and around its crop (a whole-frame reading, from OcrCache when the frame was read)
+/// and its tree's neighbours. Throws std::runtime_error when the file cannot be written.
+void writeDeferredEvidence(const DeferredEvidence& e);
 
 }  // namespace eacu

@@ -3,6 +3,7 @@
 #include "studio/Studio.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 
 #include "base/Clock.h"
@@ -332,13 +333,16 @@ void Studio::proofLoop() {
             proving_.insert(job.fp);
         }
         StudioLine out;
+        std::vector<DeferredEvidence> evidence;
         try {
             ScriptOptions so;
             so.assets_dir = o_.assets_dir;
             so.assets_ref = o_.assets_ref;
             so.wait_after_s = 1e9;  // the studio's person paces the script: no waits written
             so.first_index = job.id;
+            so.defer_evidence = true;  // written below, once the line shows as proven
             WrittenScript w = writeScript({job.item}, locator_, so);
+            evidence = std::move(w.evidence);
             out.lua = oneLine(w.lua);
             out.proof_ms = w.proof_ms.empty() ? 0 : w.proof_ms.front();
             out.locate_ms = w.locate_ms;
@@ -348,7 +352,7 @@ void Studio::proofLoop() {
             out.error = std::string("the proof failed: ") + e.what();
             out.lua = "-- " + out.error;
         }
-        std::lock_guard<std::mutex> lock(mu_);
+        std::unique_lock<std::mutex> lock(mu_);
         proving_.erase(proving_.find(job.fp));
         changed_.notify_all();
         StudioLine* l = line(job.id);
@@ -364,6 +368,20 @@ void Studio::proofLoop() {
         l->locate_ms = out.locate_ms;
         l->after_ms = (monotonicSeconds() - l->at) * 1000.0;
         bump();
+        if (evidence.empty()) continue;
+        // What healing keeps of the line's screen: a whole-frame reading, after the line shows.
+        ++evidence_pending_;
+        lock.unlock();
+        for (const DeferredEvidence& e : evidence) {
+            try {
+                writeDeferredEvidence(e);
+            } catch (const std::exception& err) {
+                std::fprintf(stderr, "eacu studio: %s (healing reads that line's screen again instead)\n", err.what());
+            }
+        }
+        lock.lock();
+        --evidence_pending_;
+        changed_.notify_all();
     }
 }
 

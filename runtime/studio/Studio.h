@@ -179,6 +179,7 @@ private:
     // finds its OCR read and its resting point proven.
     std::multiset<uint64_t> proving_;
     std::optional<Point> ahead_;  // the newest resting point to prove ahead
+    int evidence_pending_ = 0;    // proven lines whose _frame.json is being written (save waits)
     // Targets proven ahead: (frame fingerprint, point) -> targets, the newest last.
     std::deque<std::pair<std::pair<uint64_t, Point>, std::shared_ptr<const std::vector<ProvenTarget>>>> proven_;
     int next_id_ = 1;

@@ -85,12 +85,13 @@ std::string Studio::scriptText() const {
 }
 
 std::string Studio::save() {
-    // Proofs still running are awaited (up to a minute): a saved line is a proven line.
+    // Proofs still running are awaited (up to a minute): a saved line is a proven line, with
+    // what healing keeps of its screen written beside it.
     {
         std::unique_lock<std::mutex> lock(mu_);
         changed_.wait_for(lock, std::chrono::seconds(60), [&] {
-            return stop_ || (jobs_.empty() && std::none_of(lines_.begin(), lines_.end(),
-                                                            [](const StudioLine& l) { return l.state == "pending"; }));
+            return stop_ || (jobs_.empty() && evidence_pending_ == 0 &&
+                             std::none_of(lines_.begin(), lines_.end(), [](const StudioLine& l) { return l.state == "pending"; }));
         });
     }
     const std::string text = scriptText();

@@ -303,6 +303,8 @@ def xcalc_case(s, args):
     locates = sorted(l["locate_ms"] for l in lines if l["locate_ms"] > 0)
     _, info_p90 = s.bench(points, args.bench or len(points))
     log("lines: " + " | ".join(l["lua"][:70] for l in lines))
+    log("each line, ms (proof, proven after the input): " +
+        " ".join(f'{l["proof_ms"]:.0f},{l["after_ms"]:.0f}' for l in lines))
     proof, locate = statistics.median(proofs), statistics.median(locates) if locates else 0
     after = statistics.median(l["after_ms"] for l in lines)
     print(f"studio_bench x11 click_to_input_median_ms {statistics.median(clicks):.1f} "
