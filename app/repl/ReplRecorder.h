@@ -49,6 +49,7 @@ public:
     /// cannot be recorded (an image, no screen within 20 s), DeviceError when the display
     /// cannot be recorded.
     std::string start(const ReplDevice& d, const ScriptOptions& o);
+    /// True between start() and stop().
     bool active() const { return recorder_ != nullptr || studio_ != nullptr; }
     /// Stops and writes the person's actions as Lua lines (on a studio: the lines proven there,
     /// their proofs awaited up to 120 s, then the studio and its server stopped). Throws
