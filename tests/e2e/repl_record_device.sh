@@ -4,8 +4,8 @@
 # on the session's own page and prints its URL (eacu studio: http://127.0.0.1:PORT/); the page's
 # button is clicked on the studio page's live screen (studio_page.py --case repl, through headless
 # Chromium's DevTools, as a person); stop() returns the line proven there (the button by the
-# page's accessibility tree) and puts it in the history; the page opened again, the returned
-# line run again presses the button (the page's own URL says so: #pressed).
+# page's accessibility tree) and puts it in the history and .record's lines; the page opened
+# again, the returned line run again presses the button (the page's own URL says so: #pressed).
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,12 +33,17 @@ url=$(pane | sed -n 's|^eacu studio: \(http://127\.0\.0\.1:[0-9]*/\)$|\1|p' | ta
 mkdir -p "$OUT/tmp-page"
 TMPDIR="$OUT/tmp-page" python3 "$here/studio_page.py" "$url" --case repl --out "$OUT" | tee "$OUT/page.out"
 grep -q '^studio_page: passed' "$OUT/page.out" || fail "studio_page.py --case repl did not pass"
+send '.record on'
+wait_for "recording: the lines you enter"
 send 'lines = stop()'
 # stop() waits for the line's proof (done already: the page saw it proven); a bound.
 wait_for "line recorded" 120
 send 'n = 0; for l in lines:gmatch("[^\n]+") do if l:match("^tap%(") and l:find("name = \"Press 按\"", 1, true) then n = n + 1 end end; print("TAPS" .. n)'
 wait_for "TAPS1"
 grep -q '^tap(.*name = "Press 按"' "$OUT/history" || { cat "$OUT/history" >&2; fail "stop() did not put the line in the history"; }
+send ".record off $OUT/kept.lua"
+wait_for "saved " 10
+grep -q '^tap(.*name = "Press 按"' "$OUT/kept.lua" || { cat "$OUT/kept.lua" >&2; fail "stop() did not put the line in .record's lines"; }
 # The studio's server is gone with stop().
 if python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=5)" "$url" 2>/dev/null; then
   fail "the studio's page still answers after stop()"
