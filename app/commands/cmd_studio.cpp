@@ -11,6 +11,7 @@
 
 #include "Cli.h"
 #include "StopSignals.h"
+#include "StudioDevice.h"
 #include "ScriptFile.h"
 #include "assets/AssetLibrary.h"
 #include "commands/Commands.h"
@@ -24,10 +25,7 @@
 
 namespace eacu {
 
-namespace {
-
-// The name of the device's tree as the page shows it ("" when it has none).
-std::string treeSource(Device& device, DeviceSpec::Kind kind) {
+std::string studioTreeSource(Device& device, DeviceSpec::Kind kind) {
     try {
         device.accessibility();
     } catch (const std::exception&) {
@@ -44,7 +42,7 @@ std::string treeSource(Device& device, DeviceSpec::Kind kind) {
     }
 }
 
-const char* kindName(DeviceSpec::Kind k) {
+const char* studioDeviceKind(DeviceSpec::Kind k) {
     switch (k) {
     case DeviceSpec::Kind::X11:
     case DeviceSpec::Kind::Virtual: return "x11";
@@ -56,8 +54,6 @@ const char* kindName(DeviceSpec::Kind k) {
     }
     return "device";
 }
-
-}  // namespace
 
 /// `eacu studio [--device SPEC | --display :N|virtual[:WxH]] [--wm WM] [--launch CMD]...
 /// [-o FILE.lua] [--assets DIR] [--port P] [--host H --token T]`.
@@ -137,8 +133,8 @@ int cmdStudio(int argc, char** argv) {
         opts.launch = launches;
         opts.eacu = selfPath();
         opts.run_device = handle.display.empty() ? open_spec : handle.display;
-        opts.device_kind = kindName(spec.kind);
-        opts.tree_source = treeSource(*handle.device, spec.kind);
+        opts.device_kind = studioDeviceKind(spec.kind);
+        opts.tree_source = studioTreeSource(*handle.device, spec.kind);
         const std::string described = handle.device->describe();
         opts.header = {"Written in eacu studio on " + described + ".",
                        "Each line says why its target was chosen; run it with: eacu run " +

@@ -60,8 +60,10 @@ Commands:
   .shot [FILE]          capture the screen into the run log (and FILE.png when given)
   .record on|off [FILE] start/stop recording the lines you enter; off saves them as a script
                         (default repl-YYYYmmdd-HHMMSS.lua) runnable with eacu run
-  record()  ...  stop()  record what you do on the screen yourself; stop() writes it as
-                        script lines (also into the history, and into .record when on)
+  record()  ...  stop()  record what you do on the screen yourself (an X display: on it; any
+                        other device: on its live screen in the studio page record() prints);
+                        stop() writes it as script lines (also into the history, and into
+                        .record when on)
   .run                  the run id and log of this session
   .exit                 leave (also Ctrl-D)
 )";
@@ -91,6 +93,8 @@ struct Repl {
     bool recording = false;
     std::vector<std::string> recorded;
     ReplRecorder person;  // record() ... stop()
+    std::string device_spec;  // --device as given ("" = $DISPLAY): what record() records
+    const AssetLibrary* assets = nullptr;
     std::vector<std::string> asset_words;
     bool done = false;
     bool colour = false;
@@ -296,27 +300,34 @@ struct Repl {
     }
 };
 
-// record(): starts recording what the person does on the session's display.
+// eacu._repl.record() -> message: starts recording what the person does on the session's
+// device: the X display itself, or the studio's record mode on any other device (the message
+// names its page). stdlib/eacu/repl.lua's record() prints the message.
 int luaRecord(lua_State* L) {
+    std::string said;
     try {
-        g_repl->person.start(g_repl->session->options().display);
-    } catch (const std::exception& e) {
-        return luaL_error(L, "%s", e.what());
-    }
-    g_repl->say("recording what you do on " + g_repl->session->options().display +
-                " (no accessibility tree here); stop() writes it as script lines");
-    return 0;
-}
-
-// stop(): the person's actions since record() as script lines: printed, added to the history
-// (and to .record's lines when on), and returned as one string.
-int luaStop(lua_State* L) {
-    WrittenScript w;
-    try {
+        ReplDevice d;
+        d.device = &g_repl->session->device();
+        d.spec = g_repl->device_spec;
+        d.display = g_repl->session->options().display;
+        d.assets = g_repl->assets;
         ScriptOptions o;
         o.assets_ref = "repl_assets";
         o.assets_dir = (fs::path(g_repl->session->options().script_dir) / o.assets_ref).string();
-        w = g_repl->person.stop(o);
+        said = g_repl->person.start(d, o);
+    } catch (const std::exception& e) {
+        return luaL_error(L, "%s", e.what());
+    }
+    lua_pushlstring(L, said.data(), said.size());
+    return 1;
+}
+
+// eacu._repl.stop() -> lines, n: the person's actions since record() as script lines (one
+// string), added to the history (and to .record's lines when on), and their number.
+int luaStop(lua_State* L) {
+    WrittenScript w;
+    try {
+        w = g_repl->person.stop();
     } catch (const std::exception& e) {
         return luaL_error(L, "%s", e.what());
     }
@@ -332,8 +343,16 @@ int luaStop(lua_State* L) {
         if (g_repl->recording) g_repl->recorded.push_back(line);
         ++n;
     }
-    g_repl->say(std::to_string(n) + " line" + (n == 1 ? "" : "s") + " recorded (Up recalls them):");
     lua_pushlstring(L, w.lua.data(), w.lua.size());
+    lua_pushinteger(L, lua_Integer(n));
+    return 2;
+}
+
+// package.preload's eacu._repl: the native side of stdlib/eacu/repl.lua's record() and stop().
+int openReplNative(lua_State* L) {
+    const luaL_Reg fns[] = {{"record", luaRecord}, {"stop", luaStop}, {nullptr, nullptr}};
+    lua_newtable(L);
+    luaL_register(L, nullptr, fns);
     return 1;
 }
 
@@ -413,6 +432,8 @@ int cmdRepl(int argc, char** argv) {
         repl.log = log;
         repl.run_id = run_id;
         repl.colour = useColour(o);
+        repl.device_spec = o.display;
+        repl.assets = &assets;
         std::set<std::string> words;
         for (const auto& n : assets.names()) {
             words.insert(n);
@@ -424,10 +445,16 @@ int cmdRepl(int argc, char** argv) {
         repl.asset_words.assign(words.begin(), words.end());
         repl.history = historyPath();
         g_repl = &repl;
-        lua_pushcfunction(host.state(), luaRecord);
-        lua_setglobal(host.state(), "record");
-        lua_pushcfunction(host.state(), luaStop);
-        lua_setglobal(host.state(), "stop");
+        // record() and stop(): stdlib/eacu/repl.lua's, over this REPL's native eacu._repl.
+        lua_getglobal(host.state(), "package");
+        lua_getfield(host.state(), -1, "preload");
+        lua_pushcfunction(host.state(), openReplNative);
+        lua_setfield(host.state(), -2, "eacu._repl");
+        lua_pop(host.state(), 2);
+        if (luaL_dostring(host.state(), "local r = require('eacu.repl'); record, stop = r.record, r.stop") != 0) {
+            std::fprintf(stderr, "eacu repl: %s\n", lua_tostring(host.state(), -1));
+            lua_pop(host.state(), 1);
+        }
         g_handler_repl = &repl;
 
         using_history();

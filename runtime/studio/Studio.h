@@ -126,6 +126,13 @@ public:
     /// The script as it would be saved.
     std::string scriptText() const;
 
+    /// Waits up to `timeout` seconds until no line's proof runs and every proven line's
+    /// healing reading is written (or the studio stops); true when every line is proven.
+    bool waitProven(double timeout) const;
+    /// Each line's Lua (its comment included), in order, without the script's header and
+    /// launch lines: what the REPL's stop() returns.
+    std::vector<std::string> lineTexts() const;
+
     /// The newest live frame after `after_seq`, waiting up to `timeout` seconds or until the
     /// lines' version passes `after_version`; null when there is no newer frame.
     std::shared_ptr<const server::LiveFrame> waitFrame(int64_t after_seq, int64_t after_version, double timeout) const;

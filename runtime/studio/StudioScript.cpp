@@ -84,16 +84,27 @@ std::string Studio::scriptText() const {
     return textOf(lines_, nullptr);
 }
 
+bool Studio::waitProven(double timeout) const {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto proven = [&] {
+        return jobs_.empty() && evidence_pending_ == 0 &&
+               std::none_of(lines_.begin(), lines_.end(), [](const StudioLine& l) { return l.state == "pending"; });
+    };
+    changed_.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return stop_ || proven(); });
+    return proven();
+}
+
+std::vector<std::string> Studio::lineTexts() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const StudioLine& l : lines_) out.push_back(l.lua);
+    return out;
+}
+
 std::string Studio::save() {
     // Proofs still running are awaited (up to a minute): a saved line is a proven line, with
     // what healing keeps of its screen written beside it.
-    {
-        std::unique_lock<std::mutex> lock(mu_);
-        changed_.wait_for(lock, std::chrono::seconds(60), [&] {
-            return stop_ || (jobs_.empty() && evidence_pending_ == 0 &&
-                             std::none_of(lines_.begin(), lines_.end(), [](const StudioLine& l) { return l.state == "pending"; }));
-        });
-    }
+    waitProven(60);
     const std::string text = scriptText();
     fs::path path = fs::absolute(o_.script);
     if (path.has_parent_path()) fs::create_directories(path.parent_path());

@@ -58,4 +58,29 @@ end
 --- show(...) prints the results of an expression readably.
 M.show = pretty.print
 
+-- The REPL's native side (app/repl: the recorder, readline's history), which eacu repl registers.
+local function native(verb)
+  local ok, n = pcall(require, "eacu._repl")
+  if not ok then error(verb .. ": only in eacu repl (needs the native module eacu._repl, which eacu repl registers)", 3) end
+  return n
+end
+
+--- record(): starts recording what the person does on the session's device (eacu repl sets it
+--- as the global record). On an X display the person acts on the display; on another device
+--- (chromium, cdp:URL, adb, agent) the studio's record mode runs on the session's device and its
+--- page's URL is printed ("eacu studio: http://127.0.0.1:PORT/"). Errors when already recording.
+function M.record()
+  print(native("record").record())
+end
+
+--- stop() -> string: the person's actions since record() as script lines, one per action with
+--- its proven target and the reason as a comment; they are also added to the REPL's history and
+--- to .record's lines when that is on (eacu repl sets it as the global stop). Errors when not
+--- recording.
+function M.stop()
+  local lines, n = native("stop").stop()
+  print(n .. " line" .. (n == 1 and "" or "s") .. " recorded (Up recalls them):")
+  return lines
+end
+
 return M

@@ -2,7 +2,8 @@
 # and start_test, with EACU, OUT and db set.
 # start_repl_tmux NAME [DIR]: a private tmux server (socket NAME-PID in the test's temp dir,
 # killed on exit) whose session "repl" runs `eacu repl --display virtual --db $db` (in DIR when
-# given), its history in $OUT/history; waits for the prompt and sets disp (the display number).
+# given; --display $REPL_DEVICE when set), its history in $OUT/history; waits for the prompt
+# and, on a virtual display, sets disp (the display number).
 
 tm() { tmux -L "$sock" "$@"; }
 pane() { tm capture-pane -p -J -S -300 -t repl; }
@@ -28,8 +29,9 @@ start_repl_tmux() {
   local cd_to=""
   [ -n "${2:-}" ] && cd_to="cd '$2' && "
   tm new-session -d -s repl -x 200 -y 60 \
-    "${cd_to}env NO_COLOR=1 EACU_REPL_HISTORY='$OUT/history' EACU_HOME='${EACU_HOME:-}' '$EACU' repl --display virtual --db '$db'; echo REPL-EXITED \$?; sleep 600"
-  wait_for "eacu> " 15
+    "${cd_to}env NO_COLOR=1 EACU_REPL_HISTORY='$OUT/history' EACU_HOME='${EACU_HOME:-}' '$EACU' repl --display '${REPL_DEVICE:-virtual}' --db '$db'; echo REPL-EXITED \$?; sleep 600"
+  wait_for "eacu> " 30
+  [ "${REPL_DEVICE:-virtual}" = virtual ] || return 0
   disp=$(pane | sed -n 's/.* repl on x11 :\([0-9]*\) .*/\1/p' | head -1)
   [ -n "$disp" ] || fail "the banner does not name the display"
 }

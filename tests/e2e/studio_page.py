@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """eacu studio's page driven through headless Chromium's DevTools as a person would (issue 37).
 
-    studio_page.py URL --case zenity|adb --out DIR [--bench N]
+    studio_page.py URL --case zenity|adb|xcalc|chromium|repl|repl_adb --out DIR [--bench N]
 
 zenity: a zenity entry dialog on the studio's X display: a click on the entry, "Wang 张三" typed
 (Input.insertText: the input event the page sends as text), inspect mode's element info at the
 OK button compared with the tree's element there, a click on OK; every line proven; the page's
-save button. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), 你好 typed
+save button. repl: the REPL's record() on a browser device (repl_record_device.sh): the page's
+button pressed on the live screen, one line proven by the tree; repl_adb: the same on the adb
+stand-in (repl_record_adb.sh), the chat list's row 张三 tapped. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), 你好 typed
 through the input method path, 发送, the device's BACK button, save. Prints "studio_page: passed" and, with --bench N, the latency numbers.
 """
 import argparse
@@ -357,10 +359,39 @@ def chromium_case(s, args):
     s.save()
 
 
+def repl_case(s, args):
+    """The REPL's record() on a browser device (repl_record_device.sh): the session's page shows
+    press.html already; its button pressed through the live screen becomes one proven line."""
+    button = s.element(lambda n: n["role"] in ("button", "push button") and n["name"].startswith("Press"),
+                       "press.html's button", 60)
+    s.see_settled()
+    check(abs(button["bounds"]["x"] + button["bounds"]["w"] // 2 - 200) <= 2 and
+          abs(button["bounds"]["y"] + button["bounds"]["h"] // 2 - 130) <= 2,
+          f"the button's bounds in the tree: {button['bounds']} (press.html: 100,100 200x60 CSS pixels at scale 1)")
+    s.click_device(200, 130)
+    s.until(lambda: s.api("/api/studio/places")["url"].endswith("#pressed"), 20, "the button's click on the page")
+    lines = s.wait_proven(1)
+    log("lines: " + " | ".join(l["lua"][:90] for l in lines))
+    check(lines[0]["action"] == "tap" and 'name = "Press 按"' in lines[0]["lua"],
+          f"the button's line has the tree's target: {lines[0]['lua']}")
+
+
+def repl_adb_case(s, args):
+    """The REPL's record() on the adb stand-in (repl_record_adb.sh): the chat list's row 张三
+    tapped on the live screen becomes one line proven by the tree."""
+    s.see_settled()  # the app has finished drawing its list, as a person waits to see it
+    s.click_element(s.element(lambda n: n["name"] == "张三", "the chat list's row 张三", 60))
+    s.element(lambda n: n["id"].endswith("chat_title") and n["name"] == "张三", "the chat of 张三", 30)
+    lines = s.wait_proven(1, 180)
+    log("lines: " + " | ".join(l["lua"][:90] for l in lines))
+    check(lines[0]["action"] == "tap" and "张三" in lines[0]["lua"] and not lines[0]["lua"].startswith("tap({ x"),
+          f"the row's line has a tree target: {lines[0]['lua']}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url")
-    ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium"], required=True)
+    ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium", "repl", "repl_adb"], required=True)
     ap.add_argument("--points", default="", help="xcalc: the keys' device points, \"x,y x,y ...\"")
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", type=int, default=0)
@@ -373,7 +404,8 @@ def main():
         s.wait("window.__studio && __studio.state().w > 0 && document.querySelector('[data-testid=screen]').naturalWidth > 0",
                30, "the first live frame on [data-testid=screen]")
         try:
-            {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case, "chromium": chromium_case}[args.case](s, args)
+            {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case, "chromium": chromium_case,
+             "repl": repl_case, "repl_adb": repl_adb_case}[args.case](s, args)
         finally:
             page.screenshot(os.path.join(args.out, f"studio_{args.case}.png"))
     print("studio_page: passed", flush=True)

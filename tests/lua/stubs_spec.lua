@@ -28,7 +28,9 @@ local internal_modules = {
   ["eacu.step"] = { json = "run-log JSON for the step rows", has_apps = "launch(cmd): whether cmd is an app's package" },  -- its API is the globals step, on_blocker, ...
   ["eacu.target"] = { normalize = "target normalization for the native module", plain = "normalize without window options",
     check_fields = "the unknown-field error of target tables and set_text" },
-  ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)" },
+  ["eacu.repl"] = { complete = "REPL completion", show = "REPL result printing (eacu.pretty.print)",
+    record = "the REPL's global record() (eacu repl only; stub in stdlib/meta/repl.lua)",
+    stop = "the REPL's global stop() (eacu repl only; stub in stdlib/meta/repl.lua)" },
   ["eacu.highlight"] = {},  -- the module is the highlight function itself
   ["eacu.batch"] = {},  -- its API is the global batch
   ["eacu.windows"] = { id_of = "a window argument (Window, query or id) to its id, for the verbs' window=" },
