@@ -1,5 +1,7 @@
 #include "server/HttpFront.h"
 
+#include <sys/socket.h>
+
 #include <stdexcept>
 
 using nlohmann::json;
@@ -157,6 +159,14 @@ bool HttpFront::urlToken(const httplib::Request& req) const {
 
 int HttpFront::bind() {
     const auto& o = options_;
+    // cpp-httplib's default sets SO_REUSEPORT, with which a second server binds a port already
+    // listened on and the kernel shares the connections between both (socket(7)): a second
+    // eacu serve or studio on a taken port must fail instead. SO_REUSEADDR alone still lets a
+    // restarted server bind a port whose last connections are in TIME_WAIT.
+    svr_.set_socket_options([](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     int port = o.port == 0 ? svr_.bind_to_any_port(o.host) : (svr_.bind_to_port(o.host, o.port) ? o.port : -1);
     if (port < 0)
         throw std::runtime_error("cannot listen on " + o.host + ":" + std::to_string(o.port) +
