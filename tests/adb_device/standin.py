@@ -219,6 +219,8 @@ class Phone:
     def drawn(self):
         """The screen changed: screenrecord encodes a frame."""
         self.last_draw = time.monotonic()
+        if self.args.log_times:
+            self.note("drawn")
         with self.frame_cv:
             self.frame_seq += 1
             self.frame_cv.notify_all()
@@ -491,6 +493,8 @@ class Phone:
                 ffmpeg.stdin.write(px)
                 ffmpeg.stdin.flush()
                 frames += 1
+                if self.args.log_times:
+                    self.note(f"screenrecord picture {frames} to the encoder")
         except (BrokenPipeError, OSError) as e:
             ending = f"the encoder failed ({e})"
         finally:
@@ -537,6 +541,8 @@ class Phone:
 
     def note(self, line):
         if self.log:
+            if self.args.log_times:
+                line = f"{time.monotonic():.3f} {line}"
             with self.log_lock:
                 self.log.write(line + "\n")
                 self.log.flush()
@@ -561,6 +567,8 @@ class Phone:
             result = self.dispatch(argv, stdin)
         except (IndexError, ValueError) as e:
             return b"", f"{argv[0]}: bad arguments ({e})\n".encode(), 1
+        if self.args.log_times and argv:
+            self.note(f"done {argv[0]}")
         if stalls:
             raise Stall(argv[0], result[0])  # screencap half sent; input carried out, not answered
         return result
@@ -1132,6 +1140,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port-file", required=True, help="written with the TCP port once listening")
     p.add_argument("--log", help="every command run, one line each")
+    p.add_argument("--log-times", action="store_true",
+                   help="each log line starts with the monotonic clock's seconds (CLOCK_MONOTONIC, as eacu's); "
+                        "a command's end is logged too (\"done NAME\"), and each picture given to the encoder")
     p.add_argument("--control", help="a folder of fault files (see the module's comment)")
     p.add_argument("--width", type=int, default=1080)
     p.add_argument("--height", type=int, default=2400)

@@ -56,6 +56,8 @@ A11yElement AdbAccessibility::snapshot(const A11yScope& scope) {
     // read after the input, may not match it: no mark, no reuse).
     AdbScreenMark mark = device_.lastMark();
     if (mark.inputs != device_.inputs()) mark = {};
+    // The stale check that the next capture will owe runs beside the dump, not after it.
+    device_.checkStaleBeside();
     const double t0 = monotonicSeconds();
     // The retries end at the scope's deadline or the thread's IoBound (the step's deadline),
     // whichever comes first; each dump is bounded the same way by its connection.

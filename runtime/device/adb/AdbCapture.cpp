@@ -1,7 +1,9 @@
 // AdbDevice's frames (device/adb/AdbDevice.h): raw screencap, the screenrecord stream's newest
 // picture with its staleness check, the PNG path and the live screen.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -43,7 +45,14 @@ Frame AdbDevice::captureRaw() {
 
 namespace {
 // Whether a raw frame shows another screen than a stream picture (lossy: small differences are
-// the encoder's): grey levels at a quarter of the size, more than 0.05 % of them off by over 48.
+// the encoder's): grey levels at a quarter of the size, each blurred over 3x3, more than 0.05 %
+// of them off by over 48. The blur takes the stream's own differences: its picture is the screen
+// scaled to fit the video and back (1080x2400 -> 1072x2382 -> 1080x2400) and encoded, so edges
+// move by under a pixel and the rows next to the black border darken. Measured on the stand-in
+// at 1080x2400 (the chat list's raw frame against its picture of 1 s before, the same screen):
+// 449 quarter-size pixels over 48 without the blur (the limit is 81: every check said "another
+// screen"), none with it (the largest difference 68 -> 32); a black 32x34-pixel glyph drawn on
+// the raw frame counts 40 with it (32 without), a 40x40 square 100.
 bool otherScreen(const cv::Mat& raw, const cv::Mat& picture) {
     if (raw.size() != picture.size()) return true;
     cv::Mat a, b, d;
@@ -51,6 +60,8 @@ bool otherScreen(const cv::Mat& raw, const cv::Mat& picture) {
     cv::resize(picture, b, a.size(), 0, 0, cv::INTER_AREA);
     cv::cvtColor(a, a, cv::COLOR_BGR2GRAY);
     cv::cvtColor(b, b, cv::COLOR_BGR2GRAY);
+    cv::GaussianBlur(a, a, cv::Size(3, 3), 0);
+    cv::GaussianBlur(b, b, cv::Size(3, 3), 0);
     cv::absdiff(a, b, d);
     return cv::countNonZero(d > 48) > 0.0005 * static_cast<double>(d.total());
 }
@@ -83,6 +94,18 @@ Frame AdbDevice::captureFromStream() {
     }
     const double now = monotonicSeconds();
     const int endings = stream_->endings();
+    // The last input's stale check is owed while nothing but, at most, a picture within 0.5 s
+    // of it was decoded; a probe beside a dump that is no longer needed is dropped.
+    const bool owed = inputs_ > stale_checked_ && current_at_ < last_input_at_ + kBuffered;
+    if (probe_ && (!owed || probe_->inputs != inputs_)) {
+        probe_->cancel = true;
+        probe_.reset();
+    }
+    bool probed = false;
+    if (probe_) {
+        std::lock_guard<std::mutex> lock(probe_->mu);
+        probed = probe_->done && !probe_->frame.empty();
+    }
     if (current_.empty() || endings != endings_seen_) {
         // Before the stream's first picture, and after a screenrecord run ended by itself (the
         // screen may have changed unseen: a rotation ends the stand-in's).
@@ -97,13 +120,14 @@ Frame AdbDevice::captureFromStream() {
         current_ = captureRaw();
         current_at_ = current_.monotonic;
         raw_until_ = current_at_ + kBuffered;
-    } else if (inputs_ > stale_checked_ && current_at_ < last_input_at_ + kBuffered &&
-               now - std::max(last_input_at_, current_at_) > kStaleAfter) {
+    } else if (owed && (probed || now - std::max(last_input_at_, current_at_) > kStaleAfter)) {
         // Nothing decoded for 1 s after an input but, at most, a picture that was on its way
         // when the input came (screenrecord's buffering): it changed nothing, or the stream is
-        // behind.
+        // behind. The raw frame taken beside a dump at 1 s after the input decides when there
+        // is one (checkStaleBeside), else one taken now.
         stale_checked_ = inputs_;
-        Frame raw = captureRaw();
+        Frame raw = takeProbe();
+        if (raw.empty()) raw = captureRaw();
         if (otherScreen(raw.bgr, current_.bgr)) {
             // Behind or stale: restarted when it was already behind at the last check with no
             // picture since (a slow stream that still delivers is not thrown away).
@@ -119,6 +143,76 @@ Frame AdbDevice::captureFromStream() {
     return current_;
 }
 
+void AdbDevice::checkStaleBeside() {
+    if (!stream_ || !stream_->working() || !raw_capture_ || current_.empty()) return;
+    if (inputs_ <= stale_checked_ || current_at_ >= last_input_at_ + kBuffered) return;
+    if (probe_ && probe_->inputs == inputs_) return;  // under way
+    const double came_after = last_input_at_ + kBuffered, due = last_input_at_ + kStaleAfter;
+    const StreamShot newest = stream_->newest();
+    if (newest.number > stream_seen_ && newest.frame.monotonic >= came_after) return;  // not owed
+    if (probe_) probe_->cancel = true;
+    auto probe = std::make_shared<StaleProbe>();
+    probe->inputs = inputs_;
+    probe_ = probe;
+    // The thread holds copies only (the client, the probe, the stream weakly): it may outlive
+    // this device. A stall ends within what a raw screencap may take (captureRaw's least).
+    const double least = std::max(kIoWaitFloor, 2 * raw_s_);
+    std::weak_ptr<AdbScreenStream> weak = stream_;
+    std::thread([probe, weak, client = client_, due, came_after, least] {
+        Frame f;
+        double took = 0;
+        try {
+            while (!probe->cancel && monotonicSeconds() < due)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            bool came = false;
+            if (std::shared_ptr<AdbScreenStream> s = weak.lock()) {
+                const StreamShot n = s->newest();
+                came = n.number > 0 && n.frame.monotonic >= came_after;
+            }
+            if (!probe->cancel && !came) {
+                const double t0 = monotonicSeconds();
+                f = decodeRawScreencap(client.exec("screencap", least, least));
+                took = monotonicSeconds() - t0;
+                f.timestamp = wallSeconds();
+                f.monotonic = monotonicSeconds();
+            }
+        } catch (const std::exception&) {
+            f = Frame{};  // capture() takes its own raw frame, under the step's bound
+        }
+        std::lock_guard<std::mutex> lock(probe->mu);
+        probe->frame = std::move(f);
+        probe->took = took;
+        probe->done = true;
+        probe->cv.notify_all();
+    }).detach();
+}
+
+Frame AdbDevice::takeProbe() {
+    std::shared_ptr<StaleProbe> p = std::move(probe_);
+    probe_.reset();
+    if (!p) return {};
+    if (p->inputs != inputs_) {
+        p->cancel = true;
+        return {};
+    }
+    const double end = ioWaitEnd(std::max(kIoWaitFloor, 2 * raw_s_));
+    std::unique_lock<std::mutex> lock(p->mu);
+    while (!p->done) {
+        lock.unlock();
+        ioCheckCancel();
+        lock.lock();
+        if (monotonicSeconds() >= end) {
+            p->cancel = true;
+            return {};
+        }
+        p->cv.wait_for(lock, std::chrono::milliseconds(20));
+    }
+    if (p->frame.empty()) return {};
+    ++counts_.raw;
+    raw_s_ = raw_s_ > 0 ? 0.7 * raw_s_ + 0.3 * p->took : p->took;
+    return std::move(p->frame);
+}
+
 Frame AdbDevice::capture() {
     const double t0 = monotonicSeconds();
     if (stream_ && !stream_->working()) {
@@ -132,10 +226,11 @@ Frame AdbDevice::capture() {
 
 Frame AdbDevice::captureCurrent() {
     const long raws = counts_.raw;
+    const double begun = monotonicSeconds();
     Frame f = capture();
-    // Without the stream, or when capture() took a raw frame itself (the first, a stale check):
-    // f was taken after the call began.
-    if (!stream_ || counts_.raw != raws) return f;
+    // Without the stream, or when capture() took a raw frame itself (the first, a stale check;
+    // not one taken beside a dump before the call): f was taken after the call began.
+    if (!stream_ || (counts_.raw != raws && f.monotonic >= begun)) return f;
     const double t0 = monotonicSeconds();
     Frame raw = captureRaw();
     if (!otherScreen(raw.bgr, f.bgr)) return f;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -138,6 +139,12 @@ void AdbDevice::setStream(std::shared_ptr<AdbScreenStream> s) {
 }
 
 AdbDevice::~AdbDevice() {
+    if (probe_) {  // a stale check beside a dump: its thread holds copies only; let a raw frame under way end
+        probe_->cancel = true;
+        std::unique_lock<std::mutex> lock(probe_->mu);
+        probe_->cv.wait_for(lock, std::chrono::duration<double>(std::max(kIoWaitFloor, 2 * raw_s_)),
+                            [this] { return probe_->done; });
+    }
     if (!stream_ && failed_stream_) stream_ = failed_stream_;  // for the summary
     if (touches_sent_ + touches_input_ > 0)
         std::fprintf(stderr, "adb %s: touches: %ld by sendevent, %ld by `input`%s%s\n", client_.serial().c_str(),

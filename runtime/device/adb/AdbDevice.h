@@ -2,6 +2,7 @@
 // commands through one long-lived shell are the input, `uiautomator dump` is the element tree.
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -58,7 +59,8 @@ AndroidInfo parseAndroidInfo(const std::string& output, const std::string& seria
 /// (u32 LE width, height, format, then a colour-space u32 on newer builds: the header's size is
 /// the length minus width × height × 4) before the stream's first picture, once after an input
 /// when nothing was decoded for 1 s since it, or only a picture within 0.5 s of it (the raw frame is taken; when it differs from the stream's at
-/// two checks in a row with no picture between, the stream is restarted), and for good once the stream stops working
+/// two checks in a row with no picture between, the stream is restarted; a tree dump that keeps
+/// the run waiting has that raw frame taken beside it, at 1 s after the input: checkStaleBeside), and for good once the stream stops working
 /// (screenrecord missing or failing) or is disabled (EACU_ADB_STREAM=0, open()'s `stream`);
 /// `screencap -p` (PNG) only when raw frames do not decode. An all-black frame is remembered
 /// (captureNote()): a window with FLAG_SECURE captures black. A frame whose size differs from
@@ -173,6 +175,15 @@ public:
     uint64_t inputs() const { return inputs_; }
     /// The newest frame capture() gave, as a mark (AdbScreenMark).
     AdbScreenMark lastMark() const { return mark_; }
+    /// Before a command that keeps the run's thread waiting (a tree dump, 0.6-2 s on a phone):
+    /// when capture() will owe the stale check of the last input (the stream is on and decoded
+    /// nothing but, at most, a picture within 0.5 s of the input), starts that check's raw
+    /// `screencap` on a thread of its own at 1 s after the input (when the input's picture should
+    /// have come), unless a picture after those 0.5 s came by then; capture() then decides with
+    /// that raw frame instead of taking one after the command. Does nothing otherwise, or when one
+    /// is already under way for this input. Never throws: a probe that fails is dropped and
+    /// capture() takes its own raw frame.
+    void checkStaleBeside();
     /// What one capture() takes, in seconds: a running mean (0 before the first).
     double captureSeconds() const { return capture_s_; }
     /// Where capture()'s frames came from so far: pictures of the stream, raw screencaps (the
@@ -206,6 +217,21 @@ private:
     bool sendTouch(const std::vector<Point>& points, int step_ms, int count);
     // Selects ADBKeyBoard (first use) and waits until it is bound to the input (dumpsys input_method).
     void selectAdbKeyboard();
+    // The stale check's raw frame taken beside a dump (checkStaleBeside): for input number
+    // `inputs`; `frame` empty when none was taken (a picture came, cancelled, failed).
+    struct StaleProbe {
+        std::mutex mu;
+        std::condition_variable cv;
+        bool done = false;
+        Frame frame;
+        double took = 0;  // seconds the raw screencap took
+        uint64_t inputs = 0;
+        std::atomic<bool> cancel{false};
+    };
+    // The probe's raw frame when it is for the current input (waiting for it while it is under
+    // way, at most what a raw screencap may take, within the step's bound); empty when there is
+    // none or it failed. Clears the probe.
+    Frame takeProbe();
 
     AdbClient client_;
     AdbShell shell_;
@@ -239,6 +265,7 @@ private:
     std::shared_ptr<AdbScreenStream> failed_stream_;  // the stream that stopped working (its failure)
     CaptureCounts counts_;
     uint64_t live_seen_ = 0;     // captureLive's thread only: the newest picture it gave
+    std::shared_ptr<StaleProbe> probe_;  // the stale check beside a dump (checkStaleBeside); its thread is detached
     std::unique_ptr<AdbAccessibility> a11y_;
     std::optional<Touchscreen> touch_;  // the touchscreen sendevent writes to (nullopt: `input`)
     std::string touch_why_;             // why touches go through `input` ("" while sendevent works)
