@@ -17,6 +17,7 @@
 #include "commands/Commands.h"
 #include "device/AppControl.h"
 #include "device/DeviceFactory.h"
+#include "device/agent/AgentDevice.h"
 #include "server/WorkerDevice.h"
 #include "step/Session.h"
 #include "studio/Studio.h"
@@ -35,7 +36,10 @@ std::string studioTreeSource(Device& device, DeviceSpec::Kind kind) {
     case DeviceSpec::Kind::X11:
     case DeviceSpec::Kind::Virtual: return "AT-SPI";
     case DeviceSpec::Kind::Adb: return "uiautomator";
-    case DeviceSpec::Kind::Agent: return "UIA";
+    case DeviceSpec::Kind::Agent:
+        // The agent's own word: UI Automation where it could create it, else MSAA (Wine 8).
+        if (auto* agent = dynamic_cast<AgentDevice*>(&device)) return agent->treeSource();
+        return "UIA";
     case DeviceSpec::Kind::Chromium:
     case DeviceSpec::Kind::Cdp: return "CDP";
     default: return "accessibility";

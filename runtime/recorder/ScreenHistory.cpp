@@ -41,9 +41,22 @@ std::shared_ptr<const ScreenState> ScreenHistory::before(double t) const {
     return states_.empty() ? nullptr : states_.front();
 }
 
+bool ScreenHistory::latestConfirmed() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !states_.empty() && states_.back()->tree_on_frame;
+}
+
 std::shared_ptr<const ScreenState> ScreenHistory::latest() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return states_.empty() ? nullptr : states_.back();
+}
+
+std::shared_ptr<const ScreenState> ScreenHistory::confirmed(const ScreenState& s) const {
+    if (s.frame.bgr.empty()) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = states_.rbegin(); it != states_.rend(); ++it)
+        if ((*it)->frame.bgr.data == s.frame.bgr.data && (*it)->tree && (*it)->tree_on_frame) return *it;
+    return nullptr;
 }
 
 bool ScreenHistory::waitFirst(double timeout) const {
@@ -136,7 +149,7 @@ void ScreenHistory::run() {
                     while (states_.size() > keep_) states_.pop_front();
                 }
                 first_.notify_all();
-            } else if (tree && monotonicSeconds() - tree_read > 0.5) {
+            } else if (tree && monotonicSeconds() - tree_read > (latestConfirmed() ? 0.5 : kUnconfirmedReread)) {
                 // The same check as a new screen's: a screen that changed under the read keeps
                 // its tree, and the newer screen is looked at next; a tree read while an input's
                 // effect may not be drawn yet is not kept.

@@ -54,6 +54,15 @@ public:
     std::shared_ptr<const ScreenState> before(double t) const;
     /// The newest screen.
     std::shared_ptr<const ScreenState> latest() const;
+    /// The newest kept state of `s`'s very frame (the same capture, not a look-alike) whose tree
+    /// is that screen's (tree_on_frame), or null. A screen whose tree was read while it changed
+    /// (typing drawn under the read) has its tree read again as soon as it is seen unchanged
+    /// (kUnconfirmedReread); that reading replaces it in the history.
+    std::shared_ptr<const ScreenState> confirmed(const ScreenState& s) const;
+    /// Seconds between two reads of the newest screen's tree while it is not known to be that
+    /// screen's (0.5 s once it is): a person filling fields in a row moves on within 0.5 s, and
+    /// a click on a screen without a confirmed tree gets no tree target (e2e_studio_agent).
+    static constexpr double kUnconfirmedReread = 0.1;
     /// Waits up to `timeout` seconds for the first screen to be kept (with its tree, when read).
     /// True when there is one; false when the time ran out (error() says why when captures
     /// failed meanwhile).
@@ -79,6 +88,7 @@ public:
 
 private:
     void run();
+    bool latestConfirmed() const;  // the newest state's tree is its screen's
 
     Device& device_;
     bool tree_;

@@ -546,8 +546,12 @@ std::vector<ProvenTarget> prove(const Frame& frame, const A11yElement* tree, Poi
     std::string tried;
     std::vector<ProvenTarget> out;
     std::string label;  // the name of the tree's element under the point: what a text must read
+    std::string value;  // a field's value, read first when o.field_value (a verify of what it holds)
     if (tree) {
-        if (const A11yElement* e = elementAt(flatten(*tree), p)) label = e->name;
+        if (const A11yElement* e = elementAt(flatten(*tree), p)) {
+            label = e->name;
+            if (o.field_value && isField(*e) && e->role != "password text") value = e->description;
+        }
         if (auto t = proveA11y(*tree, p, tried)) out.push_back(std::move(*t));
     } else {
         tried += "no accessibility tree; ";
@@ -555,8 +559,12 @@ std::vector<ProvenTarget> prove(const Frame& frame, const A11yElement* tree, Poi
     std::string hint;  // the name under the point in a tree that may be another screen's
     if (!tree && o.name_tree)
         if (const A11yElement* e = elementAt(flatten(*o.name_tree), p)) hint = e->name;
-    if ((all || out.empty()) && o.text)
-        if (auto t = proveText(frame, p, o.band, label, hint, tried)) out.push_back(std::move(*t));
+    if ((all || out.empty()) && o.text) {
+        std::optional<ProvenTarget> t;
+        if (!value.empty()) t = proveText(frame, p, o.band, value, "", tried);
+        if (!t) t = proveText(frame, p, o.band, label, hint, tried);
+        if (t) out.push_back(std::move(*t));
+    }
     if ((all || out.empty()) && o.image)
         if (auto t = proveImage(frame, p, locator, o, tried)) out.push_back(std::move(*t));
     if (out.empty()) {

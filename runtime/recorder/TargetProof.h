@@ -67,6 +67,11 @@ struct ProofOptions {
     /// point reads like the phrase OCR reads there (similarity >= 0.8), the text written is
     /// that name, as with `tree` (a misreading, "Press #8" for "Press 按", is not written).
     const A11yElement* name_tree = nullptr;
+    /// A text read in a field (the tree's editable element under the point, not a password)
+    /// may be its value (the tree's `description`: the agent's MSAA value) rather than its
+    /// name, which is the label beside it: what a verify of a filled field checks. The name is
+    /// tried after it.
+    bool field_value = false;
 };
 
 /// The most robust target for point `p` (physical pixels) on `frame`, proven on that frame:

@@ -34,7 +34,9 @@ class Session;
 ///   down), `duration` (drag: seconds).
 /// - `risky`: asks the run's confirm policy first (no terminal: refused).
 /// - `retry_without_effect`: a single tap that changed nothing is pressed again a few pixels
-///   off (SessionOptions::tap_retries, jitter), unless its effect shows up late.
+///   off (SessionOptions::tap_retries, jitter), unless its effect shows up late, or at
+///   least kTargetEffectPixels pixels inside `box` changed (an effect under the screen's
+///   noise ratio drawn in the target itself: a check box's mark; a second press would undo it).
 /// - `method`, `score`, `threshold`, `locate_ms`: how the target was found (for the step row).
 /// - `params`: extra fields for the step's params (merged over the executor's own).
 /// - `before`: the screen the target was found on (empty: captured just before the input);
@@ -115,6 +117,10 @@ struct InputResult {
 
 /// Executes InputActions on a session's device. Owned by the Session; not thread-safe (a run
 /// has one thread driving its device).
+/// Pixels inside a tapped target's box whose change counts as the tap's effect, however small
+/// against the whole screen (a check box's mark in Wine is ~25 px).
+constexpr int kTargetEffectPixels = 4;
+
 class ActionExecutor {
 public:
     explicit ActionExecutor(Session& session) : session_(session) {}

@@ -178,13 +178,12 @@ json Studio::perform(const json& event) {
         std::lock_guard<std::mutex> lock(mu_);
         if (shown_seq > 0) before = shownAt(shown_seq);
     }
-    // The history reads a screen's tree again once the screen has stood still (ScreenHistory):
-    // a newer state of the very frame shown may have the screen's own tree where the shown state's
-    // was read while the screen changed.
+    // The history reads a screen's tree again once the screen stands still (ScreenHistory): a
+    // newer state of the very frame shown may have the screen's own tree where the shown state's
+    // was read while the screen changed. It need not be the newest: the screen may have changed
+    // again by the time the person clicks (e2e_studio_agent's fields, filled in a row).
     if (before && before->tree && !before->tree_on_frame)
-        if (std::shared_ptr<const ScreenState> now = history_.latest();
-            now && now->tree && now->tree_on_frame && now->frame.bgr.data == before->frame.bgr.data)
-            before = now;
+        if (std::shared_ptr<const ScreenState> now = history_.confirmed(*before)) before = now;
     std::string unseen;  // why the frame acted on is not known, when it is not
     if (!before) {
         unseen = shown_seq > 0 ? "the frame the click was on (live frame " + std::to_string(shown_seq) + ") is no longer kept"

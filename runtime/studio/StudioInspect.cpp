@@ -103,6 +103,7 @@ json Studio::addVerify(Point p) {
     ProofOptions po;
     po.image_ref = o_.assets_ref;
     po.image_stem = "verify_" + std::to_string(id);
+    po.field_value = true;  // in a filled field, its value is what a person reads and checks
     std::vector<ProvenTarget> ts = proveTargets(s->frame, s->tree ? &*s->tree : nullptr, p, locator_, po);
     const ProvenTarget* best = &ts.front();
     for (const ProvenTarget& t : ts)

@@ -129,14 +129,24 @@ class Studio:
 
     def inspect_matches_tree(self, n):
         """Inspect mode: the pointer rests on n's centre; element-info must show n's fields."""
+        got = self.inspect_at(n)
+        self.page.click(cdp.testid("inspect"))
+        self.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'false'", 5,
+                  "inspect mode off")
+        return got
+
+    def inspect_at(self, n, at=None):
+        """Turns inspect mode on; the pointer rests at `at` (default n's centre), inside tree
+        element n; element-info must show n's fields. Inspect mode stays on."""
         self.page.click(cdp.testid("inspect"))
         self.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'true'", 5,
                   "inspect mode on")
         b = n["bounds"]
+        x, y = at or (b["x"] + b["w"] // 2, b["y"] + b["h"] // 2)
         # The target waits for the point's proof (an OCR read of its band and the locates): a
         # bound, not a latency claim (tests/bench/studio.sh measures that); generous for a
         # 1080x2400 frame under the sanitizers on a loaded machine (over 60 s once in CI).
-        p = self.js(f"__studio.pagePoint({b['x'] + b['w'] // 2}, {b['y'] + b['h'] // 2})")
+        p = self.js(f"__studio.pagePoint({x}, {y})")
         self.page.mouse("mouseMoved", p["x"] - 3, p["y"])
         self.page.mouse("mouseMoved", p["x"], p["y"])
         self.wait("(() => { const t = document.querySelector('[data-testid=element-target] [data-field=target]');"
@@ -146,15 +156,12 @@ class Studio:
         bounds = f"{b['x']},{b['y']} {b['w']}x{b['h']}"
         check(got.get("role") == n["role"] and got.get("name") == n["name"] and got.get("bounds") == bounds and
               got.get("path") == n["path"],
-              f"element-info at the centre of the tree's {n['role']} {n['name']!r} ({bounds}, path {n['path']}): got {got}")
+              f"element-info at ({x},{y}) in the tree's {n['role']} {n['name']!r} ({bounds}, path {n['path']}): got {got}")
         check(got.get("why"), f"element-info without the proof sentence: {got}")
         # The tree panel lists the same node.
         self.wait(f"!!document.querySelector('[data-testid=tree] [data-path=\"{n['path']}\"]')", 10,
                   f"the node {n['path']} in [data-testid=tree]")
         log(f"inspect at {n['role']} {n['name']!r}: target {got['target']} ({got['why'][:80]}...)")
-        self.page.click(cdp.testid("inspect"))
-        self.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'false'", 5,
-                  "inspect mode off")
         return got
 
     def save(self):
@@ -388,13 +395,68 @@ def repl_adb_case(s, args):
           f"the row's line has a tree target: {lines[0]['lua']}")
 
 
+def agent_case(s, args):
+    """The Windows agent under Wine (eacu-test-form.exe): the name and city fields clicked and
+    filled (their lines found by the labels beside them: the MSAA tree names a field by its
+    label), the check box ticked; inspect mode at the typed name: element-info matches the
+    tree's element there, the point chosen and a verify added; OK clicked (the form prints what
+    it got); save."""
+    s.see_settled()  # the form has drawn, as a person waits to see it
+    name = s.element(lambda n: n["role"] == "text" and n["name"] == "姓名", "the form's field 姓名", 60)
+    city = s.element(lambda n: n["role"] == "text" and n["name"] == "城市", "the form's field 城市")
+    agree = s.element(lambda n: n["role"] == "check box" and n["name"] == "同意条款", "the form's check box 同意条款")
+    ok = s.element(lambda n: n["role"] == "push button" and n["name"] == "确定", "the form's button 确定")
+    for field, text in ((name, "张三"), (city, "北京")):
+        s.click_element(field)
+        s.js("__studio.sent()")
+        s.page.call("Input.insertText", text=text)
+        s.js("__studio.sent()")
+    s.see_settled(quiet=0.3)
+    s.click_element(agree)
+    lines = s.wait_proven(5, 180)
+    log("lines: " + " | ".join(l["lua"][:100] for l in lines))
+    # Inspect: the pointer rests on the typed name (the field's left part, where its text is);
+    # element-info shows the tree's field there; a click chooses the point, add-verify adds
+    # verify() on the best target proven there.
+    s.see_settled()
+    name = s.element(lambda n: n["role"] == "text" and n["name"] == "姓名", "the form's field 姓名")
+    b = name["bounds"]
+    at = (b["x"] + 24, b["y"] + b["h"] // 2)
+    got = s.inspect_at(name, at)
+    check(got.get("source") == args.tree_source, f"element-info's source: expected {args.tree_source!r} "
+          f"(what the agent says its tree is), got {got.get('source')!r}")
+    p = s.js(f"__studio.pagePoint({at[0]}, {at[1]})")
+    s.page.click_at(p["x"], p["y"])  # inspect: chooses the point
+    s.wait("!document.querySelector('[data-testid=add-verify]').disabled", 10, "add-verify enabled on a chosen point")
+    s.page.click(cdp.testid("add-verify"))
+    s.wait("document.querySelectorAll('[data-testid=line]').length === 6", 120, "the verify line")
+    s.page.click(cdp.testid("inspect"))
+    s.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'false'", 5,
+           "inspect mode off")
+    s.click_element(ok)
+    lines = s.wait_proven(7, 180)
+    log("lines: " + " | ".join(l["lua"][:120] for l in lines))
+    taps = [l for l in lines if l["action"] == "tap" and not l["lua"].startswith("verify(")]
+    check(len(taps) == 4, f"four tap lines (name, city, check box, OK): {[l['lua'] for l in lines]}")
+    for l, label in zip(taps, ("姓名", "城市", "同意条款", "确定")):
+        check(label in l["lua"].split("   -- ")[0] and not l["lua"].startswith("tap({ x"),
+              f"the tap on {label} is found by its label (the tree's name or the text beside it): {l['lua']}")
+    check(lines[1]["lua"].startswith('input "张三"') and lines[3]["lua"].startswith('input "北京"'),
+          f"the typed lines: {lines[1]['lua']} / {lines[3]['lua']}")
+    check(lines[5]["lua"].startswith("verify(") and not lines[5]["lua"].startswith("verify({ x"),
+          f"the verify line: {lines[5]['lua']}")
+    path = s.save()
+    log(f"saved {path}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url")
-    ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium", "repl", "repl_adb"], required=True)
+    ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium", "agent", "repl", "repl_adb"], required=True)
     ap.add_argument("--points", default="", help="xcalc: the keys' device points, \"x,y x,y ...\"")
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", type=int, default=0)
+    ap.add_argument("--tree-source", default="", help="agent: the source element-info must name")
     ap.add_argument("--rest", type=float, default=1.5, help="xcalc: seconds the pointer rests on a key before the press")
     args = ap.parse_args()
     with cdp.Browser(width=1500, height=1000, log_path=os.path.join(args.out, "chromium.log")) as browser:
@@ -404,7 +466,7 @@ def main():
         s.wait("window.__studio && __studio.state().w > 0 && document.querySelector('[data-testid=screen]').naturalWidth > 0",
                30, "the first live frame on [data-testid=screen]")
         try:
-            {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case, "chromium": chromium_case,
+            {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case, "chromium": chromium_case, "agent": agent_case,
              "repl": repl_case, "repl_adb": repl_adb_case}[args.case](s, args)
         finally:
             page.screenshot(os.path.join(args.out, f"studio_{args.case}.png"))

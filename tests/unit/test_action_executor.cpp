@@ -137,6 +137,55 @@ TEST_CASE("ActionExecutor: a tap that changes nothing is pressed again a few pix
     CHECK(p["retried_at"].size() == 2);
 }
 
+namespace {
+
+// A 640x480 grey screen with a check box: each click toggles a 3x3 mark inside the box at
+// 158,118 (9 px: under the screen's noise ratio, 0.00005 of 307,200 px = 15 px).
+class CheckBoxDevice : public NullDevice {
+public:
+    std::string describe() const override { return "check-box"; }
+    Size screenSize() const override { return {640, 480}; }
+    Frame capture() override {
+        cv::Mat bgr(480, 640, CV_8UC3, cv::Scalar(90, 90, 90));
+        if (clicks % 2) cv::rectangle(bgr, cv::Rect(158, 118, 3, 3), cv::Scalar(0, 0, 0), cv::FILLED);
+        return stamped(bgr);
+    }
+    void click(MouseButton, int) override { ++clicks; }
+    int clicks = 0;
+};
+
+}  // namespace
+
+TEST_CASE("ActionExecutor: a tap whose small effect is drawn inside its target is not pressed again (a check box)",
+          "[executor]") {
+    test::TempDir dir;
+    CheckBoxDevice device;
+    AssetLibrary assets;
+    Locator locator;
+    RunLog log(dir / "runs.db");
+    RunRecord rec;
+    rec.script = "test_action_executor";
+    const int64_t run = log.beginRun(rec);
+    SessionOptions o;
+    o.effect_timeout = 0.1;
+    o.settle_interval = 0.05;
+    o.settle_timeout = 1.0;
+    o.late_effect_timeout = 0.2;
+    o.tap_retries = 2;
+    Session session(device, assets, locator, &log, run, o);
+    InputAction a;
+    a.action = "tap";
+    a.target = "\"check box\"";
+    a.at = Point{160, 120};
+    a.box = Rect{150, 110, 20, 20};
+    InputResult r = session.executor().perform(a);
+    CHECK(device.clicks == 1);  // ticked once, not ticked and unticked
+    CHECK(r.retries == 0);
+    CHECK(r.settle.changed);
+    for (const StepRecord& s : log.steps(run))
+        if (s.id == r.step_id) CHECK(nlohmann::json::parse(s.params_json).value("effect_in_target", 0) == 9);
+}
+
 TEST_CASE("ActionExecutor: the run's action limit refuses an input before it is sent", "[executor]") {
     Fixture f(0.0, RunLimits{1, 0});
     f.session->executor().perform(f.tap());

@@ -24,6 +24,7 @@ std::unique_ptr<AgentDevice> AgentDevice::connect(const std::string& host, int p
     d->token_ = token;
     const std::string who = "agent " + d->conn_->address();
     d->os_ = peerString(d->conn_->hello(), "os", who, std::string("?"));
+    d->uia_ = peerBool(d->conn_->hello(), "uia", who, false);
     auto s = d->conn_->call({{"op", "screen"}}).header;
     d->size_ = Size{int(peerInt(s, "w", who, 0)), int(peerInt(s, "h", who, 0))};
     d->scale_ = peerNumber(s, "scale", who, 1.0);

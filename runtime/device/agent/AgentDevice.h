@@ -78,6 +78,9 @@ public:
     /// the frame's top-left on the screen. Throws DeviceError as the agent says (gone,
     /// minimized, a black PrintWindow of a covered window).
     WindowCapture grab(uint64_t window);
+    /// Where the agent reads its element tree, as its hello says (`uia`): "UIA" (UI Automation)
+    /// or "MSAA" (each control's MSAA object: Windows without UI Automation, Wine 8).
+    std::string treeSource() const { return uia_ ? "UIA" : "MSAA"; }
     /// Bytes received for the last capture and whether it was a whole frame (for benchmarks).
     size_t lastCaptureBytes() const { return base_.bytes; }
     /// The connection, for the windows and the tree.
@@ -111,6 +114,7 @@ private:
     Size size_;
     double scale_ = 1.0;
     int dpi_ = 96;
+    bool uia_ = false;  // the hello's "uia"
     CaptureBase base_;  // capture() and grab() on conn_
     std::unique_ptr<AgentWindows> windows_;
     std::unique_ptr<AgentAccessibility> a11y_;
