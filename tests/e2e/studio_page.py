@@ -91,6 +91,20 @@ class Studio:
             check(time.monotonic() < end, f"no {what} within {timeout} s")
             time.sleep(0.1)
 
+    def see_tree_on_frame(self, timeout=60):
+        """Waits until the studio's newest tree was read on its own screen (`on_frame`: not
+        while the screen changed), then for the page to show that screen: a person who has just
+        typed looks at the form before the next click."""
+        end = time.monotonic() + timeout
+        while True:
+            t = self.api("/api/studio/tree")
+            if t.get("on_frame") and t.get("seq", 0) > 0:
+                break
+            check(time.monotonic() < end, f"no tree read on its own screen within {timeout} s")
+            time.sleep(0.05)
+        self.wait(f"Number(document.querySelector('[data-testid=screen]').dataset.seq) >= {t['seq']}", timeout,
+                  f"the page showing live frame {t['seq']} (the tree's screen)")
+
     def see_settled(self, quiet=0.5, timeout=30):
         """Waits until the studio's newest live frame has not changed for `quiet` seconds (the
         screen stands still: a device without a tree has no tree's screen to wait for), then
@@ -407,11 +421,15 @@ def agent_case(s, args):
     agree = s.element(lambda n: n["role"] == "check box" and n["name"] == "同意条款", "the form's check box 同意条款")
     ok = s.element(lambda n: n["role"] == "push button" and n["name"] == "确定", "the form's button 确定")
     for field, text in ((name, "张三"), (city, "北京")):
+        # The form as it is now, its tree read on that screen: a click right after typing lands
+        # on a screen whose tree was read while it changed, and gets (rightly) no tree target.
+        s.see_tree_on_frame()
         s.click_element(field)
         s.js("__studio.sent()")
         s.page.call("Input.insertText", text=text)
         s.js("__studio.sent()")
     s.see_settled(quiet=0.3)
+    s.see_tree_on_frame()
     s.click_element(agree)
     lines = s.wait_proven(5, 180)
     log("lines: " + " | ".join(l["lua"][:100] for l in lines))
@@ -433,6 +451,7 @@ def agent_case(s, args):
     s.page.click(cdp.testid("inspect"))
     s.wait("document.querySelector('[data-testid=inspect]').getAttribute('aria-pressed') === 'false'", 5,
            "inspect mode off")
+    s.see_tree_on_frame()
     s.click_element(ok)
     lines = s.wait_proven(7, 180)
     log("lines: " + " | ".join(l["lua"][:120] for l in lines))
