@@ -15,6 +15,8 @@
 
 namespace eacu {
 
+using json = nlohmann::json;
+
 namespace {
 
 // Pixels of `box` (physical) that moved more than `tolerance` grey levels from `a` to `b`; 0
@@ -25,12 +27,6 @@ int changedInBox(const Frame& a, const Frame& b, const std::optional<Rect>& box,
     if (r.empty()) return 0;
     return int(changeRatio(a.bgr, b.bgr, tolerance, r) * double(r.w) * double(r.h) + 0.5);
 }
-
-}  // namespace
-
-using json = nlohmann::json;
-
-namespace {
 
 std::string whatOf(const InputAction& a) {
     if (a.action == "input") return "input " + (a.secret ? a.target : json(a.text).dump());

@@ -115,12 +115,12 @@ struct InputResult {
     std::optional<Point> input;
 };
 
-/// Executes InputActions on a session's device. Owned by the Session; not thread-safe (a run
-/// has one thread driving its device).
 /// Pixels inside a tapped target's box whose change counts as the tap's effect, however small
 /// against the whole screen (a check box's mark in Wine is ~25 px).
 constexpr int kTargetEffectPixels = 4;
 
+/// Executes InputActions on a session's device. Owned by the Session; not thread-safe (a run
+/// has one thread driving its device).
 class ActionExecutor {
 public:
     explicit ActionExecutor(Session& session) : session_(session) {}

@@ -3,8 +3,8 @@
 #include "studio/Studio.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 
 #include "base/Clock.h"
 #include "run/UserInput.h"

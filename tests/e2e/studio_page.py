@@ -95,13 +95,12 @@ class Studio:
         """Waits until the studio's newest tree was read on its own screen (`on_frame`: not
         while the screen changed), then for the page to show that screen: a person who has just
         typed looks at the form before the next click."""
-        end = time.monotonic() + timeout
-        while True:
-            t = self.api("/api/studio/tree")
-            if t.get("on_frame") and t.get("seq", 0) > 0:
-                break
-            check(time.monotonic() < end, f"no tree read on its own screen within {timeout} s")
-            time.sleep(0.05)
+        t = {}
+
+        def on_frame():
+            t.update(self.api("/api/studio/tree"))
+            return t.get("on_frame") and t.get("seq", 0) > 0
+        self.until(on_frame, timeout, "tree read on its own screen")
         self.wait(f"Number(document.querySelector('[data-testid=screen]').dataset.seq) >= {t['seq']}", timeout,
                   f"the page showing live frame {t['seq']} (the tree's screen)")
 
