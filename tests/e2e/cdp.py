@@ -51,12 +51,24 @@ def find_chromium():
     raise CDPError("chromium is not installed (make deps installs it)")
 
 
+def chromium_tmp():
+    """A TMPDIR of Chromium's own, as eacu's ChromiumBrowser makes one: under $TMPDIR when
+    Chromium's singleton socket ($TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket) fits in
+    sockaddr_un's 107 characters there, else under /tmp (a deeper path ends Chromium at start:
+    "Socket path too long"). Two Chromiums sharing one TMPDIR held a page on its last document."""
+    base = tempfile.gettempdir()
+    if len(base) + len("/eacu-ct.XXXXXXXX") + len("/org.chromium.Chromium.XXXXXX/SingletonSocket") > 107:
+        base = "/tmp"
+    return tempfile.mkdtemp(prefix="eacu-ct.", dir=base)
+
+
 class Browser:
     """One headless Chromium driven over the pipe."""
 
     def __init__(self, width=1280, height=800, chromium=None, log_path=None, extra_args=()):
         self.width, self.height = width, height
         self.profile = tempfile.mkdtemp(prefix="eacu-cdp-")
+        self.tmp = chromium_tmp()
         self.proc = None
         self._buf = b""
         self._next_id = 0
@@ -88,11 +100,12 @@ class Browser:
             # close_fds=False: the other fds are non-inheritable (Python's default), so only 0-4
             # reach Chromium; start_new_session: its helpers can be signalled as one group.
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                         close_fds=False, preexec_fn=child_fds, start_new_session=True)
+                                         env={**os.environ, "TMPDIR": self.tmp}, close_fds=False, preexec_fn=child_fds, start_new_session=True)
         except BaseException:
             for fd in (cmd_r, cmd_w, res_r, res_w):
                 os.close(fd)
             shutil.rmtree(self.profile, ignore_errors=True)
+            shutil.rmtree(self.tmp, ignore_errors=True)
             raise
         finally:
             if log is not subprocess.DEVNULL:
@@ -181,7 +194,7 @@ class Browser:
 
     # ---- the end ----
     def close(self):
-        """Closes Chromium (Browser.close, then SIGKILL of its process group) and removes the profile."""
+        """Closes Chromium (Browser.close, then SIGKILL of its process group) and removes its profile and TMPDIR."""
         if self._closed:
             return
         self._closed = True
@@ -212,6 +225,7 @@ class Browser:
                 except OSError:
                     pass
         shutil.rmtree(self.profile, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
         return self

@@ -132,10 +132,15 @@ start_serve() {
 chrome() {
   local bin=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
   [ -n "$bin" ] || fail "chromium is not installed (make deps installs it)"
-  local prof; prof=$(mktemp -d "$OUT/profile.XXXX")
-  timeout 60 "$bin" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  local prof tmp rc=0; prof=$(mktemp -d "$OUT/profile.XXXX")
+  # A TMPDIR of its own, under /tmp where $OUT is too deep for Chromium's singleton socket
+  # ($TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket, 107 characters at most; cdp.py's chromium_tmp).
+  if [ $(( ${#OUT} + 17 + 45 )) -le 107 ]; then tmp=$(mktemp -d "$OUT/ct.XXXXXXXX"); else tmp=$(mktemp -d /tmp/eacu-ct.XXXXXXXX); fi
+  TMPDIR=$tmp timeout 60 "$bin" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
-    --user-data-dir="$prof" --window-size=1500,950 "$@" 2>>"$OUT/chromium.log"
+    --user-data-dir="$prof" --window-size=1500,950 "$@" 2>>"$OUT/chromium.log" || rc=$?
+  rm -rf "$tmp"
+  return $rc
 }
 
 # A run whose script reads a line from its stdin (a fifo) before each part, so that a test can

@@ -27,8 +27,7 @@ send 'record()'
 wait_for "recording what you do on" 60
 url=$(pane | sed -n 's|^eacu studio: \(http://127\.0\.0\.1:[0-9]*/\)$|\1|p' | tail -1)
 [ -n "$url" ] || { pane >&2; fail "record() did not print the studio's loopback URL"; }
-mkdir -p "$OUT/tmp-page"
-TMPDIR="$OUT/tmp-page" python3 "$here/studio_page.py" "$url" --case repl_adb --out "$OUT" | tee "$OUT/page.out"
+python3 "$here/studio_page.py" "$url" --case repl_adb --out "$OUT" | tee "$OUT/page.out"
 grep -q '^studio_page: passed' "$OUT/page.out" || fail "studio_page.py --case repl_adb did not pass"
 chat_open || fail "the page's tap did not open the chat of 张三"
 send 'lines = stop()'

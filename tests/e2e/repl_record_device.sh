@@ -28,10 +28,7 @@ send 'record()'
 wait_for "recording what you do on" 60
 url=$(pane | sed -n 's|^eacu studio: \(http://127\.0\.0\.1:[0-9]*/\)$|\1|p' | tail -1)
 [ -n "$url" ] || { pane >&2; fail "record() did not print the studio's loopback URL"; }
-# The page-driving Chromium gets a TMPDIR of its own (as in studio.sh: two Chromiums sharing one
-# held eacu's page on the last document).
-mkdir -p "$OUT/tmp-page"
-TMPDIR="$OUT/tmp-page" python3 "$here/studio_page.py" "$url" --case repl --out "$OUT" | tee "$OUT/page.out"
+python3 "$here/studio_page.py" "$url" --case repl --out "$OUT" | tee "$OUT/page.out"
 grep -q '^studio_page: passed' "$OUT/page.out" || fail "studio_page.py --case repl did not pass"
 send '.record on'
 wait_for "recording: the lines you enter"

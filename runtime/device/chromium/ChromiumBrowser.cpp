@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sys/un.h>
+
 #include <thread>
 
 #include "base/Clock.h"
@@ -24,6 +26,24 @@ std::string stderrTail(Process& p) {
     return e.empty() ? "" : ": " + e;
 }
 
+// Chromium's process singleton binds a unix socket at $TMPDIR/org.chromium.Chromium.XXXXXX/
+// SingletonSocket (chrome/browser/process_singleton_posix.cc); a path longer than sockaddr_un's
+// sun_path (108 bytes with its NUL on Linux) ends Chromium at start ("Socket path too long"), as
+// a CI's deep build folder did. Chromium therefore gets a TMPDIR of its own, a folder of eacu's
+// under $TMPDIR when the socket's path fits there, else under /tmp; it also keeps two Chromiums
+// from sharing one (which held a page on its last document for over 60 s, docs/not-there-yet.md).
+// Returns the folder made; raises DeviceError when none can be made.
+std::string makeChromiumTmp() {
+    constexpr size_t kSocketTail = sizeof("/org.chromium.Chromium.XXXXXX/SingletonSocket") - 1;
+    constexpr size_t kSunPath = sizeof(sockaddr_un{}.sun_path) - 1;
+    std::error_code ec;
+    std::string base = fs::temp_directory_path(ec).string();  // $TMPDIR
+    std::string tmpl = base + "/eacu-ct.XXXXXX";
+    if (ec || tmpl.size() + kSocketTail > kSunPath) tmpl = "/tmp/eacu-ct.XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw DeviceError("chromium: cannot make a temporary directory " + tmpl);
+    return tmpl;
+}
+
 }  // namespace
 
 std::unique_ptr<ChromiumBrowser> ChromiumBrowser::start(Size window, double timeout, const std::string& chromium) {
@@ -37,7 +57,9 @@ std::unique_ptr<ChromiumBrowser> ChromiumBrowser::start(Size window, double time
     std::string tmpl = (fs::temp_directory_path(ec) / "eacu-chromium-device.XXXXXX").string();  // $TMPDIR
     if (!mkdtemp(tmpl.data())) throw DeviceError("chromium: cannot make a profile directory " + tmpl);
     b->profile_ = tmpl;
+    b->tmp_ = makeChromiumTmp();
     ProcessOptions po;
+    po.env["TMPDIR"] = b->tmp_;
     po.capture_stdout = false;
     po.stderr_mode = StderrMode::Capture;
     std::vector<std::string> argv = {
@@ -89,9 +111,9 @@ ChromiumBrowser::~ChromiumBrowser() {
         process_->waitGroupGone(2.0);
     }
     process_.reset();
-    if (!profile_.empty()) {
+    for (const std::string& dir : {profile_, tmp_}) {
         std::error_code ec;
-        fs::remove_all(profile_, ec);
+        if (!dir.empty()) fs::remove_all(dir, ec);
     }
 }
 

@@ -14,8 +14,9 @@ class Process;
 class ChromiumBrowser {
 public:
     /// Starts `chromium` (a program name or path; "" = $EACU_CHROMIUM or "chromium") as
-    /// `--headless=new --remote-debugging-port=0` with a fresh profile directory under $TMPDIR
-    /// and a window of `window` CSS pixels, and waits up to `timeout` seconds for the DevTools
+    /// `--headless=new --remote-debugging-port=0` with a fresh profile directory under $TMPDIR,
+    /// a TMPDIR of its own (under $TMPDIR, or /tmp where $TMPDIR is too deep for Chromium's
+    /// singleton socket; both removed when the browser is) and a window of `window` CSS pixels, and waits up to `timeout` seconds for the DevTools
     /// endpoint it writes (DevToolsActivePort). Throws DeviceError when it cannot start, exits
     /// first or does not answer in time (with the tail of its stderr).
     static std::unique_ptr<ChromiumBrowser> start(Size window, double timeout = 30, const std::string& chromium = "");
@@ -35,7 +36,7 @@ public:
 private:
     ChromiumBrowser() = default;
     std::unique_ptr<Process> process_;
-    std::string profile_, endpoint_, ws_, peer_;
+    std::string profile_, tmp_, endpoint_, ws_, peer_;  // tmp_: Chromium's TMPDIR
 };
 
 }  // namespace eacu
