@@ -93,13 +93,14 @@ LineReference lineReference(const TargetSpec& t, const AssetLibrary& assets, con
         // writer would have read it.
         cv::Mat frame = cv::imread(frame_path.string(), cv::IMREAD_COLOR);
         if (std::optional<Rect> at = cropPlace(frame, ref.crop))
-            readEvidence(kept, *OcrCache::shared().get(frame, std::nullopt, langs), *at, {frame.cols, frame.rows},
+            readEvidence(kept, *OcrCache::shared().get(frame, std::nullopt, langs), frame, *at, {frame.cols, frame.rows},
                          ref.crop_scale);
     }
     if (kept.box) {
         ref.box = kept.box;
         ref.proof_frame = frame_path.string();
         ref.frame_size = kept.frame_size;
+        ref.kind = kept.kind;
         for (const std::string& w : kept.words) addWord(ref.words, w);
         ref.neighbours = std::move(kept.ocr_neighbours);
     }

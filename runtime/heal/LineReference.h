@@ -16,7 +16,8 @@ namespace eacu {
 
 /// The recorded element.
 /// - `words`: its own words (a11y name, text targets, and the words OCR reads inside its box on
-///   the proof frame); `role`: its tree role ("" when none was recorded).
+///   the proof frame); `role`: its tree role ("" when none was recorded); `kind`: its
+///   Set-of-Marks kind on the proof frame as kept beside it (FrameEvidence::kind; "" unknown).
 /// - `crop`, `crop_scale`, `crop_path`: the first image alternative's pixels, the device scale
 ///   they were cut at, and the file (absolute; "" when the line has no image target).
 /// - `proof_frame`: `<crop stem>_frame.jpg` beside the crop (what eacu record keeps), empty when
@@ -31,6 +32,7 @@ namespace eacu {
 struct LineReference {
     std::vector<std::string> words;
     std::string role;
+    std::string kind;
     cv::Mat crop;
     double crop_scale = 1;
     std::string crop_path;

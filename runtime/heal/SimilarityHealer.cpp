@@ -70,6 +70,9 @@ double similarity(const LineReference& ref, const SomElement& e, const std::stri
             }
     if (!ref.words.empty()) add("words", 1.5, words);
     if (!ref.role.empty() && !role.empty()) add("role", 1.5, role == ref.role ? 1.0 : 0.0);
+    // On a screen without a tree, the element's tag is its Set-of-Marks kind on each frame
+    // (the same buildSom and options on both: FrameEvidence::kind).
+    else if (ref.role.empty() && !ref.kind.empty()) add("kind", 1.5, e.kind == ref.kind ? 1.0 : 0.0);
     if (!ref.neighbours.empty()) {
         const std::vector<Neighbour> mine =
             neighboursOf(labels, e.box, frame.scale, tree ? treeSiblings(*tree, e.box) : std::vector<std::pair<std::string, Rect>>{});
@@ -151,10 +154,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
         for (auto& l : treeLabels(*root)) labels.push_back(std::move(l));
     }
     phase("tree");
-    SomOptions so;
-    so.scale = f.scale;
-    so.max_elements = 200;
-    SomResult som = buildSom(f.bgr, som_lines, {}, so, tree);
+    SomResult som = buildSom(f.bgr, som_lines, {}, evidenceSomOptions(f.scale), tree);
     std::vector<HealCandidate> all;
     for (const SomElement& e : som.elements) {
         HealCandidate c;
@@ -189,6 +189,7 @@ HealResult SimilarityHealer::heal(Session& session, const TargetSpec& target, co
                 {"reference",
                  {{"words", ref.words},
                   {"role", ref.role},
+                  {"kind", ref.kind},
                   {"neighbours", neighboursJson(ref.neighbours)},
                   {"crop", ref.crop_path},
                   {"proof_frame", ref.proof_frame}}}};

@@ -28,7 +28,9 @@ inline constexpr double kHealSameText = 0.8;
 /// weights are Similo's for the attribute each feature stands for) of
 ///   words (1.5, Similo's visible text and name): best textSimilarity of its content to a
 ///     recorded word;
-///   role (1.5, Similo's tag): its tree role equals the recorded one (tree elements only);
+///   role (1.5, Similo's tag): its tree role equals the recorded one (tree elements only); on
+///     a screen without a tree (no recorded role), its Set-of-Marks kind equals the one kept
+///     for the line (`ref.kind`, buildSom on the proof frame: "button", "label", ...) instead;
 ///   neighbours (1.5, Similo's neighbour text): the recorded neighbours (OCR lines, the tree's
 ///     labels and the element's siblings, recorder/Neighbours.h) seen again around the element
 ///     as they were kept, each 1 on the same side, 0.5 on another, divided by their number;

@@ -113,9 +113,29 @@ std::optional<Rect> evidenceRectFrom(const nlohmann::json& j) {
 
 }  // namespace
 
-void readEvidence(FrameEvidence& ev, const OcrResult& reading, const Rect& box, Size frame_size, double scale) {
+SomOptions evidenceSomOptions(double scale) {
+    SomOptions so;
+    so.scale = scale;
+    so.max_elements = 200;
+    return so;
+}
+
+std::string somKindAt(const cv::Mat& bgr, const OcrResult& reading, Point point, double scale) {
+    if (bgr.empty()) return "";
+    std::vector<SomOcrLine> lines;
+    for (const OcrLine& l : reading.lines) lines.push_back({l.text, l.box, l.confidence});
+    const SomResult som = buildSom(bgr, lines, {}, evidenceSomOptions(scale));
+    const SomElement* best = nullptr;
+    for (const SomElement& e : som.elements)
+        if (e.box.contains(point) && (!best || e.box.area() < best->box.area())) best = &e;
+    return best ? best->kind : "";
+}
+
+void readEvidence(FrameEvidence& ev, const OcrResult& reading, const cv::Mat& bgr, const Rect& box, Size frame_size,
+                  double scale) {
     ev.box = box;
     ev.frame_size = frame_size;
+    ev.kind = somKindAt(bgr, reading, box.center(), scale);
     ev.words.clear();
     std::vector<std::pair<std::string, Rect>> lines;
     for (const OcrLine& l : reading.lines) {
@@ -135,6 +155,7 @@ nlohmann::json frameEvidenceJson(const FrameEvidence& ev) {
                     {"frame", {ev.frame_size.w, ev.frame_size.h}},
                     {"words", ev.words},
                     {"neighbours", neighboursJson(ev.ocr_neighbours)}};
+    if (ev.box && !ev.kind.empty()) j["ocr"]["kind"] = ev.kind;
     return j;
 }
 
@@ -152,6 +173,8 @@ FrameEvidence frameEvidenceFromJson(const nlohmann::json& j) {
         return ev;
     ev.box = box;
     ev.frame_size = {frame[0].get<int>(), frame[1].get<int>()};
+    const nlohmann::json kind = o->value("kind", nlohmann::json());
+    if (kind.is_string()) ev.kind = kind.get<std::string>();
     for (const auto& w : words)
         if (w.is_string()) ev.words.push_back(w.get<std::string>());
     ev.ocr_neighbours = neighboursFromJson(o->value("neighbours", nlohmann::json::array()));

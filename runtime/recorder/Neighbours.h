@@ -13,6 +13,7 @@
 #include "device/Accessibility.h"
 #include "geometry/Rect.h"
 #include "vision/ocr/OcrResult.h"
+#include "vision/som/Som.h"
 
 namespace eacu {
 
@@ -63,9 +64,15 @@ std::vector<Neighbour> neighboursFromJson(const nlohmann::json& j);
 ///   (neighboursOf with the crop's scale).
 /// - `tree_neighbours`: the accessibility tree's labels and the element's siblings around the
 ///   line's first target (neighboursOf, the 8 nearest), empty when the device had no tree.
+/// - `kind`: the Set-of-Marks kind (vision/som: "button", "text_field", "icon", "control",
+///   "label") of the smallest element whose box holds the centre of `box`, built from the
+///   frame's pixels and the same reading (somKindAt); "" when none holds it or the file was
+///   written before it was kept. On a screen without a tree it stands for the element's tag
+///   (Similo's tag attribute).
 struct FrameEvidence {
     std::optional<Rect> box;
     Size frame_size;
+    std::string kind;
     std::vector<std::string> words;
     std::vector<Neighbour> ocr_neighbours;
     std::vector<Neighbour> tree_neighbours;
@@ -75,15 +82,25 @@ struct FrameEvidence {
 /// recorder's own reading check).
 inline constexpr float kEvidenceMinConfidence = 0.8f;
 
-/// Fills `ev.box`, `ev.frame_size`, `ev.words` and `ev.ocr_neighbours` from `reading`, a
-/// whole-frame OCR of a frame of `frame_size` (kPhraseBandLangs), for the crop at `box` cut at
-/// device scale `scale`. The one computation of both the writer and a heal of a line whose file
-/// has no reading.
-void readEvidence(FrameEvidence& ev, const OcrResult& reading, const Rect& box, Size frame_size, double scale);
+/// The Set-of-Marks options that the evidence's kind and healing's candidates are both built
+/// with: every element (up to 200), at device scale `scale`.
+SomOptions evidenceSomOptions(double scale);
+
+/// The Set-of-Marks kind of the smallest element of buildSom(`bgr`, `reading`'s lines,
+/// evidenceSomOptions(`scale`)) whose box holds `point` (physical pixels); "" when none does or
+/// `bgr` is empty.
+std::string somKindAt(const cv::Mat& bgr, const OcrResult& reading, Point point, double scale);
+
+/// Fills `ev.box`, `ev.frame_size`, `ev.kind`, `ev.words` and `ev.ocr_neighbours` from
+/// `reading`, a whole-frame OCR (kPhraseBandLangs) of the frame `bgr` of `frame_size`, for the
+/// crop at `box` cut at device scale `scale` (`bgr` empty: no kind). The one computation of both
+/// the writer and a heal of a line whose file has no reading.
+void readEvidence(FrameEvidence& ev, const OcrResult& reading, const cv::Mat& bgr, const Rect& box, Size frame_size,
+                  double scale);
 
 /// The file's form: {"tree_neighbours": [[text, side], ...], "ocr": {"box": [x, y, w, h],
-/// "frame": [w, h], "words": [...], "neighbours": [[text, side], ...]}}; "ocr" only when `box`
-/// is set, "tree_neighbours" only when there are some.
+/// "frame": [w, h], "kind": "button", "words": [...], "neighbours": [[text, side], ...]}}; "ocr"
+/// only when `box` is set, "tree_neighbours" only when there are some, "kind" only when known.
 nlohmann::json frameEvidenceJson(const FrameEvidence& ev);
 
 /// Reads frameEvidenceJson's form; a missing or malformed part is left empty (`box` nullopt

@@ -37,7 +37,7 @@ void writeEvidence(const std::string& path, const Frame& frame, const A11yElemen
     if (tree && !box.empty()) ev.tree_neighbours = neighboursOf(treeLabels(*tree), box, frame.scale, treeSiblings(*tree, box), 8);
     for (const ProvenTarget& t : ts)
         if (t.kind == ProvenTarget::Kind::Image && !t.box.empty()) {
-            readEvidence(ev, *OcrCache::shared().get(frame.bgr, std::nullopt, kPhraseBandLangs), t.box,
+            readEvidence(ev, *OcrCache::shared().get(frame.bgr, std::nullopt, kPhraseBandLangs), frame.bgr, t.box,
                          {frame.width(), frame.height()}, t.scale);
             break;
         }

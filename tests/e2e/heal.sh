@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Healing (issue 34, docs/healing.md) on a test application of our own in three versions
+# Healing (issue 34, docs/healing.md) on a test application of our own in four versions
 # (tests/e2e/heal_app.py: v2 restyles, reorders the list, redraws the icon, moves Save to
-# another row and renames 确定 to 提交; v3 removes Save). The v1 script is the recorder's:
-# a run tapping the places the app tells is written by `eacu script` (every target proven on
-# its frame, alternatives and the proof frames kept). Then:
+# another row and renames 确定 to 提交; v3 removes Save; v4 is v2 with the icon turned into a
+# button 收藏). The v1 script is the recorder's: a run tapping the places the app tells is
+# written by `eacu script` (every target proven on its frame, alternatives and the proof frames
+# kept). Then:
 #   v1 runs with no healing; v2 fails without --heal at the first changed line; v2 with
-#   --heal and no model heals the lines the similarity search can prove and fails the others
-#   not_found listing candidates; `eacu heal RUN --apply` writes them back and the written
-#   script gets past every healed line with no healing; v3 with --heal fails at the removed
-#   button with no input sent after that line began (the app's own log of events).
+#   --heal and no model heals what the similarity search can prove (no wrong click); v4 with
+#   --heal and no model fails at the icon's line not_found listing candidates, and with the
+#   stand-in model server completes (the icon's line by the model); `eacu heal RUN --apply` writes the healed lines back
+#   and the written script runs on v4 with no model and no healing; v3 with --heal fails at the
+#   removed button with no input sent after that line began (the app's own log of events).
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,13 +60,26 @@ esac
 case "select Banana click icon click save click ok " in "$(app_events "$OUT/v2_plain.log")"*) ;;
   *) fail "v2 with --heal received '$(app_events "$OUT/v2_plain.log")', not a start of v1's events" ;; esac
 
-# ---- v2 with --heal and the stand-in model server: the rest ----
+# ---- v4 with --heal, no model: the icon, now a button 收藏, is not healed without a model ----
+script_for v4 "$OUT/v4.log" run_v4.lua
+icon_line=$(grep -n '^tap(' "$OUT/run_v4.lua" | sed -n 2p | cut -d: -f1)
+if out=$("$EACU" run "$OUT/run_v4.lua" --heal --display virtual --db "$db" 2>&1); then fail "v4 passed with no model: $out"; fi
+echo "$out"
+expect_contains "$out" "run_v4.lua:$icon_line: tap" "v4 fails at the icon's line without a model"
+expect_contains "$out" "healing found no element it could prove" "an unhealed line's error"
+expect_contains "$out" "best candidates:" "the candidates it rejected"
+case "select Banana click icon click save click ok " in "$(app_events "$OUT/v4.log")"*) ;;
+  *) fail "v4 with --heal received '$(app_events "$OUT/v4.log")', not a start of v1's events" ;; esac
+
+# ---- v4 with --heal and the stand-in model server: the rest ----
 use_model_server
-rm -f "$OUT/v2_plain.log"
-out=$("$EACU" run "$OUT/run_v2.lua" --heal --display virtual --db "$db" 2>&1) || fail "v2 with --heal and a model failed: $out"
+rm -f "$OUT/v4.log"
+out=$("$EACU" run "$OUT/run_v4.lua" --heal --display virtual --db "$db" 2>&1) || fail "v4 with --heal and a model failed: $out"
 run_model=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 sqlite3 "$db" "SELECT idx, action, status, method, round(score,2) FROM steps WHERE run_id=$run_model"
-expect_eq "$(app_events "$OUT/v2_plain.log")" "select Banana click icon click save click ok " "v2's events with --heal and a model"
+expect_eq "$(app_events "$OUT/v4.log")" "select Banana click icon click save click ok " "v4's events with --heal and a model"
+[ "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run_model AND status='ok' AND method = 'heal:model'")" -ge 1 ] ||
+  fail "no line healed by the model"
 [ "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$run_model AND status='ok' AND method LIKE 'heal:%'")" -ge 2 ] ||
   fail "fewer than two lines healed with a model"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
@@ -76,15 +91,15 @@ echo "$diff"
 healed_lines=$(sqlite3 "$db" "SELECT COUNT(DISTINCT json_extract(params, '$.heal.where')) FROM steps WHERE run_id=$run_model AND status='ok' AND method LIKE 'heal:%'")
 expect_eq "$(grep -c '^+[a-z]' <<<"$diff")" "$healed_lines" "one rewritten line a healed line"
 expect_contains "$diff" "alt = {" "the old targets kept as alternatives"
-cp "$OUT/run_v2.lua" "$OUT/run_v2.before"
+cp "$OUT/run_v4.lua" "$OUT/run_v4.before"
 "$EACU" heal "$run_model" --apply --db "$db" >/dev/null 2>&1 || fail "eacu heal --apply failed"
-cmp -s "$OUT/run_v2.lua" "$OUT/run_v2.before" && fail "--apply changed nothing"
-rm -f "$OUT/v2_plain.log"
-out=$("$EACU" run "$OUT/run_v2.lua" --display virtual --db "$db" 2>&1) || fail "the healed script failed on v2: $out"
+cmp -s "$OUT/run_v4.lua" "$OUT/run_v4.before" && fail "--apply changed nothing"
+rm -f "$OUT/v4.log"
+out=$("$EACU" run "$OUT/run_v4.lua" --display virtual --db "$db" 2>&1) || fail "the healed script failed on v4: $out"
 applied=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$applied AND method LIKE 'heal:%'")" "0" "healing in the healed script's run"
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM model_calls WHERE run_id=$applied")" "0" "model calls in the healed script's run"
-expect_eq "$(app_events "$OUT/v2_plain.log")" "select Banana click icon click save click ok " "v2's events with the healed script"
+expect_eq "$(app_events "$OUT/v4.log")" "select Banana click icon click save click ok " "v4's events with the healed script"
 
 # ---- v3 with --heal: Save is gone; no input after that line began ----
 script_for v3 "$OUT/v3.log" run_v3.lua

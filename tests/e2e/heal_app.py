@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""The healing test's application (issue 34), in three versions of one Tk window:
+"""The healing test's application (issue 34), in four versions of one Tk window:
 v1: a list of fruit (Apple Banana Orange), an icon (a drawn star), a row of buttons Save and 确定;
 v2: restyled (colours, a larger font), the list reordered (Orange Apple Banana), the icon redrawn
     (another colour, a ring around it), Save moved to a row of its own below, 确定 renamed 提交;
-v3: v2 without Save.
+v3: v2 without Save;
+v4: v2 with the icon turned into a button 收藏 (no star: its kind and its look changed at once,
+    what the similarity search cannot tell from a new element, and a model is asked about).
 Usage: heal_app.py VERSION LOG [PLACES]. Every event it receives is appended to LOG as it comes:
 "press X Y" for each mouse press anywhere in the window (root pixels), then what it did
 ("select Banana", "click icon", "click save", "click ok"); a status line shows the last. PLACES,
@@ -63,15 +65,19 @@ for fruit in fruits:
     row.bind("<Button-1>", lambda e, f=fruit: choose(f))
     row_of[fruit] = row
 
-icon = tk.Canvas(root, width=44, height=44, bg=bg, highlightthickness=0)
-star = [22, 3, 27, 16, 41, 16, 30, 25, 34, 39, 22, 31, 10, 39, 14, 25, 3, 16, 17, 16]
-if v1:
-    icon.create_polygon(star, fill="#e8b400", outline="#7a5c00")
+if version == "v4":
+    icon = tk.Button(root, text="收藏", font=font, command=lambda: did("click icon"), bg="#b9d3ee",
+                     activebackground="#a4c2e4")
 else:
-    icon.create_oval(1, 1, 43, 43, outline="#1f5fa8", width=2)
-    icon.create_polygon(star, fill="#f07818", outline="#803000")
+    icon = tk.Canvas(root, width=44, height=44, bg=bg, highlightthickness=0)
+    star = [22, 3, 27, 16, 41, 16, 30, 25, 34, 39, 22, 31, 10, 39, 14, 25, 3, 16, 17, 16]
+    if v1:
+        icon.create_polygon(star, fill="#e8b400", outline="#7a5c00")
+    else:
+        icon.create_oval(1, 1, 43, 43, outline="#1f5fa8", width=2)
+        icon.create_polygon(star, fill="#f07818", outline="#803000")
+    icon.bind("<Button-1>", lambda e: did("click icon"))
 icon.pack(pady=6)
-icon.bind("<Button-1>", lambda e: did("click icon"))
 
 buttons = tk.Frame(root, bg=bg)
 buttons.pack(pady=6)
@@ -91,7 +97,7 @@ def tell():
     root.update_idletasks()
     r = row_of["Banana"]
     spots = [("row", r.winfo_rootx() + 34, r.winfo_rooty() + r.winfo_height() // 2),
-             ("icon", icon.winfo_rootx() + 22, icon.winfo_rooty() + 22),
+             ("icon", icon.winfo_rootx() + icon.winfo_width() // 2, icon.winfo_rooty() + icon.winfo_height() // 2),
              ("ok", ok.winfo_rootx() + ok.winfo_width() // 2, ok.winfo_rooty() + ok.winfo_height() // 2)]
     if save is not None:
         spots.insert(2, ("save", save.winfo_rootx() + save.winfo_width() // 2, save.winfo_rooty() + save.winfo_height() // 2))

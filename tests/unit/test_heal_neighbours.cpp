@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <catch2/catch.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "heal/SimilarityHealer.h"
 #include "recorder/Neighbours.h"
@@ -106,8 +107,15 @@ TEST_CASE("FrameEvidence: what the recorder keeps beside a proof frame, read bac
                      {"far", {900, 700, 30, 16}, 0.99f, {}}};   // out of reach
     FrameEvidence ev;
     ev.tree_neighbours = {{"hi", "above"}};
-    readEvidence(ev, reading, {90, 180, 80, 56}, {1280, 800}, 1.0);
+    // The frame: a bordered button around "Save" (its kind, a Set-of-Marks "button").
+    cv::Mat frame(800, 1280, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::rectangle(frame, cv::Rect(95, 190, 70, 36), cv::Scalar(225, 225, 225), cv::FILLED);
+    cv::rectangle(frame, cv::Rect(95, 190, 70, 36), cv::Scalar(60, 60, 60), 2);
+    readEvidence(ev, reading, frame, {90, 180, 80, 56}, {1280, 800}, 1.0);
     REQUIRE(ev.box);
+    CHECK(ev.kind == "button");
+    CHECK(somKindAt(frame, reading, {600, 600}, 1.0).empty());  // nothing there
+    CHECK(somKindAt(cv::Mat(), reading, {130, 208}, 1.0).empty());  // no pixels: no kind
     CHECK(*ev.box == Rect{90, 180, 80, 56});
     CHECK(ev.frame_size == Size{1280, 800});
     CHECK(ev.words == std::vector<std::string>{"Save"});
@@ -120,6 +128,7 @@ TEST_CASE("FrameEvidence: what the recorder keeps beside a proof frame, read bac
     REQUIRE(back.box);
     CHECK(*back.box == *ev.box);
     CHECK(back.frame_size == ev.frame_size);
+    CHECK(back.kind == "button");
     CHECK(back.words == ev.words);
     CHECK(back.ocr_neighbours == ev.ocr_neighbours);
     CHECK(back.tree_neighbours == ev.tree_neighbours);
