@@ -376,6 +376,13 @@ def chromium_case(s, args):
           and "resource_id" not in lines[2]["lua"] and "text:" not in lines[2]["lua"]
           and not lines[2]["lua"].startswith("tap({ x"),
           f"the star's line is an image target: {lines[2]['lua']}")
+    # Inspect mode on the page's accessibility tree: the button's fields, its source CDP's tree,
+    # and nothing reaches the page (its URL stays as it was).
+    url_before = s.api("/api/studio/places")["url"]
+    got = s.inspect_matches_tree(button)
+    check(got.get("source") == "CDP", f"element-info's source on chromium: expected 'CDP', got {got}")
+    check(s.api("/api/studio/places")["url"] == url_before, "inspect mode sent the pointer to the page")
+    check(len(s.lines()) == 3, f"inspect mode wrote a line: {[l['lua'][:60] for l in s.lines()]}")
     s.save()
 
 
