@@ -1,8 +1,10 @@
 // The Win32 form tests/e2e/windows_agent.sh drives through eacu-agent.exe: Chinese labels, two
 // text fields, a check box, OK and Cancel. OK prints "form: NAME|CITY|AGREE" (UTF-8) on stdout
 // and exits with 10 + AGREE (0 or 1); Cancel prints "form: cancelled", closing the window
-// (WM_CLOSE) "form: closed", and both exit with 2. `eacu-test-form.exe [OUT]` also appends what it prints to the file OUT (a
-// program the agent launches has no stdout the test can read).
+// (WM_CLOSE) "form: closed", and both exit with 2. `eacu-test-form.exe [OUT [VERSION]]` also appends what it prints to the file OUT (a
+// program the agent launches has no stdout the test can read). VERSION (healing's test,
+// tests/e2e/heal_agent.sh): "v2" renames OK 确定 to 提交 and moves it to a row of its own below,
+// "v3" has no OK button; the default is v1, the form as above.
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 #include <stdio.h>
@@ -66,6 +68,8 @@ static HWND child(HWND parent, const wchar_t *cls, const wchar_t *text, DWORD st
 
 int wmain(int argc, wchar_t **argv) {
     if (argc > 1) g_out = argv[1];
+    const wchar_t *version = argc > 2 ? argv[2] : L"v1";
+    const int v1 = !wcscmp(version, L"v1"), v3 = !wcscmp(version, L"v3");
     WNDCLASSW wc = {0};
     wc.lpfnWndProc = proc;
     wc.hInstance = GetModuleHandleW(NULL);
@@ -73,7 +77,7 @@ int wmain(int argc, wchar_t **argv) {
     wc.hbrBackground = (HBRUSH)(COLOR_BTNFACE + 1);
     wc.lpszClassName = L"EacuTestForm";
     RegisterClassW(&wc);
-    RECT r = {0, 0, 420, 220};
+    RECT r = {0, 0, 420, v1 ? 220 : 270};
     AdjustWindowRect(&r, WS_OVERLAPPEDWINDOW, FALSE);
     HWND w = CreateWindowExW(0, L"EacuTestForm", L"eacu 测试表单", WS_OVERLAPPEDWINDOW, 120, 100, r.right - r.left,
                              r.bottom - r.top, NULL, NULL, wc.hInstance, NULL);
@@ -84,7 +88,8 @@ int wmain(int argc, wchar_t **argv) {
     child(w, L"Static", L"城市", 0, 20, 66, 80, 28, 0, font);
     g_city = child(w, L"Edit", L"", WS_TABSTOP | WS_BORDER | ES_AUTOHSCROLL, 110, 62, 280, 32, ID_CITY, font);
     g_agree = child(w, L"Button", L"同意条款", WS_TABSTOP | BS_AUTOCHECKBOX, 110, 106, 200, 30, ID_AGREE, font);
-    child(w, L"Button", L"确定", WS_TABSTOP | BS_DEFPUSHBUTTON, 110, 156, 110, 40, IDOK, font);
+    if (v1) child(w, L"Button", L"确定", WS_TABSTOP | BS_DEFPUSHBUTTON, 110, 156, 110, 40, IDOK, font);
+    else if (!v3) child(w, L"Button", L"提交", WS_TABSTOP | BS_DEFPUSHBUTTON, 110, 208, 110, 40, IDOK, font);
     child(w, L"Button", L"取消", WS_TABSTOP, 240, 156, 110, 40, IDCANCEL, font);
     ShowWindow(w, SW_SHOWNORMAL);
     UpdateWindow(w);
