@@ -13,28 +13,18 @@
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 . "$here/win32/wine_env.bash"
 start_test
 db=$OUT/runs.db
 trap '[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; stop_wine' EXIT
 
-cmake -S "$root/agent" -B "$OUT/agent-build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64.cmake" \
-  -DCMAKE_BUILD_TYPE=Release >"$OUT/agent-build.log" 2>&1 || fail "configuring the agent: $(tail -5 "$OUT/agent-build.log")"
-cmake --build "$OUT/agent-build" -j2 >>"$OUT/agent-build.log" 2>&1 || fail "building the agent: $(tail -20 "$OUT/agent-build.log")"
-agent_exe=$OUT/agent-build/eacu-agent.exe
-form_exe=$OUT/agent-build/eacu-test-form.exe
-[ -f "$agent_exe" ] && [ -f "$form_exe" ] || fail "the cross-build made no eacu-agent.exe or eacu-test-form.exe"
-
+build_agent
 start_wine_xvfb 1280x800
 make_wine_prefix "$OUT/wine" 1280x800
-token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-"$WINE" "$agent_exe" --port 0 --token "$token" >"$OUT/agent.out" 2>"$OUT/agent.err" &
-port=$(await_printed "$OUT/agent.out" "$!" 's/^eacu-agent: listening on 127.0.0.1:\([0-9]*\) .*/\1/p' \
-  "eacu-agent.exe" "$OUT/agent.err") || exit 1
+start_agent
 export EACU_AGENT_TOKEN=$token
-dev=agent:127.0.0.1:$port
+dev=agent:$addr
 W=$(winepath_w "$OUT")
 
 # form NAME VERSION: a fresh form of VERSION writing to OUT/NAME.txt; waits until it is ready.

@@ -10,19 +10,13 @@
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 . "$here/win32/wine_env.bash"
 start_test
 trap stop_wine EXIT
 
 # The agent and the form, cross-built (the same CMake project as make agent-win).
-cmake -S "$root/agent" -B "$OUT/agent-build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64.cmake" \
-  -DCMAKE_BUILD_TYPE=Release >"$OUT/agent-build.log" 2>&1 || fail "configuring the agent: $(tail -5 "$OUT/agent-build.log")"
-cmake --build "$OUT/agent-build" -j2 >>"$OUT/agent-build.log" 2>&1 || fail "building the agent: $(tail -20 "$OUT/agent-build.log")"
-agent_exe=$OUT/agent-build/eacu-agent.exe
-form_exe=$OUT/agent-build/eacu-test-form.exe
-[ -f "$agent_exe" ] && [ -f "$form_exe" ] || fail "the cross-build made no eacu-agent.exe or eacu-test-form.exe"
+build_agent
 
 if [ -n "${EACU_TEST_AGENT:-}" ]; then
   addr=$EACU_TEST_AGENT; token=${EACU_AGENT_TOKEN:-}
@@ -46,14 +40,7 @@ expect_eq "$rc" "2" "the agent's exit code on 0.0.0.0 without a token"
 expect_contains "$refused" "refusing to listen on 0.0.0.0 without --token" "the agent's refusal"
 
 token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-start_agent() {
-  "$WINE" "$agent_exe" --port 0 --token "$token" >"$OUT/agent.out" 2>"$OUT/agent.err" &
-  agent_pid=$!
-  port=$(await_printed "$OUT/agent.out" "$agent_pid" 's/^eacu-agent: listening on 127.0.0.1:\([0-9]*\) .*/\1/p' \
-    "eacu-agent.exe" "$OUT/agent.err") || exit 1
-}
 start_agent
-addr=127.0.0.1:$port
 
 # Wine 8 has no usable UI Automation: the agent says it takes the MSAA path, and its answers do.
 expect_contains "$(cat "$OUT/agent.out")" "eacu-agent: element tree through MSAA (UI Automation not available: " \

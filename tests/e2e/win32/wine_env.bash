@@ -41,6 +41,30 @@ make_wine_prefix() {
   timeout 60 "$WINESERVER" -w >>"$OUT/wineboot.log" 2>&1 || true
 }
 
+# Cross-builds the agent and the test form (tests/e2e/win32/form.c) into $OUT/agent-build with
+# mingw-w64; sets $agent_exe and $form_exe.
+build_agent() {
+  local root; root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+  cmake -S "$root/agent" -B "$OUT/agent-build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64.cmake" \
+    -DCMAKE_BUILD_TYPE=Release >"$OUT/agent-build.log" 2>&1 || fail "configuring the agent: $(tail -5 "$OUT/agent-build.log")"
+  cmake --build "$OUT/agent-build" -j2 >>"$OUT/agent-build.log" 2>&1 || fail "building the agent: $(tail -20 "$OUT/agent-build.log")"
+  agent_exe=$OUT/agent-build/eacu-agent.exe
+  form_exe=$OUT/agent-build/eacu-test-form.exe
+  [ -f "$agent_exe" ] && [ -f "$form_exe" ] || fail "the cross-build made no eacu-agent.exe or eacu-test-form.exe"
+}
+
+# Starts eacu-agent.exe under Wine on a free loopback port with the token $token (a fresh one
+# when unset), logging to $OUT/agent.out and agent.err; sets $agent_pid, $port and $addr once it
+# says where it listens.
+start_agent() {
+  [ -n "${token:-}" ] || token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  "$WINE" "$agent_exe" --port 0 --token "$token" >"$OUT/agent.out" 2>"$OUT/agent.err" &
+  agent_pid=$!
+  port=$(await_printed "$OUT/agent.out" "$agent_pid" 's/^eacu-agent: listening on 127.0.0.1:\([0-9]*\) .*/\1/p' \
+    "eacu-agent.exe" "$OUT/agent.err") || exit 1
+  addr=127.0.0.1:$port
+}
+
 # The Windows path of a Linux path (Wine maps / as drive Z:).
 winepath_w() { echo "Z:${1//\//\\}"; }
 
