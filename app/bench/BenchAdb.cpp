@@ -261,6 +261,9 @@ void benchInputToFrame(AdbDevice& d, const std::string& name, int n, double floo
     Session session(d, assets, locator, nullptr, 0, so);
     const Match m = session.wait(treeTarget(std::nullopt, name), 10);
     const Point p{m.box.x + m.box.w / 2, m.box.y + m.box.h / 2};
+    // The screen once, as a run's first step takes it: on a still screen the stream has no
+    // picture yet, and the first input's frame before would be a raw screencap.
+    d.capture();
     d.move(p);
     PublishedFrames published;
     server::LiveScreen live(0, d, [&published](server::LiveFrame f) { published.add(f); }, d.liveInterval());
