@@ -33,8 +33,8 @@ namespace eacu {
 /// the first changed frame the run's live screen (server::LiveScreen, what the run sends to the
 /// page) publishes: median and p90 in milliseconds and as ratios to the floor; with the stream
 /// also the time to the first newer picture decoded. Throws std::invalid_argument without
-/// `tap_name`, std::runtime_error when the screen does not go still or no changed frame comes
-/// within 20 s.
+/// `tap_name`, std::runtime_error when the screen does not go still within 30 s or no changed
+/// frame comes within 20 s of an input.
 int benchAdb(const std::string& spec, int n, const std::string& tap_name = "", const std::string& send = "",
              double live_s = 0, bool input_to_frame = false);
 
