@@ -208,7 +208,7 @@ const std::vector<Command> kCommands = {
      "eacu bench page [--device D] [--n 20]\n"
      "eacu bench settle [--display D]\n"
      "eacu bench window [--display D] [--n 30]\n"
-     "eacu bench adb [--device adb[:SERIAL]] [--n 10] [--tap NAME [--send TEXT | --input-to-frame]] [--live SECONDS]\n"
+     "eacu bench adb [--device adb[:SERIAL]] [--n 10] [--tap NAME [--send T | --input-to-frame]] [--live S]\n"
      "eacu bench agent --device agent:HOST:PORT --x11 :N [--n 20]\n"
      "eacu bench locate CORPUS [--out FILE.jsonl] [--no-learn] [--threshold T]\n"
      "eacu bench ocr CORPUS [--out FILE.jsonl] [--lang auto|eng|eng+chi_sim]",
