@@ -285,6 +285,12 @@ void benchInputToFrame(AdbDevice& d, const std::string& name, int n, double floo
         const double t0 = monotonicSeconds();
         double decoded_at = 0;
         std::thread watch;
+        struct Join {  // also when the input throws: a joinable thread must not be destroyed
+            std::thread& t;
+            ~Join() {
+                if (t.joinable()) t.join();
+            }
+        } join{watch};
         if (stream && stream->working())
             watch = std::thread([&] {
                 const StreamShot s = stream->waitNewer(seen, t0 + 20);
