@@ -2,9 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
@@ -15,6 +20,9 @@
 #include "bench/Corpus.h"
 #include "device/DeviceFactory.h"
 #include "device/adb/AdbDevice.h"
+#include "device/adb/AdbScreenStream.h"
+#include "run/UserInput.h"
+#include "server/LiveScreen.h"
 #include "step/Session.h"
 #include "vision/Locator.h"
 
@@ -194,9 +202,134 @@ void benchLive(AdbDevice& d, double seconds, double floor_ms) {
                 seconds, fps, frames, fps > 0 ? 1000 / fps / floor_ms : 0.0);
 }
 
+// The live screen's published frames (server::LiveScreen's publish callback): when each came
+// and where its pointer was. Thread-safe.
+class PublishedFrames {
+public:
+    void add(const server::LiveFrame& f) {
+        std::lock_guard<std::mutex> lock(mu_);
+        times_.push_back(monotonicSeconds());
+        cursor_ = {f.cursor_x, f.cursor_y};
+        cv_.notify_all();
+    }
+    // Waits until no frame came for `quiet` seconds and the newest showed the pointer at `p`, at
+    // most until monotonic `until`; false when that passed first.
+    bool waitQuiet(Point p, double quiet, double until) {
+        std::unique_lock<std::mutex> lock(mu_);
+        while (true) {
+            const double now = monotonicSeconds();
+            const double last = times_.empty() ? 0 : times_.back();
+            if (!times_.empty() && cursor_.x == p.x && cursor_.y == p.y && now - last >= quiet) return true;
+            if (now >= until) return false;
+            cv_.wait_for(lock, std::chrono::duration<double>(std::min(until - now, std::max(0.01, last + quiet - now))));
+        }
+    }
+    // The monotonic time of the first frame published after `t0`, waiting for it until `until`;
+    // 0 when none came.
+    double firstAfter(double t0, double until) {
+        std::unique_lock<std::mutex> lock(mu_);
+        while (true) {
+            for (double t : times_)
+                if (t > t0) return t;
+            const double now = monotonicSeconds();
+            if (now >= until) return 0;
+            cv_.wait_for(lock, std::chrono::duration<double>(until - now));
+        }
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<double> times_;
+    Point cursor_{-1, -1};
+};
+
+// `n` inputs on a still screen through the take-over's path (run/UserInput's performUserInput,
+// as eacu serve's run performs the person's input from the page: the frame before, the input,
+// its effect and settle): a click on the tree element `name` (it opens a screen), then the BACK
+// key (it brings `name` back). Each is timed from the call to the first frame the run's live
+// screen (server::LiveScreen on the device, at its liveInterval(), which the run sends to the
+// page) publishes after it: LiveScreen publishes a frame only when its pixels or its pointer
+// differ from the last one, and the pointer stays on `name` through a round, so that frame is a
+// changed screen (the screen is still before each input: no frame for 0.6 s, or without the
+// stream for two raw screencaps). With the stream, also the first newer picture decoded from
+// it. Prints medians and p90 in ms and as ratios to `floor_ms` (one raw screencap's median of
+// the same run).
+void benchInputToFrame(AdbDevice& d, const std::string& name, int n, double floor_ms) {
+    AssetLibrary assets = AssetLibrary::loadFrom(eacuHome());
+    Locator locator;
+    SessionOptions so;
+    so.limits = {};
+    Session session(d, assets, locator, nullptr, 0, so);
+    const Match m = session.wait(treeTarget(std::nullopt, name), 10);
+    const Point p{m.box.x + m.box.w / 2, m.box.y + m.box.h / 2};
+    // The screen once, as a run's first step takes it: on a still screen the stream has no
+    // picture yet, and the first input's frame before would be a raw screencap.
+    d.capture();
+    d.move(p);
+    PublishedFrames published;
+    server::LiveScreen live(0, d, [&published](server::LiveFrame f) { published.add(f); }, d.liveInterval());
+    std::vector<double> tap_ms, back_ms, tap_decoded_ms, back_decoded_ms;
+    // One input: waits for a still screen, then performs `event` and returns the milliseconds to
+    // the first frame published after it (and, with the stream, to the first newer picture
+    // decoded, in `decoded`).
+    auto timed = [&](const nlohmann::json& event, std::vector<double>& ms, std::vector<double>& decoded, int round) {
+        // Still: no frame published for 0.6 s, or without the stream for two raw screencaps and
+        // more (a raw frame in flight may show the last input's late draw).
+        const double quiet = d.stream() && d.stream()->working() ? 0.6 : std::max(0.6, 2 * floor_ms / 1000 + 0.2);
+        if (!published.waitQuiet(p, quiet, monotonicSeconds() + 30))
+            throw std::runtime_error("eacu bench adb: the live screen did not go still within 30 s (round " +
+                                     std::to_string(round) + "): is the screen animating?");
+        std::shared_ptr<const AdbScreenStream> stream = d.stream();
+        const uint64_t seen = stream && stream->working() ? stream->newest().number : 0;
+        const double t0 = monotonicSeconds();
+        double decoded_at = 0;
+        std::thread watch;
+        struct Join {  // also when the input throws: a joinable thread must not be destroyed
+            std::thread& t;
+            ~Join() {
+                if (t.joinable()) t.join();
+            }
+        } join{watch};
+        if (stream && stream->working())
+            watch = std::thread([&] {
+                const StreamShot s = stream->waitNewer(seen, t0 + 20);
+                if (s.number > seen) decoded_at = s.frame.monotonic;
+            });
+        performUserInput(session, event);
+        const double at = published.firstAfter(t0, t0 + 20);
+        if (watch.joinable()) watch.join();
+        if (at == 0)
+            throw std::runtime_error("eacu bench adb: no changed live frame within 20 s of " + event.dump() + " (round " +
+                                     std::to_string(round) + ")");
+        ms.push_back((at - t0) * 1000);
+        if (decoded_at > t0) decoded.push_back((decoded_at - t0) * 1000);
+    };
+    for (int i = 0; i < n; ++i) {
+        timed({{"kind", "click"}, {"x", p.x}, {"y", p.y}}, tap_ms, tap_decoded_ms, i + 1);
+        timed({{"kind", "key"}, {"keys", "back"}}, back_ms, back_decoded_ms, i + 1);
+    }
+    live.stop();
+    std::printf("  input -> changed frame on the page (take-over's input, the run's live screen; %d each, still screen):\n", n);
+    printAdbRow("tap on it -> changed live frame", tap_ms, "ms");
+    printAdbRow("key back -> changed live frame", back_ms, "ms");
+    if (!tap_decoded_ms.empty()) printAdbRow("tap on it -> picture decoded", tap_decoded_ms, "ms");
+    if (!back_decoded_ms.empty()) printAdbRow("key back -> picture decoded", back_decoded_ms, "ms");
+    const Percentiles t = percentiles(tap_ms), b = percentiles(back_ms);
+    std::printf("  ratio to one raw screencap (median %.1f ms): tap -> live frame median %.2fx p90 %.2fx, key -> live "
+                "frame median %.2fx p90 %.2fx\n",
+                floor_ms, t.median / floor_ms, t.p90 / floor_ms, b.median / floor_ms, b.p90 / floor_ms);
+    std::printf("  live frames %s\n", d.stream() && d.stream()->working()
+                                           ? "from the video stream (screenrecord, H.264)"
+                                           : "raw screencaps (no video stream: EACU_ADB_STREAM=0 or screenrecord missing)");
+}
+
 }  // namespace
 
-int benchAdb(const std::string& spec, int n, const std::string& tap_name, const std::string& send, double live_s) {
+int benchAdb(const std::string& spec, int n, const std::string& tap_name, const std::string& send, double live_s,
+             bool input_to_frame) {
+    if (input_to_frame && tap_name.empty())
+        throw std::invalid_argument("eacu bench adb: --input-to-frame needs --tap NAME (an element that opens a screen)");
     DeviceSpec s = parseDeviceSpec(spec.empty() ? "adb" : spec);
     if (s.kind != DeviceSpec::Kind::Adb)
         throw std::invalid_argument("eacu bench adb: expected --device adb[:SERIAL], got \"" + spec + "\"");
@@ -213,7 +346,7 @@ int benchAdb(const std::string& spec, int n, const std::string& tap_name, const 
         std::string png = c.exec("screencap -p", 60);
         png_ms.push_back((monotonicSeconds() - t) * 1000);
         png_bytes.push_back(double(png.size()));
-        if (live_s > 0) continue;  // the screen animates: no dump would find it idle
+        if (live_s > 0 || input_to_frame) continue;  // only the floor
         if (!d->stream()) {
             t = monotonicSeconds();
             d->captureLive();
@@ -226,9 +359,10 @@ int benchAdb(const std::string& spec, int n, const std::string& tap_name, const 
         c.pull("/sdcard/eacu_bench_dump.xml", 30);
         dump_ms.push_back((monotonicSeconds() - t) * 1000);
     }
-    if (live_s > 0) {
+    if (live_s > 0 || input_to_frame) {
         printAdbRow("capture raw (exec:screencap)", raw_ms, "ms");
-        benchLive(*d, live_s, percentiles(raw_ms).median);
+        if (input_to_frame) benchInputToFrame(*d, tap_name, n, percentiles(raw_ms).median);
+        if (live_s > 0) benchLive(*d, live_s, percentiles(raw_ms).median);
         return 0;
     }
     Point centre{d->screenSize().w / 2, d->screenSize().h / 2};

@@ -27,7 +27,15 @@ namespace eacu {
 /// With `live_s` > 0: only `n` raw captures (the floor) and then, for `live_s` seconds, the live
 /// frames that differ from the one before (captureLive), as frames/s and as a ratio to the
 /// floor: run it while the screen changes (the stand-in's `animate` fault).
+/// With `input_to_frame` (needs `tap_name`; the screen still): only `n` raw captures (the floor)
+/// and then `n` rounds of a click on `tap_name` and the BACK key, each performed as eacu serve's
+/// run performs the person's input from the page (performUserInput) and timed from that call to
+/// the first changed frame the run's live screen (server::LiveScreen, what the run sends to the
+/// page) publishes: median and p90 in milliseconds and as ratios to the floor; with the stream
+/// also the time to the first newer picture decoded. Throws std::invalid_argument without
+/// `tap_name`, std::runtime_error when the screen does not go still within 30 s or no changed
+/// frame comes within 20 s of an input.
 int benchAdb(const std::string& spec, int n, const std::string& tap_name = "", const std::string& send = "",
-             double live_s = 0);
+             double live_s = 0, bool input_to_frame = false);
 
 }  // namespace eacu

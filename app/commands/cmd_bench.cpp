@@ -17,7 +17,7 @@ namespace eacu {
 
 int cmdBench(int argc, char** argv) {
     try {
-        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang", "--x11", "--tap", "--send", "--live"}, {"--no-learn"});
+        CliOptions o = parseCli(argc, argv, 2, {"--n", "--out", "--threshold", "--lang", "--x11", "--tap", "--send", "--live"}, {"--no-learn", "--input-to-frame"});
         std::string what = o.positional.empty() ? "" : o.positional[0];
         if (what == "locate" || what == "ocr") {
             if (o.positional.size() != 2) {
@@ -37,7 +37,8 @@ int cmdBench(int argc, char** argv) {
         if (what == "settle") return benchSettle(o.display);
         if (what == "adb") return benchAdb(o.display, integerFlag("--n", o.flag("--n").value_or("10"), 1, 100000),
                                              o.flag("--tap").value_or(""), o.flag("--send").value_or(""),
-                                             numberFlag("--live", o.flag("--live").value_or("0"), 0, 600, "[0, 600] seconds"));
+                                             numberFlag("--live", o.flag("--live").value_or("0"), 0, 600, "[0, 600] seconds"),
+                                             o.flag("--input-to-frame").has_value());
         if (what == "agent")
             return benchAgentTap(o.display, o.flag("--x11").value_or(""),
                                  integerFlag("--n", o.flag("--n").value_or("20"), 3, 100000));
