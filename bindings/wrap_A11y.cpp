@@ -15,7 +15,7 @@ void pushStrings(lua_State* L, const std::vector<std::string>& v) {
     }
 }
 
-// An element as {role, name, description, resource_id (when it has one), states, bounds =
+// An element as {role, name, description, value (when it has one), resource_id (when it has one), states, bounds =
 // {x, y, w, h}, actions, editable, path, pid, app (applications only), children}.
 void pushElement(lua_State* L, const A11yElement& e) {
     lua_createtable(L, 0, 11);
@@ -26,6 +26,7 @@ void pushElement(lua_State* L, const A11yElement& e) {
     str("role", e.role);
     str("name", e.name);
     str("description", e.description);
+    if (!e.value.empty()) str("value", e.value);
     if (!e.id.empty()) str("resource_id", e.id);
     pushStrings(L, e.states);
     lua_setfield(L, -2, "states");

@@ -122,11 +122,15 @@ TargetSpec luax_checktarget(lua_State* L, int idx) {
     auto role = luax_optstringfield(L, idx, "role");
     auto name = luax_optstringfield(L, idx, "name");
     auto resource_id = luax_optstringfield(L, idx, "resource_id");
+    auto value = luax_optstringfield(L, idx, "value");
+    if (value && !role && !name && !resource_id)
+        luaL_error(L, "a11y target: value= narrows role=, name= or resource_id=, it does not stand alone");
     if (role || name || resource_id) {
         t.a11y = A11yQuery{};
         t.a11y->role = role;
         t.a11y->name = name;
         t.a11y->id = resource_id;
+        t.a11y->value = value;
         if (resource_id && resource_id->empty()) luaL_error(L, "a11y target: resource_id= must not be an empty string");
         lua_getfield(L, idx, "press");
         if (lua_type(L, -1) == LUA_TSTRING) t.a11y->press = lua_tostring(L, -1);

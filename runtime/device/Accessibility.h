@@ -14,6 +14,9 @@ namespace eacu {
 /// - `role`: the toolkit-neutral role name, lower case as AT-SPI spells it ("push button",
 ///   "text", "check box", "menu item", "frame", "application").
 /// - `name`, `description`: the accessible name and description (UTF-8; may be empty).
+/// - `value`: what a field holds, where the tree gives it (UTF-8; "" when it does not): the
+///   agent's UI Automation ValuePattern value or MSAA accValue, the web page's AX value.
+///   AT-SPI's and uiautomator's trees leave it empty (AT-SPI reads it through text()).
 /// - `states`: state names ("enabled", "focusable", "focused", "showing", "visible",
 ///   "editable", "checked", "sensitive", ...).
 /// - `bounds`: the element on the screen, physical pixels; empty (w = h = 0) when it has no
@@ -29,6 +32,7 @@ struct A11yElement {
     std::string role;
     std::string name;
     std::string description;
+    std::string value;
     std::string id;
     std::vector<std::string> states;
     Rect bounds;

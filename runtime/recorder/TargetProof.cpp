@@ -71,6 +71,36 @@ bool actsAsOne(const A11yElement& e) {
     return e.editable_text || (interactiveRole(e.role) && e.role != "slider" && e.role != "spin button");
 }
 
+// The field `e` of `tree` (named, or with an id) by what it holds (its tree value `e.value`),
+// for a verify of a filled field: kept when findElement finds that very element by its role,
+// name (or id) and value.
+std::optional<ProvenTarget> proveA11yValue(const A11yElement& tree, const A11yElement& e, std::string& tried) {
+    A11yQuery q;
+    q.role = e.role;
+    if (!e.name.empty()) q.name = e.name;
+    else if (!e.id.empty()) q.id = e.id.find(":id/") == std::string::npos ? e.id : e.id.substr(e.id.find(":id/") + 4);
+    else {
+        tried += "the field under the point has neither a name nor an id to find it by with its value; ";
+        return std::nullopt;
+    }
+    q.value = e.value;
+    A11yFound f = findElement(tree, q);
+    if (!f.element || f.element->path != e.path || f.how != "name") {
+        tried += "the " + e.role + " holding " + luaQuote(e.value) + " under the point is not the first element of its " +
+                 (q.name ? "role, name" : "role, id") + " and value; ";
+        return std::nullopt;
+    }
+    ProvenTarget t;
+    t.kind = ProvenTarget::Kind::A11y;
+    t.box = e.bounds;
+    t.lua = "{ role = " + luaQuote(e.role) + ", " + (q.name ? "name = " + luaQuote(*q.name) : "resource_id = " + luaQuote(*q.id)) +
+            ", value = " + luaQuote(e.value) + " }";
+    t.why = "the " + e.role + " " + luaQuote(q.name ? *q.name : *q.id) + " of the accessibility tree is under the point and holds " +
+            luaQuote(e.value) + " (the tree's value), the first the tree gives for that role, " + (q.name ? "name" : "id") +
+            " and value";
+    return t;
+}
+
 std::optional<ProvenTarget> proveA11y(const A11yElement& tree, Point p, std::string& tried) {
     std::vector<const A11yElement*> all = flatten(tree);
     const A11yElement* e = elementAt(all, p);
@@ -550,7 +580,10 @@ std::vector<ProvenTarget> prove(const Frame& frame, const A11yElement* tree, Poi
     if (tree) {
         if (const A11yElement* e = elementAt(flatten(*tree), p)) {
             label = e->name;
-            if (o.field_value && isField(*e) && e->role != "password text") value = e->description;
+            if (o.field_value && isField(*e) && !isPasswordField(*e) && !e->value.empty()) {
+                value = e->value;
+                if (auto t = proveA11yValue(*tree, *e, tried)) out.push_back(std::move(*t));
+            }
         }
         if (auto t = proveA11y(*tree, p, tried)) out.push_back(std::move(*t));
     } else {
@@ -561,8 +594,9 @@ std::vector<ProvenTarget> prove(const Frame& frame, const A11yElement* tree, Poi
         if (const A11yElement* e = elementAt(flatten(*o.name_tree), p)) hint = e->name;
     if ((all || out.empty()) && o.text) {
         std::optional<ProvenTarget> t;
+        // A field's value known: a reading of its label would verify where it is, not what it holds.
         if (!value.empty()) t = proveText(frame, p, o.band, value, "", tried);
-        if (!t) t = proveText(frame, p, o.band, label, hint, tried);
+        else t = proveText(frame, p, o.band, label, hint, tried);
         if (t) out.push_back(std::move(*t));
     }
     if ((all || out.empty()) && o.image)

@@ -67,10 +67,14 @@ struct ProofOptions {
     /// point reads like the phrase OCR reads there (similarity >= 0.8), the text written is
     /// that name, as with `tree` (a misreading, "Press #8" for "Press 按", is not written).
     const A11yElement* name_tree = nullptr;
-    /// A text read in a field (the tree's editable element under the point, not a password)
-    /// may be its value (the tree's `description`: the agent's MSAA value) rather than its
-    /// name, which is the label beside it: what a verify of a filled field checks. The name is
-    /// tried after it.
+    /// For a verify: in a field (the tree's editable element under the point, not a password)
+    /// whose tree gives its value (A11yElement::value: the agent's UIA or MSAA value, a web
+    /// page's AX value), what it holds is proven rather than that it is there: first of all
+    /// the element by its role, name (or id) and value (`{ role = "text", name = "姓名",
+    /// value = "张三" }`, when findElement finds that very element so); the text target is
+    /// the value read at the point (as step 2 proves a text: the band's reading, then the
+    /// whole frame's), never the name (the label beside it: where the field is, not what it
+    /// holds). A field whose tree gives no value is proven as without this option.
     bool field_value = false;
 };
 

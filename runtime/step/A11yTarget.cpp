@@ -134,6 +134,7 @@ std::string describeQuery(const A11yQuery& q) {
     if (q.role) s += "role=\"" + *q.role + "\"";
     if (q.name) s += std::string(q.role ? ", " : "") + "name=\"" + *q.name + "\"";
     if (q.id) s += std::string(q.role || q.name ? ", " : "") + "resource_id=\"" + *q.id + "\"";
+    if (q.value) s += std::string(q.role || q.name || q.id ? ", " : "") + "value=\"" + *q.value + "\"";
     return s + "}";
 }
 
@@ -149,7 +150,10 @@ A11yFound findElement(const A11yElement& root, const A11yQuery& q) {
         size_t at = e.id.find(":id/");
         return e.id == *q.id || (at != std::string::npos && e.id.compare(at + 4, std::string::npos, *q.id) == 0);
     };
-    auto kindOk = [&](const A11yElement& e) { return (!q.editable || editable(e)) && idOk(e); };
+    auto valueOk = [&](const A11yElement& e) {
+        return !q.value || e.value == *q.value || loose(e.value) == loose(*q.value);
+    };
+    auto kindOk = [&](const A11yElement& e) { return (!q.editable || editable(e)) && idOk(e) && valueOk(e); };
     A11yFound f;
     std::vector<const A11yElement*> exact, similar;
     for (const A11yElement* e : all) {
@@ -180,6 +184,17 @@ A11yFound findElement(const A11yElement& root, const A11yQuery& q) {
     std::vector<std::string> apps;
     for (const auto& a : root.children) apps.push_back(a.app.empty() ? "pid " + std::to_string(a.pid) : a.app);
     std::string what = (q.editable ? "no editable element " : "no element ") + describeQuery(q);
+    if (q.value) {  // the element is there, holding something else
+        A11yQuery without = q;
+        without.value.reset();
+        without.editable = false;
+        if (q.role || q.name || q.id)
+            if (A11yFound other = findElement(root, without); other.element) {
+                f.why = what + ": the " + other.element->role + " \"" + other.element->name + "\" holds \"" +
+                        other.element->value + "\"";
+                return f;
+            }
+    }
     if (root.children.empty()) {
         f.why = what + ": the accessible tree is empty (no program here exports one; programs without a tree "
                        "are found by image or text targets)";

@@ -16,12 +16,16 @@ namespace eacu {
 /// element's toolkit id (A11yElement::id, Android's resource-id), whole ("com.example:id/send")
 /// or the part after ":id/" ("send"); it may stand alone or narrow role and name.
 /// The role "button" also finds "push button" (Android's and the web's word for it).
+/// `value`: only an element holding that value (A11yElement::value, what a field holds where
+/// the tree gives it), compared as names are; it narrows role, name or id, never stands alone
+/// (a verify of what a field holds: `{ role = "text", name = "姓名", value = "张三" }`).
 struct A11yQuery {
     std::optional<std::string> role;
     std::optional<std::string> name;
     std::string press;
     bool editable = false;
     std::optional<std::string> id;
+    std::optional<std::string> value;
 };
 
 /// What findElement found: `element` (when found), `how` ("name", "similar name", "label":

@@ -11,6 +11,7 @@ nlohmann::json queryJson(const A11yQuery& q) {
     if (q.name) j["name"] = *q.name;
     if (!q.press.empty()) j["press"] = q.press;
     if (q.id) j["resource_id"] = *q.id;
+    if (q.value) j["value"] = *q.value;
     return j;
 }
 
@@ -20,6 +21,7 @@ A11yQuery queryFromJson(const nlohmann::json& j) {
     if (j.contains("name") && j["name"].is_string()) q.name = j["name"].get<std::string>();
     if (j.contains("press") && j["press"].is_string()) q.press = j["press"].get<std::string>();
     if (j.contains("resource_id") && j["resource_id"].is_string()) q.id = j["resource_id"].get<std::string>();
+    if (j.contains("value") && j["value"].is_string()) q.value = j["value"].get<std::string>();
     return q;
 }
 

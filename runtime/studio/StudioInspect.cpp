@@ -41,7 +41,7 @@ std::string pathText(const std::vector<int>& path) {
 }
 
 json elementJson(const A11yElement& e, const std::string& source) {
-    return {{"role", e.role},     {"name", e.name},   {"id", e.id},          {"description", e.description},
+    return {{"role", e.role},     {"name", e.name},   {"id", e.id},          {"description", e.description}, {"value", e.value},
             {"states", e.states}, {"app", e.app},     {"bounds", rectJson(e.bounds)}, {"path", pathText(e.path)},
             {"source", source}};
 }

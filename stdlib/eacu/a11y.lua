@@ -9,7 +9,8 @@ local target = require("eacu.target")
 
 local M = {}
 
---- a11y([window]) -> the accessibility tree now: {role, name, description, states, bounds =
+--- a11y([window]) -> the accessibility tree now: {role, name, description, value (what a field
+--- holds, where the device's tree gives it: the Windows agent, browser pages), states, bounds =
 --- {x, y, w, h} (screen pixels), actions, editable, path, children}. The root ("desktop frame")
 --- has one child per program that exports a tree (role "application", with pid and app); with
 --- `window` (a window, or a query as window() takes) only that window's program. Elements that

@@ -15,7 +15,7 @@ local M = {}
 -- What a target table may hold besides the verb's per-call options, in the order error
 -- messages list them.
 M.FIELDS = { "image", "text", "threshold", "region", "offset", "lang", "window", "raise", "focus",
-  "role", "name", "resource_id", "press", "right_of", "left_of", "above", "below", "near", "inside", "kind", "nth" }
+  "role", "name", "resource_id", "value", "press", "right_of", "left_of", "above", "below", "near", "inside", "kind", "nth" }
 
 -- The fields of a relative target holding its anchor (any target), as runtime/step/RelativeTarget.h.
 M.RELATIONS = { "right_of", "left_of", "above", "below", "near", "inside" }

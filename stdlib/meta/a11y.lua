@@ -10,6 +10,7 @@
 ---@field role string the AT-SPI role name: "push button", "text", "check box", "menu item", "frame", "application", ...
 ---@field name string the accessible name (often the label shown)
 ---@field description string
+---@field value? string what a field holds, where the device's tree gives it (the Windows agent's UIA or MSAA value, a web page's AX value)
 ---@field resource_id? string the toolkit's id when it has one (Android's resource-id)
 ---@field states string[] "enabled", "sensitive", "showing", "visible", "focusable", "focused", "editable", "checked", ...
 ---@field bounds {x: integer, y: integer, w: integer, h: integer} on the screen, physical pixels (all 0 when not on screen)
@@ -27,6 +28,7 @@
 ---@field role? string e.g. "push button" (case-insensitive)
 ---@field name? string the accessible name; matched exactly, then ignoring case, "_" and a trailing ":"
 ---@field resource_id? string Android's resource-id, whole ("com.example:id/send") or after ":id/" ("send")
+---@field value? string only an element holding this value (what a field holds, where the tree gives it); with role, name or resource_id
 ---@field press? boolean|string call the element's action instead of clicking
 ---@field offset? integer[]|{x: integer, y: integer} the input point relative to the bounds' centre
 ---@field label? string how errors and the run log name the target

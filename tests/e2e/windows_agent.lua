@@ -36,8 +36,11 @@ local tree = a11y(w)
 local name = find(tree, function(e) return e.role == "text" and e.name == "姓名" end)
 local city = find(tree, function(e) return e.role == "text" and e.name == "城市" end)
 local agree = find(tree, function(e) return e.role == "check box" and e.name == "同意条款" end)
-assert(name and name.description == "张三", "the name field holds 张三, got " .. tostring(name and name.description))
-assert(city and city.description == "北京", "the city field holds 北京, got " .. tostring(city and city.description))
+assert(name and name.value == "张三", "the name field holds 张三, got " .. tostring(name and name.value))
+assert(city and city.value == "北京", "the city field holds 北京, got " .. tostring(city and city.value))
+-- The tree's value narrows a target: a verify of what the field holds, and of what it does not.
+verify { role = "text", name = "姓名", value = "张三" }
+assert(not exists({ role = "text", name = "姓名", value = "李四" }, 0), "value = 李四 does not find the field holding 张三")
 local checked = false
 for _, s in ipairs(agree and agree.states or {}) do checked = checked or s == "checked" end
 assert(checked, "the check box is checked after the image tap")

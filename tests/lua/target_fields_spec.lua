@@ -6,7 +6,7 @@ local spec = require "spec"
 local check, error_of, has, expect_has = spec.check, spec.error_of, spec.has, spec.expect_has
 local target = require "eacu.target"
 
-local known = "(known: image, text, threshold, region, offset, lang, window, raise, focus, role, name, resource_id, press, " ..
+local known = "(known: image, text, threshold, region, offset, lang, window, raise, focus, role, name, resource_id, value, press, " ..
   "right_of, left_of, above, below, near, inside, kind, nth, "
 
 -- Unknown fields, named with the known ones, for every verb.

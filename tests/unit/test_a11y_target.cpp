@@ -123,3 +123,21 @@ TEST_CASE("Set-of-Marks takes the tree's elements with their accessible names") 
     CHECK(text.find("button | \"OK\"") != std::string::npos);
     CHECK(text.find("📝 label | \"Name\"") != std::string::npos);
 }
+
+TEST_CASE("value= narrows an a11y target to the element holding that value", "[a11y]") {
+    A11yElement root = form();
+    A11yElement& name_field = root.children[0].children[0].children[2];
+    name_field.name = "Name";
+    name_field.value = "张三";
+    A11yQuery q{std::string("text"), std::string("Name")};
+    q.value = "张三";
+    A11yFound f = findElement(root, q);
+    REQUIRE(f.element);
+    CHECK(f.element->bounds == Rect{180, 146, 200, 28});
+    CHECK(describeQuery(q) == "{role=\"text\", name=\"Name\", value=\"张三\"}");
+    // The field holding something else is not found, and the miss says what it holds.
+    q.value = "李四";
+    f = findElement(root, q);
+    CHECK_FALSE(f.element);
+    CHECK_THAT(f.why, Catch::Contains("holds \"张三\""));
+}

@@ -201,3 +201,44 @@ TEST_CASE("a tree target is proven only where a tap at the element's centre is t
     CHECK(d.kind == ProvenTarget::Kind::Point);
     CHECK(d.why.find("not near its centre") != std::string::npos);
 }
+
+TEST_CASE("a verify of a filled field proves what it holds: the tree's element with its value", "[record]") {
+    // A label and the field it names (the agent's MSAA tree names a field by its label), the
+    // field holding 张三, and a second field holding the same value under another name.
+    A11yElement root;
+    root.role = "frame";
+    root.name = "form";
+    root.bounds = {0, 0, 800, 600};
+    root.states = {"showing"};
+    auto field = [](const std::string& name, const std::string& value, Rect b, std::vector<int> path) {
+        A11yElement e;
+        e.role = "text";
+        e.name = name;
+        e.value = value;
+        e.bounds = b;
+        e.states = {"showing", "editable"};
+        e.editable_text = true;
+        e.path = std::move(path);
+        return e;
+    };
+    root.children = {field("姓名", "张三", {110, 20, 280, 32}, {0, 0}), field("城市", "张三", {110, 60, 280, 32}, {0, 1})};
+    Frame f;
+    f.bgr = cv::Mat(600, 800, CV_8UC3, cv::Scalar(255, 255, 255));
+    Locator locator;
+    ProofOptions o;
+    o.text = false;
+    o.image = false;
+    o.field_value = true;
+    std::vector<ProvenTarget> ts = proveTargets(f, &root, {130, 36}, locator, o);
+    REQUIRE(ts.size() == 2);
+    CHECK(ts[0].kind == ProvenTarget::Kind::A11y);
+    CHECK(ts[0].lua == "{ role = \"text\", name = \"姓名\", value = \"张三\" }");
+    CHECK(ts[1].lua == "{ role = \"text\", name = \"姓名\" }");
+    // Without field_value (a tap), the field by its name only.
+    o.field_value = false;
+    CHECK(proveTarget(f, &root, {130, 36}, locator, o).lua == "{ role = \"text\", name = \"姓名\" }");
+    // A password's value is never written.
+    root.children[0].role = "password text";
+    o.field_value = true;
+    CHECK(proveTarget(f, &root, {130, 36}, locator, o).lua == "{ role = \"password text\", name = \"姓名\" }");
+}

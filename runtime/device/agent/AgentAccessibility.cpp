@@ -17,7 +17,7 @@ A11yElement fromJson(const nlohmann::json& j, const std::string& app, int depth)
     A11yElement e;
     e.role = peerString(j, "role", kTreeWho, "");
     e.name = peerString(j, "name", kTreeWho, "");
-    e.description = peerString(j, "value", kTreeWho, "");
+    e.value = peerString(j, "value", kTreeWho, "");
     e.id = peerString(j, "id", kTreeWho, "");
     e.states = peerStrings(j, "states", kTreeWho);
     e.actions = peerStrings(j, "actions", kTreeWho);

@@ -9,7 +9,7 @@ class AgentConnection;
 /// The agent's tree in AT-SPI's role names ("push button", "text", "check box", "label",
 /// "frame"), so the same targets work ({role = "push button", name = "确定"}). Elements have
 /// path [pid, handle]: the application's pid, then the element's own window handle; an
-/// element's MSAA value (a text field's text) is its `description`. Windows without UI
+/// element's UIA value or MSAA value (a text field's text) is its `value`. Windows without UI
 /// Automation (Wine 8) give every control's own MSAA object and a role from its class.
 class AgentAccessibility final : public Accessibility {
 public:

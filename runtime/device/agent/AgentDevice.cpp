@@ -19,6 +19,9 @@ std::unique_ptr<AgentDevice> AgentDevice::connect(const std::string& host, int p
                                                   double timeout) {
     std::unique_ptr<AgentDevice> d(new AgentDevice);
     d->conn_ = std::make_unique<AgentConnection>(host, port, token, timeout);
+    // Input on a connection of its own: a person's click in the studio waited up to 250 ms
+    // behind the screen's captures (40-180 ms each) and tree reads on the one connection.
+    d->input_ = std::make_unique<AgentConnection>(host, port, token, timeout);
     d->host_ = host;
     d->port_ = port;
     d->token_ = token;
@@ -98,37 +101,37 @@ Frame AgentDevice::captureLive() {
     }
 }
 
-void AgentDevice::move(Point p) { conn_->call({{"op", "move"}, {"x", p.x}, {"y", p.y}}); }
+void AgentDevice::move(Point p) { input_->call({{"op", "move"}, {"x", p.x}, {"y", p.y}}); }
 
 Point AgentDevice::cursor() const {
-    auto h = conn_->call({{"op", "cursor"}}).header;
+    auto h = input_->call({{"op", "cursor"}}).header;
     const std::string who = "agent " + conn_->address() + ": cursor";
     return Point{int(peerInt(h, "x", who, 0)), int(peerInt(h, "y", who, 0))};
 }
 
 void AgentDevice::click(MouseButton button, int count) {
-    conn_->call({{"op", "click"}, {"button", buttonNumber(button)}, {"count", count}});
+    input_->call({{"op", "click"}, {"button", buttonNumber(button)}, {"count", count}});
 }
 
 void AgentDevice::mouseButton(MouseButton b, bool down) {
-    conn_->call({{"op", "button"}, {"button", buttonNumber(b)}, {"down", down}});
+    input_->call({{"op", "button"}, {"button", buttonNumber(b)}, {"down", down}});
 }
 
 void AgentDevice::press(MouseButton button) { mouseButton(button, true); }
 void AgentDevice::release(MouseButton button) { mouseButton(button, false); }
 
-void AgentDevice::scroll(int dx, int dy) { conn_->call({{"op", "scroll"}, {"dx", dx}, {"dy", dy}}); }
+void AgentDevice::scroll(int dx, int dy) { input_->call({{"op", "scroll"}, {"dx", dx}, {"dy", dy}}); }
 
 void AgentDevice::typeText(const std::string& utf8) {
     decodeUtf8(utf8);  // throws std::invalid_argument on invalid UTF-8
-    conn_->call({{"op", "text"}}, utf8, 10 + double(utf8.size()) / 100);
+    input_->call({{"op", "text"}}, utf8, 10 + double(utf8.size()) / 100);
 }
 
 void AgentDevice::key(const Key& k, bool down) {
     nlohmann::json req = agentKeyFields(k);
     req["op"] = "key";
     req["down"] = down;
-    conn_->call(req);
+    input_->call(req);
 }
 
 void AgentDevice::checkKeys(const std::vector<Key>& keys) const {
@@ -151,7 +154,7 @@ void AgentDevice::keyUp(const Key& k) {
     key(k, false);
 }
 
-void AgentDevice::sync() { conn_->call({{"op", "sync"}}); }
+void AgentDevice::sync() { input_->call({{"op", "sync"}}); }
 
 Windows& AgentDevice::windows() { return *windows_; }
 Accessibility& AgentDevice::accessibility() { return *a11y_; }

@@ -105,6 +105,9 @@ private:
     WindowCapture grabOn(AgentConnection& conn, CaptureBase& base, uint64_t window, double timeout);
 
     std::unique_ptr<AgentConnection> conn_;
+    /// The pointer, keys, text and sync: never queued behind a capture or a tree read on conn_
+    /// (the agent serves each connection on a thread of its own).
+    std::unique_ptr<AgentConnection> input_;
     std::string host_, token_;  // for the live view's connection (the token is never logged)
     int port_ = 0;
     std::mutex live_mu_;  // guards live_conn_, live_base_
@@ -115,7 +118,7 @@ private:
     double scale_ = 1.0;
     int dpi_ = 96;
     bool uia_ = false;  // the hello's "uia"
-    CaptureBase base_;  // capture() and grab() on conn_
+    CaptureBase base_;  // capture() and grab() on conn_ (input on input_)
     std::unique_ptr<AgentWindows> windows_;
     std::unique_ptr<AgentAccessibility> a11y_;
 };

@@ -23,6 +23,7 @@ struct AxNode {
     std::string role;  // Chromium's ("button", "StaticText")
     std::string name;
     std::string description;
+    std::string value;  // a field's AX value (what it holds)
     bool ignored = false;
     int64_t backend = 0;
     std::vector<std::string> children;
@@ -80,6 +81,7 @@ std::map<std::string, AxNode> readAxNodes(const json& ax, const std::string& who
         a.role = axValueString(n, "role", who);
         a.name = axValueString(n, "name", who);
         a.description = axValueString(n, "description", who);
+        a.value = axValueString(n, "value", who);
         a.backend = peerInt(n, "backendDOMNodeId", who);
         a.children = peerStrings(n, "childIds", who);
         for (const json& p : peerArray(n, "properties", who)) {
@@ -223,6 +225,7 @@ public:
         e.name = n.name;
         if (e.role == "label" && axTrim(e.name).empty()) e.name = axTrim(textOf(n, 0));
         e.description = n.description;
+        e.value = n.value;
         e.id = box.dom_id;
         e.pid = parent.pid;
         e.app = parent.app;

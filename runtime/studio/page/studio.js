@@ -181,6 +181,7 @@
           <dt>名称 name</dt><dd data-field="name">${esc(e.name)}</dd>
           <dt>标识 id</dt><dd data-field="id">${esc(e.id)}</dd>
           <dt>描述 description</dt><dd data-field="description">${esc(e.description)}</dd>
+          <dt>值 value</dt><dd data-field="value">${esc(e.value || '')}</dd>
           <dt>位置 bounds</dt><dd data-field="bounds">${e.bounds.x},${e.bounds.y} ${e.bounds.w}x${e.bounds.h}</dd>
           <dt>路径 path</dt><dd data-field="path">${esc(e.path)}</dd>
           <dt>来源 source</dt><dd data-field="source">${esc(e.source)}</dd></dl>`
