@@ -96,6 +96,7 @@ sqlite3 "$db" "SELECT idx, action, status, method, round(score,2) FROM steps WHE
 
 # ---- v2 with --heal and the stand-in model server: the rest ----
 use_model_server
+trap '[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; stop_wine' EXIT  # use_model_server's trap, and Wine's
 form v2model v2
 out=$("$EACU" run "$OUT/v1.lua" --heal --device "$dev" --db "$db" 2>&1) || fail "v2 with --heal and a model failed: $out"
 run_model=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")

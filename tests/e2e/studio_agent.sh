@@ -10,28 +10,16 @@
 set -euo pipefail
 EACU=$1; OUT=$2
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
 . "$here/lib.bash"
 . "$here/win32/wine_env.bash"
 start_test
 studio_pid=
 trap '[ -n "$studio_pid" ] && kill "$studio_pid" 2>/dev/null; stop_wine' EXIT
 
-cmake -S "$root/agent" -B "$OUT/agent-build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64.cmake" \
-  -DCMAKE_BUILD_TYPE=Release >"$OUT/agent-build.log" 2>&1 || fail "configuring the agent: $(tail -5 "$OUT/agent-build.log")"
-cmake --build "$OUT/agent-build" -j2 >>"$OUT/agent-build.log" 2>&1 || fail "building the agent: $(tail -20 "$OUT/agent-build.log")"
-agent_exe=$OUT/agent-build/eacu-agent.exe
-form_exe=$OUT/agent-build/eacu-test-form.exe
-[ -f "$agent_exe" ] && [ -f "$form_exe" ] || fail "the cross-build made no eacu-agent.exe or eacu-test-form.exe"
-
+build_agent
 start_wine_xvfb 1280x800
 make_wine_prefix "$OUT/wine" 1280x800
-token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-"$WINE" "$agent_exe" --port 0 --token "$token" >"$OUT/agent.out" 2>"$OUT/agent.err" &
-agent_pid=$!
-port=$(await_printed "$OUT/agent.out" "$agent_pid" 's/^eacu-agent: listening on 127.0.0.1:\([0-9]*\) .*/\1/p' \
-  "eacu-agent.exe" "$OUT/agent.err") || exit 1
-addr=127.0.0.1:$port
+start_agent
 # What the agent says its tree is (Wine 8: MSAA); the studio's element-info must say the same.
 case "$(cat "$OUT/agent.out")" in
   *"element tree through MSAA"*) tree_source=MSAA ;;
