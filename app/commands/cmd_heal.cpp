@@ -13,6 +13,7 @@
 #include "base/ImageDecode.h"
 #include "commands/Commands.h"
 #include "heal/ScriptPatch.h"
+#include "recorder/ScaledPng.h"
 #include "recorder/TargetProof.h"
 #include "runlog/RunReader.h"
 

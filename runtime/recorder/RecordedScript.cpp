@@ -11,6 +11,7 @@
 #include "base/Clock.h"
 #include "base/Utf8.h"
 #include "recorder/Neighbours.h"
+#include "recorder/ScaledPng.h"
 #include "vision/ocr/OcrCache.h"
 #include "vision/PreparedFrame.h"
 

@@ -125,9 +125,5 @@ inline constexpr const char* kPhraseBandLangs = "eng+chi_sim";
 /// characters escaped; UTF-8 kept as it is.
 std::string luaQuote(const std::string& s);
 
-/// Writes `bgr` as a PNG file at `path` whose pHYs chunk records the device scale factor
-/// `scale` (vision/Template.h pngScale reads it back), so a replay on another scale knows the
-/// size it was cut at. Throws std::runtime_error when the file cannot be written.
-void writeScaledPng(const std::string& path, const cv::Mat& bgr, double scale);
 
 }  // namespace eacu

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "recorder/ScaledPng.h"
 #include "step/A11yTarget.h"
 #include "server/ApiError.h"
 #include "studio/Thumbnail.h"
