@@ -1,6 +1,10 @@
 // eacu-agent.exe [--host H] [--port P] [--token T]: listens for eacu (loopback by default; any
-// other address needs a token), one thread per connection, one request at a time across all
-// of them. The token is never printed.
+// other address needs a token), one thread per connection. Requests are taken one at a time
+// within each of two classes across all connections (kOps' lock): input (SendInput and the
+// sync after it) under g_input_lock, the rest (captures, the tree, windows, the clipboard,
+// programs) under g_lock; a pointer or screen-size read takes neither. So a click from one
+// connection is not held behind another connection's capture or tree read (40-180 ms under
+// Wine), while two inputs never interleave their events. The token is never printed.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +13,8 @@
 
 static const char *g_token = "";
 static int g_uia; // the element tree comes from UI Automation (agent_tree_init)
-static CRITICAL_SECTION g_lock;
+static CRITICAL_SECTION g_lock;       // captures, the tree, windows, the clipboard, programs
+static CRITICAL_SECTION g_input_lock; // SendInput and sync
 // Wrong tokens in a row (any connection): each costs 100 ms << that count (at most 5 s) under
 // g_auth_lock, so that guesses are taken one at a time ever more slowly, from however many
 // connections; a right token resets it.
@@ -17,17 +22,22 @@ static CRITICAL_SECTION g_auth_lock;
 static unsigned g_bad_tokens;
 
 typedef const char *(*Handler)(Conn *, const Req *, Reply *);
+enum { LOCK_NONE, LOCK_INPUT, LOCK_STATE };
 static const struct {
     const char *op;
     Handler fn;
+    int lock;
 } kOps[] = {
-    {"screen", op_screen},         {"capture", op_capture},     {"move", op_move},
-    {"cursor", op_cursor},         {"button", op_button},       {"click", op_click},
-    {"scroll", op_scroll},         {"key", op_key},             {"text", op_text},
-    {"sync", op_sync},             {"windows", op_windows},     {"window", op_window},
-    {"window_at", op_window_at},   {"send_input", op_send_input}, {"clipboard_get", op_clipboard_get},
-    {"clipboard_set", op_clipboard_set}, {"launch", op_launch}, {"wait", op_wait},
-    {"tree", op_tree},             {"element", op_element},
+    {"screen", op_screen, LOCK_NONE},          {"cursor", op_cursor, LOCK_NONE},
+    {"move", op_move, LOCK_INPUT},             {"button", op_button, LOCK_INPUT},
+    {"click", op_click, LOCK_INPUT},           {"scroll", op_scroll, LOCK_INPUT},
+    {"key", op_key, LOCK_INPUT},               {"text", op_text, LOCK_INPUT},
+    {"sync", op_sync, LOCK_INPUT},             {"send_input", op_send_input, LOCK_INPUT},
+    {"capture", op_capture, LOCK_STATE},       {"windows", op_windows, LOCK_STATE},
+    {"window", op_window, LOCK_STATE},         {"window_at", op_window_at, LOCK_STATE},
+    {"clipboard_get", op_clipboard_get, LOCK_STATE}, {"clipboard_set", op_clipboard_set, LOCK_STATE},
+    {"launch", op_launch, LOCK_STATE},         {"wait", op_wait, LOCK_STATE},
+    {"tree", op_tree, LOCK_STATE},             {"element", op_element, LOCK_STATE},
 };
 
 static int send_all(SOCKET s, const char *p, size_t n) {
@@ -177,15 +187,20 @@ static DWORD WINAPI serve(LPVOID arg) {
             err = "expected a hello with the protocol version and the token first";
         } else {
             Handler fn = NULL;
+            int lock = LOCK_NONE;
             for (size_t i = 0; i < sizeof kOps / sizeof kOps[0]; ++i)
-                if (strcmp(kOps[i].op, op) == 0) fn = kOps[i].fn;
+                if (strcmp(kOps[i].op, op) == 0) {
+                    fn = kOps[i].fn;
+                    lock = kOps[i].lock;
+                }
             if (!fn) {
                 snprintf(rep.err, ERR_N, "unknown op \"%.64s\"", op);
                 err = rep.err;
             } else {
-                EnterCriticalSection(&g_lock);
+                CRITICAL_SECTION *cs = lock == LOCK_INPUT ? &g_input_lock : lock == LOCK_STATE ? &g_lock : NULL;
+                if (cs) EnterCriticalSection(cs);
                 err = fn(&conn, &req, &rep);
-                LeaveCriticalSection(&g_lock);
+                if (cs) LeaveCriticalSection(cs);
             }
         }
         int authed_now = conn.authed;
@@ -279,6 +294,7 @@ int main(int argc, char **argv) {
     int len = sizeof sa;
     getsockname(ls, (struct sockaddr *)&sa, &len);
     InitializeCriticalSection(&g_lock);
+    InitializeCriticalSection(&g_input_lock);
     InitializeCriticalSection(&g_auth_lock);
     char why[200];
     g_uia = agent_tree_init(why, sizeof why);

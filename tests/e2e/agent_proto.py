@@ -172,6 +172,46 @@ print(f"capture full frame {h['w']}x{h['h']}: {len(p)} bytes (raw {raw}, {100.0 
 h, _ = call(s, {"op": "capture", "base": seq + 1000})
 check(h.get("full") is True, "a capture on a frame the agent does not have is whole")
 
+# Input is not held behind another connection's state request (docs/agent-protocol.md: two
+# classes): while connection A's `wait` holds the state lock for 3 s on a running notepad,
+# connection B's pointer reads and moves, sent over and over until A's answer comes, are
+# answered each within 1 s (before: each waited for A's wait to end).
+h, _ = call(s, {"op": "launch"}, b"notepad.exe")
+check(h.get("ok") is True, f"launch notepad (for the lock check): {h}")
+if h.get("ok"):
+    import threading
+    pid = h["pid"]
+    a, b = connect(), connect()
+    held = {}
+
+    def hold():
+        t0 = time.time()
+        held["answer"], _ = call(a, {"op": "wait", "pid": pid, "timeout": 3})
+        held["s"] = time.time() - t0
+
+    th = threading.Thread(target=hold)
+    th.start()
+    slowest, n, give_up = 0.0, 0, time.time() + 10
+    while th.is_alive() and time.time() < give_up:
+        for req in ({"op": "cursor"}, {"op": "move", "x": 5 + n % 50, "y": 5}):
+            t0 = time.time()
+            r, _ = call(b, req)
+            slowest = max(slowest, time.time() - t0)
+            check(r.get("ok") is True, f"{req['op']} during another connection's wait: {r}")
+        n += 1
+    th.join()
+    check(held.get("s", 0) >= 2.5 and held.get("answer", {}).get("exited") is False,
+          f"A's wait held for its 3 s on the running notepad: {held}")
+    check(n >= 3 and slowest < 1.0, f"pointer reads and moves during A's wait: {n} pairs, the slowest "
+          f"{slowest * 1000:.0f} ms (expected each within 1 s, not held until the wait ended)")
+    print(f"during a 3 s wait on another connection: {n} cursor+move pairs, the slowest {slowest * 1000:.0f} ms")
+    w, _ = call(s, {"op": "windows"})
+    for x in w.get("windows", []):
+        if x.get("pid") == pid:
+            call(s, {"op": "window", "action": "close", "window": x["id"]})
+    for x in (a, b):
+        x.close()
+
 # The element tree's source: UI Automation when the hello says "uia": true, else MSAA.
 s = connect(hello=False)
 h, _ = call(s, {"op": "hello", "version": 1, "token": TOKEN})

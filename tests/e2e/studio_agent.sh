@@ -46,7 +46,9 @@ start_form studio
 EACU_AGENT_TOKEN=$token "$EACU" studio --port 0 --device "agent:$addr" -o "$OUT/form.lua" >"$OUT/studio.out" 2>"$OUT/studio.err" &
 studio_pid=$!
 url=$(await_printed "$OUT/studio.out" "$studio_pid" 's|^eacu studio: \(http://[^ ]*\)$|\1|p' "eacu studio" "$OUT/studio.err") || exit 1
-timeout 600 python3 "$here/studio_page.py" "$url" --case agent --out "$OUT" --tree-source "$tree_source" |
+# STUDIO_BENCH=N (tests/bench/studio.sh agent): N timed clicks and rests first (their lines deleted).
+timeout 600 python3 "$here/studio_page.py" "$url" --case agent --out "$OUT" --tree-source "$tree_source" \
+  --bench "${STUDIO_BENCH:-0}" |
   tee "$OUT/agent_page.out"
 grep -q '^studio_page: passed' "$OUT/agent_page.out" || fail "studio_page.py --case agent did not pass: $(tail -20 "$OUT/studio.err")"
 expect_form studio "form: 张三|北京|1" "what the form got from the page's clicks and text"

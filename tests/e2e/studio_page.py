@@ -426,6 +426,17 @@ def agent_case(s, args):
     city = s.element(lambda n: n["role"] == "text" and n["name"] == "城市", "the form's field 城市")
     agree = s.element(lambda n: n["role"] == "check box" and n["name"] == "同意条款", "the form's check box 同意条款")
     ok = s.element(lambda n: n["role"] == "push button" and n["name"] == "确定", "the form's button 确定")
+    if args.bench:
+        # Clicks on the two fields (focusing one does nothing else), then their lines go again.
+        pts = [(f["bounds"]["x"] + f["bounds"]["w"] // 2, f["bounds"]["y"] + f["bounds"]["h"] // 2) for f in (name, city)]
+        click_ms, info_p90 = s.bench(pts, args.bench)
+        print(f"studio_bench agent click_to_input_median_ms {click_ms:.1f} element_info_p90_ms {info_p90:.1f} "
+              f"(n {args.bench})", flush=True)
+        s.wait_proven(args.bench, 300)
+        for _ in range(args.bench):
+            n = s.js("document.querySelectorAll('[data-testid=line-delete]').length")
+            s.page.click(cdp.testid("line-delete"), index=n - 1)
+            s.wait(f"document.querySelectorAll('[data-testid=line]').length === {n - 1}", 10, "a deleted line")
     for field, text in ((name, "张三"), (city, "北京")):
         # The form as it is now, its tree read on that screen: a click right after typing lands
         # on a screen whose tree was read while it changed, and gets (rightly) no tree target.

@@ -22,6 +22,7 @@ std::unique_ptr<AgentDevice> AgentDevice::connect(const std::string& host, int p
     // Input on a connection of its own: a person's click in the studio waited up to 250 ms
     // behind the screen's captures (40-180 ms each) and tree reads on the one connection.
     d->input_ = std::make_unique<AgentConnection>(host, port, token, timeout);
+    d->pointer_ = std::make_unique<AgentConnection>(host, port, token, timeout);
     d->host_ = host;
     d->port_ = port;
     d->token_ = token;
@@ -104,7 +105,7 @@ Frame AgentDevice::captureLive() {
 void AgentDevice::move(Point p) { input_->call({{"op", "move"}, {"x", p.x}, {"y", p.y}}); }
 
 Point AgentDevice::cursor() const {
-    auto h = input_->call({{"op", "cursor"}}).header;
+    auto h = pointer_->call({{"op", "cursor"}}).header;
     const std::string who = "agent " + conn_->address() + ": cursor";
     return Point{int(peerInt(h, "x", who, 0)), int(peerInt(h, "y", who, 0))};
 }

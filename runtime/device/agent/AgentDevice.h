@@ -106,8 +106,12 @@ private:
 
     std::unique_ptr<AgentConnection> conn_;
     /// The pointer, keys, text and sync: never queued behind a capture or a tree read on conn_
-    /// (the agent serves each connection on a thread of its own).
+    /// (the agent serves each connection on a thread of its own, and takes input under a lock of
+    /// its own: docs/agent-protocol.md).
     std::unique_ptr<AgentConnection> input_;
+    /// cursor(): the live views read the pointer with every frame (the studio's publisher about
+    /// every 40 ms), which on input_ queued a person's click behind them.
+    std::unique_ptr<AgentConnection> pointer_;
     std::string host_, token_;  // for the live view's connection (the token is never logged)
     int port_ = 0;
     std::mutex live_mu_;  // guards live_conn_, live_base_
