@@ -52,6 +52,42 @@ timeout 600 python3 "$here/studio_page.py" "$url" --case agent --out "$OUT" --tr
   tee "$OUT/agent_page.out"
 grep -q '^studio_page: passed' "$OUT/agent_page.out" || fail "studio_page.py --case agent did not pass: $(tail -20 "$OUT/studio.err")"
 expect_form studio "form: 张三|北京|1" "what the form got from the page's clicks and text"
+if [ "${STUDIO_BENCH:-0}" -gt 0 ]; then
+  # The floor of the bench's click -> input: what the studio's device sends for a click (move,
+  # sync, cursor, click, sync: ActionExecutor's moveExactly and the click), timed on a connection
+  # of its own with nothing else asking the agent (the form has exited; the point is Wine's desktop).
+  AGENT_ADDR=$addr AGENT_TOKEN=$token python3 - "$STUDIO_BENCH" <<'PY'
+import json, os, socket, statistics, struct, sys, time
+host, port = os.environ["AGENT_ADDR"].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=30)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+def call(req):
+    h = json.dumps(req).encode()
+    s.sendall(struct.pack("<II", len(h), 0) + h)
+    def take(n):
+        b = b""
+        while len(b) < n:
+            k = s.recv(n - len(b))
+            if not k:
+                raise EOFError("the agent closed the connection")
+            b += k
+        return b
+    hn, pn = struct.unpack("<II", take(8))
+    a = json.loads(take(hn)); take(pn)
+    if not a.get("ok"):
+        sys.exit(f"floor: {req['op']}: {a}")
+call({"op": "hello", "version": 1, "token": os.environ["AGENT_TOKEN"]})
+ms = []
+for i in range(int(sys.argv[1])):
+    t0 = time.monotonic()
+    for r in ({"op": "move", "x": 600 + i % 2, "y": 700}, {"op": "sync"}, {"op": "cursor"},
+              {"op": "click", "button": 1, "count": 1}, {"op": "sync"}):
+        call(r)
+    ms.append((time.monotonic() - t0) * 1000)
+print(f"studio_bench agent floor_click_ms median {statistics.median(ms):.1f} (move, sync, cursor, click, sync "
+      f"on the agent alone, n {len(ms)})", flush=True)
+PY
+fi
 kill -INT "$studio_pid"
 for _ in $(seq 300); do kill -0 "$studio_pid" 2>/dev/null || break; sleep 0.1; done
 wait "$studio_pid" || fail "eacu studio exited $? on SIGINT: $(cat "$OUT/studio.err")"
