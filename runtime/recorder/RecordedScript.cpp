@@ -117,7 +117,9 @@ struct Writer {
             if (!cv::imwrite(path, it.before->frame.bgr, {cv::IMWRITE_JPEG_QUALITY, 80}))
                 throw std::runtime_error("cannot write \"" + path + "\"");
             frame_ref = o.assets_ref + "/" + name;
+            out.files.push_back(path);
             const std::string evidence = (fs::path(o.assets_dir) / (stem + "_frame.json")).string();
+            out.files.push_back(evidence);
             if (o.defer_evidence)
                 out.evidence.push_back({evidence, it.before, tree != nullptr, ts});
             else
@@ -152,6 +154,7 @@ struct Writer {
         std::string path = (fs::path(o.assets_dir) / t.image_file).string();
         writeScaledPng(path, t.crop, t.scale);
         out.images.push_back(path);
+        out.files.push_back(path);
         saved.emplace_back(t.crop, o.assets_ref + "/" + t.image_file);
     }
 };

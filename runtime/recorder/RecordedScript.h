@@ -81,6 +81,9 @@ struct WrittenScript {
     double locate_ms = 0;
     std::vector<double> proof_ms;
     std::vector<std::string> images;
+    /// Every file the lines own: their crops, the frames they were proven on and those frames'
+    /// `_frame.json` (written, or left to write with ScriptOptions::defer_evidence).
+    std::vector<std::string> files;
     std::vector<DeferredEvidence> evidence;  // with ScriptOptions::defer_evidence only
 };
 

@@ -333,6 +333,7 @@ void Studio::proofLoop() {
         }
         StudioLine out;
         std::vector<DeferredEvidence> evidence;
+        std::vector<std::string> files;
         try {
             ScriptOptions so;
             so.assets_dir = o_.assets_dir;
@@ -342,6 +343,7 @@ void Studio::proofLoop() {
             so.defer_evidence = true;  // written below, once the line shows as proven
             WrittenScript w = writeScript({job.item}, locator_, so);
             evidence = std::move(w.evidence);
+            files = std::move(w.files);
             out.lua = oneLine(w.lua);
             out.proof_ms = w.proof_ms.empty() ? 0 : w.proof_ms.front();
             out.locate_ms = w.locate_ms;
@@ -355,7 +357,10 @@ void Studio::proofLoop() {
         proving_.erase(proving_.find(job.fp));
         changed_.notify_all();
         StudioLine* l = line(job.id);
-        if (!l) continue;
+        if (!l) {  // deleted while its proof ran: what the proof wrote goes too
+            removeFiles(files);
+            continue;
+        }
         // A double click that arrived while the click's proof ran.
         if (l->action.kind == UserAction::Kind::DoubleTap && job.item.action.kind == UserAction::Kind::Tap &&
             out.lua.rfind("tap(", 0) == 0)
@@ -366,6 +371,7 @@ void Studio::proofLoop() {
         l->proof_ms = out.proof_ms;
         l->locate_ms = out.locate_ms;
         l->after_ms = (monotonicSeconds() - l->at) * 1000.0;
+        l->files = files;
         bump();
         if (evidence.empty()) continue;
         // What healing keeps of the line's screen: a whole-frame reading, after the line shows.
@@ -380,6 +386,7 @@ void Studio::proofLoop() {
         }
         lock.lock();
         --evidence_pending_;
+        if (!line(job.id)) removeFiles(files);  // deleted while its _frame.json was written
         changed_.notify_all();
     }
 }

@@ -64,6 +64,7 @@ struct StudioLine {
     double at = 0;        // when the input came (monotonicSeconds())
     bool verify = false;
     std::string verb;  // a line opened from the picker or the URL box: "open_url", "launch", "window"
+    std::vector<std::string> files;  // its assets (WrittenScript::files): removed with the line
 };
 
 /// The studio of one device. `input` takes the person's input (through `session`'s executor,
@@ -93,7 +94,7 @@ public:
     nlohmann::json lines() const;
     /// Waits up to `timeout` seconds for the lines' version to pass `after`; returns it.
     int64_t waitLines(int64_t after, double timeout) const;
-    /// Deletes line `id` (ApiError 404 when there is none).
+    /// Deletes line `id` and the assets its proof wrote (ApiError 404 when there is none).
     void deleteLine(int id);
     /// Replaces line `id`'s Lua by `lua` (the person's edit; ApiError 400 for an empty line).
     void editLine(int id, const std::string& lua);
@@ -169,6 +170,8 @@ private:
     void publishLoop();
     void proofLoop();
     void bump();  // the lines changed (call with mu_ held)
+    /// Removes `files` (a deleted line's assets); one already gone is no error.
+    static void removeFiles(const std::vector<std::string>& files);
     StudioLine* line(int id);
     std::string textOf(const std::vector<StudioLine>& lines, std::vector<int>* line_ids) const;
 

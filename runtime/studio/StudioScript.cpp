@@ -46,8 +46,16 @@ void Studio::deleteLine(int id) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = std::find_if(lines_.begin(), lines_.end(), [&](const StudioLine& l) { return l.id == id; });
     if (it == lines_.end()) throw ApiError(404, "no line " + std::to_string(id));
+    removeFiles(it->files);
     lines_.erase(it);
     bump();
+}
+
+void Studio::removeFiles(const std::vector<std::string>& files) {
+    for (const std::string& f : files) {
+        std::error_code ec;  // one already gone (or never written) is no error
+        fs::remove(f, ec);
+    }
 }
 
 void Studio::editLine(int id, const std::string& lua) {

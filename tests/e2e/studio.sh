@@ -97,7 +97,7 @@ printf '%s\n' 'wait("text:Pressed", 10)' 'wait("text:Hit", 10)' >>"$OUT/press.lu
 [ -z "${EACU_TEST_ADB_SERIAL:-}" ] || { echo "EACU_TEST_ADB_SERIAL ignored: the script needs the stand-in's app"; unset EACU_TEST_ADB_SERIAL; }
 start_android
 start_studio --device "adb:$serial" --launch com.example.chat -o "$OUT/chat.lua"
-python3 "$here/studio_page.py" "$url" --case adb --out "$OUT" | tee "$OUT/adb.out"
+python3 "$here/studio_page.py" "$url" --case adb --out "$OUT" --bench "${STUDIO_BENCH:-0}" | tee "$OUT/adb.out"
 grep -q '^studio_page: passed' "$OUT/adb.out" || fail "studio_page.py --case adb did not pass"
 stop_studio
 cat "$OUT/chat.lua"
