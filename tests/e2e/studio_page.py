@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """eacu studio's page driven through headless Chromium's DevTools as a person would (issue 37).
 
-    studio_page.py URL --case zenity|adb|xcalc|chromium|repl|repl_adb --out DIR [--bench N]
+    studio_page.py URL --case zenity|adb|xcalc|chromium|agent|repl|repl_adb|repl_agent --out DIR [--bench N]
 
 zenity: a zenity entry dialog on the studio's X display: a click on the entry, "Wang 张三" typed
 (Input.insertText: the input event the page sends as text), inspect mode's element info at the
 OK button compared with the tree's element there, a click on OK; every line proven; the page's
 save button. repl: the REPL's record() on a browser device (repl_record_device.sh): the page's
 button pressed on the live screen, one line proven by the tree; repl_adb: the same on the adb
-stand-in (repl_record_adb.sh), the chat list's row 张三 tapped. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), 你好 typed
+stand-in (repl_record_adb.sh), the chat list's row 张三 tapped; repl_agent: on the Windows agent
+(repl_record_agent.sh), the form's 确定 clicked. adb: the stand-in's chat list: a tap on the row 张三 (a tree target), 你好 typed
 through the input method path, 发送, the device's BACK button, save. Prints "studio_page: passed" and, with --bench N, the latency numbers.
 """
 import argparse
@@ -450,6 +451,19 @@ def repl_adb_case(s, args):
           f"the row's line has a tree target: {lines[0]['lua']}")
 
 
+def repl_agent_case(s, args):
+    """The REPL's record() on the Windows agent (repl_record_agent.sh): the form's 确定 clicked
+    on the live screen becomes one line proven by the tree (MSAA's push button 确定)."""
+    s.see_settled()  # the form has drawn, as a person waits to see it
+    s.see_tree_on_frame()
+    ok = s.element(lambda n: n["role"] == "push button" and n["name"] == "确定", "the form's button 确定", 60)
+    s.click_element(ok)
+    lines = s.wait_proven(1, 180)
+    log("lines: " + " | ".join(l["lua"][:100] for l in lines))
+    check(lines[0]["action"] == "tap" and "确定" in lines[0]["lua"].split("   -- ")[0]
+          and not lines[0]["lua"].startswith("tap({ x"), f"the button's line is found by its name: {lines[0]['lua']}")
+
+
 def agent_case(s, args):
     """The Windows agent under Wine (eacu-test-form.exe): the name and city fields clicked and
     filled (their lines found by the labels beside them: the MSAA tree names a field by its
@@ -526,7 +540,8 @@ def agent_case(s, args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url")
-    ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium", "agent", "repl", "repl_adb"], required=True)
+    ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium", "agent", "repl", "repl_adb",
+                                          "repl_agent"], required=True)
     ap.add_argument("--points", default="", help="xcalc: the keys' device points, \"x,y x,y ...\"")
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", type=int, default=0)
@@ -541,7 +556,8 @@ def main():
                30, "the first live frame on [data-testid=screen]")
         try:
             {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case, "chromium": chromium_case, "agent": agent_case,
-             "repl": repl_case, "repl_adb": repl_adb_case}[args.case](s, args)
+             "repl": repl_case, "repl_adb": repl_adb_case,
+             "repl_agent": repl_agent_case}[args.case](s, args)
         finally:
             page.screenshot(os.path.join(args.out, f"studio_{args.case}.png"))
     print("studio_page: passed", flush=True)
