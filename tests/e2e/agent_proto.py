@@ -12,6 +12,8 @@ import struct
 import sys
 import time
 
+from agent_wire import answer, call, send_raw
+
 ADDR, TOKEN = sys.argv[1], sys.argv[2]
 HOST, PORT = ADDR.rsplit(":", 1)
 failures = []
@@ -21,31 +23,6 @@ def check(cond, what):
     if not cond:
         failures.append(what)
         print("FAIL:", what, file=sys.stderr)
-
-
-def recv_all(s, n):
-    b = b""
-    while len(b) < n:
-        k = s.recv(n - len(b))
-        if not k:
-            raise EOFError("the agent closed the connection")
-        b += k
-    return b
-
-
-def send_raw(s, header: bytes, payload=b""):
-    s.sendall(struct.pack("<II", len(header), len(payload)) + header + payload)
-
-
-def answer(s):
-    hn, pn = struct.unpack("<II", recv_all(s, 8))
-    h = json.loads(recv_all(s, hn))
-    return h, recv_all(s, pn)
-
-
-def call(s, req, payload=b""):
-    send_raw(s, json.dumps(req).encode(), payload)
-    return answer(s)
 
 
 def connect(token=TOKEN, hello=True):

@@ -25,15 +25,7 @@ make_wine_prefix "$OUT/wine" 1280x800
 start_agent
 export EACU_AGENT_TOKEN=$token
 dev=agent:$addr
-W=$(winepath_w "$OUT")
 
-# form NAME VERSION: a fresh form of VERSION writing to OUT/NAME.txt; waits until it is ready.
-form() {
-  "$WINE" "$form_exe" "$W\\$1.txt" "$2" >/dev/null 2>&1 &
-  local i
-  for i in $(seq 600); do grep -q '^form: ready' "$OUT/$1.txt" 2>/dev/null && return 0; sleep 0.1; done
-  fail "the form ($1, $2) did not start within 60 s"
-}
 # got NAME: what form NAME wrote after "form: ready", waiting up to 20 s for a line when $2 says one comes.
 got() {
   local i
@@ -59,7 +51,7 @@ tap(name)
 input "张三"
 tap(ok)
 LUA
-form drive v1
+start_form drive v1
 out=$("$EACU" run "$OUT/drive.lua" --device "$dev" --db "$db" 2>&1) || fail "the v1 driver run failed: $out"
 expect_eq "$(got drive 1)" "form: 张三||0 " "the driver's form"
 drive=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
@@ -69,18 +61,18 @@ expect_eq "$(grep -c '^tap(' "$OUT/v1.lua")" "2" "one tap a click"
 ok_line=$(grep -n '^tap(' "$OUT/v1.lua" | sed -n 2p | cut -d: -f1)
 
 # ---- v1 with no healing ----
-form v1 v1
+start_form v1 v1
 out=$("$EACU" run "$OUT/v1.lua" --device "$dev" --db "$db" 2>&1) || fail "the v1 script failed on v1: $out"
 expect_eq "$(got v1 1)" "form: 张三||0 " "v1's form"
 
 # ---- v2 without --heal: fails at OK's line ----
-form v2plain v2
+start_form v2plain v2
 if out=$("$EACU" run "$OUT/v1.lua" --device "$dev" --db "$db" 2>&1); then fail "v2 passed with no healing: $out"; fi
 expect_contains "$out" "v1.lua:$ok_line: tap" "v2 fails at OK's line"
 close_forms
 
 # ---- v2 with --heal, no model: no wrong input ----
-form v2nomodel v2
+start_form v2nomodel v2
 if out=$("$EACU" run "$OUT/v1.lua" --heal --device "$dev" --db "$db" 2>&1); then
   echo "v2 passed with --heal and no model: the similarity search carried every line"
   expect_eq "$(got v2nomodel 1)" "form: 张三||0 " "v2's form with --heal"
@@ -97,7 +89,7 @@ sqlite3 "$db" "SELECT idx, action, status, method, round(score,2) FROM steps WHE
 # ---- v2 with --heal and the stand-in model server: the rest ----
 use_model_server
 trap '[ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; stop_wine' EXIT  # use_model_server's trap, and Wine's
-form v2model v2
+start_form v2model v2
 out=$("$EACU" run "$OUT/v1.lua" --heal --device "$dev" --db "$db" 2>&1) || fail "v2 with --heal and a model failed: $out"
 run_model=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 sqlite3 "$db" "SELECT idx, action, status, method, round(score,2) FROM steps WHERE run_id=$run_model"
@@ -111,7 +103,7 @@ unset EACU_MODEL_PROVIDER EACU_MODEL EACU_MODEL_BASE_URL EACU_MODEL_API_KEY
 "$EACU" heal "$run_model" -o "$OUT/v2.lua" --db "$db" >"$OUT/heal.diff" 2>&1 || {
   cat "$OUT/heal.diff" >&2; fail "eacu heal -o failed"; }
 cat "$OUT/heal.diff"
-form v2applied v2
+start_form v2applied v2
 out=$("$EACU" run "$OUT/v2.lua" --device "$dev" --db "$db" 2>&1) || fail "the healed script failed on v2: $out"
 applied=$(sqlite3 "$db" "SELECT MAX(id) FROM runs")
 expect_eq "$(got v2applied 1)" "form: 张三||0 " "v2's form with the healed script"
@@ -119,7 +111,7 @@ expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM steps WHERE run_id=$applied AND
 expect_eq "$(sqlite3 "$db" "SELECT COUNT(*) FROM model_calls WHERE run_id=$applied")" "0" "model calls in the healed script's run"
 
 # ---- v3 with --heal: OK is gone; the form gets nothing (no Cancel) ----
-form v3 v3
+start_form v3 v3
 if out=$("$EACU" run "$OUT/v1.lua" --heal --device "$dev" --db "$db" 2>&1); then fail "v3 passed without OK: $out"; fi
 echo "$out"
 expect_contains "$out" "v1.lua:$ok_line: tap" "v3 fails at OK's line"

@@ -20,20 +20,6 @@ start_wine_xvfb 1280x800
 make_wine_prefix "$OUT/wine" 1280x800
 start_agent
 export EACU_AGENT_TOKEN=$token
-W=$(winepath_w "$OUT")
-# A fresh form writing to OUT/$1.txt; waits until it says it is ready.
-start_form() {
-  "$WINE" "$form_exe" "$W\\$1.txt" >/dev/null 2>&1 &
-  local i
-  for i in $(seq 600); do grep -q '^form: ready' "$OUT/$1.txt" 2>/dev/null && return 0; sleep 0.1; done
-  fail "the form ($1) did not start within 60 s"
-}
-# Waits up to 30 s for the form's last line to be $2 (the form writes it as it exits).
-expect_form() {
-  local i
-  for i in $(seq 300); do [ "$(tail -1 "$OUT/$1.txt" 2>/dev/null)" = "$2" ] && break; sleep 0.1; done
-  expect_eq "$(tail -1 "$OUT/$1.txt" 2>/dev/null)" "$2" "$3"
-}
 
 start_form recorded
 . "$here/repl_tmux.bash"

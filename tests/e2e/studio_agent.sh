@@ -26,21 +26,7 @@ case "$(cat "$OUT/agent.out")" in
   *"element tree through UI Automation"*) tree_source=UIA ;;
   *) fail "the agent did not say where its tree comes from: $(cat "$OUT/agent.out")" ;;
 esac
-W=$(winepath_w "$OUT")
 
-# A fresh form writing to OUT/$1.txt; waits until it says it is ready.
-start_form() {
-  "$WINE" "$form_exe" "$W\\$1.txt" >/dev/null 2>&1 &
-  local i
-  for i in $(seq 600); do grep -q '^form: ready' "$OUT/$1.txt" 2>/dev/null && return 0; sleep 0.1; done
-  fail "the form ($1) did not start within 60 s"
-}
-# Waits up to 30 s for the form's last line to be $2 (the form writes it as it exits).
-expect_form() {
-  local i
-  for i in $(seq 300); do [ "$(tail -1 "$OUT/$1.txt" 2>/dev/null)" = "$2" ] && break; sleep 0.1; done
-  expect_eq "$(tail -1 "$OUT/$1.txt" 2>/dev/null)" "$2" "$3"
-}
 
 start_form studio
 EACU_AGENT_TOKEN=$token "$EACU" studio --port 0 --device "agent:$addr" -o "$OUT/form.lua" >"$OUT/studio.out" 2>"$OUT/studio.err" &
@@ -56,37 +42,7 @@ if [ "${STUDIO_BENCH:-0}" -gt 0 ]; then
   # The floor of the bench's click -> input: what the studio's device sends for a click (move,
   # sync, cursor, click, sync: ActionExecutor's moveExactly and the click), timed on a connection
   # of its own with nothing else asking the agent (the form has exited; the point is Wine's desktop).
-  AGENT_ADDR=$addr AGENT_TOKEN=$token python3 - "$STUDIO_BENCH" <<'PY'
-import json, os, socket, statistics, struct, sys, time
-host, port = os.environ["AGENT_ADDR"].rsplit(":", 1)
-s = socket.create_connection((host, int(port)), timeout=30)
-s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-def call(req):
-    h = json.dumps(req).encode()
-    s.sendall(struct.pack("<II", len(h), 0) + h)
-    def take(n):
-        b = b""
-        while len(b) < n:
-            k = s.recv(n - len(b))
-            if not k:
-                raise EOFError("the agent closed the connection")
-            b += k
-        return b
-    hn, pn = struct.unpack("<II", take(8))
-    a = json.loads(take(hn)); take(pn)
-    if not a.get("ok"):
-        sys.exit(f"floor: {req['op']}: {a}")
-call({"op": "hello", "version": 1, "token": os.environ["AGENT_TOKEN"]})
-ms = []
-for i in range(int(sys.argv[1])):
-    t0 = time.monotonic()
-    for r in ({"op": "move", "x": 600 + i % 2, "y": 700}, {"op": "sync"}, {"op": "cursor"},
-              {"op": "click", "button": 1, "count": 1}, {"op": "sync"}):
-        call(r)
-    ms.append((time.monotonic() - t0) * 1000)
-print(f"studio_bench agent floor_click_ms median {statistics.median(ms):.1f} (move, sync, cursor, click, sync "
-      f"on the agent alone, n {len(ms)})", flush=True)
-PY
+  python3 "$here/agent_click_floor.py" "$addr" "$token" "$STUDIO_BENCH" 600,700
 fi
 kill -INT "$studio_pid"
 for _ in $(seq 300); do kill -0 "$studio_pid" 2>/dev/null || break; sleep 0.1; done

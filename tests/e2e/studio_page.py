@@ -186,6 +186,22 @@ class Studio:
         self.page.click(cdp.testid("save"))
         return self.wait("document.querySelector('[data-testid=save]').dataset.saved", 90, "the saved path")
 
+    def bench_lines_gone(self, device, points, n):
+        """bench(points, n) on a screen where those clicks change nothing, its numbers printed as
+        `studio_bench DEVICE ...`; then the n lines it added are deleted on the page, as they
+        were made (the lines before them stay)."""
+        before = len(self.lines())
+        click_ms, info_p90 = self.bench(points, n)
+        print(f"studio_bench {device} click_to_input_median_ms {click_ms:.1f} element_info_p90_ms {info_p90:.1f} "
+              f"(n {n}; the studio's own input part, input_ms, median {statistics.median(self.server_ms):.1f})",
+              flush=True)
+        self.wait_proven(before + n, 300)
+        for _ in range(n):
+            k = self.js("document.querySelectorAll('[data-testid=line-delete]').length")
+            self.page.click(cdp.testid("line-delete"), index=k - 1)
+            self.wait(f"document.querySelectorAll('[data-testid=line]').length === {k - 1}", 10, "a deleted line")
+        del self.clicks[-n:]
+
     def bench(self, points, n):
         """Median page click -> device input (the page's POST round trip, which returns once the
         device took the input) over n clicks at points, and the element-info p90 over n rests."""
@@ -274,13 +290,7 @@ def zenity_case(s, args):
     s.inspect_matches_tree(ok)
     if args.bench:
         b = label["bounds"]
-        click_ms, info_p90 = s.bench([(b["x"] + 4, b["y"] + b["h"] // 2), (b["x"] + 10, b["y"] + b["h"] // 2)], args.bench)
-        print(f"studio_bench x11 click_to_input_median_ms {click_ms:.1f} element_info_p90_ms {info_p90:.1f}", flush=True)
-        s.wait_proven(4 + args.bench, 300)
-        for _ in range(args.bench):  # the bench's taps go again, by the page's delete buttons
-            n = s.js("document.querySelectorAll('[data-testid=line-delete]').length")
-            s.page.click(cdp.testid("line-delete"), index=n - 1)
-            s.wait(f"document.querySelectorAll('[data-testid=line]').length === {n - 1}", 10, "a deleted line")
+        s.bench_lines_gone("x11", [(b["x"] + 4, b["y"] + b["h"] // 2), (b["x"] + 10, b["y"] + b["h"] // 2)], args.bench)
     s.click_element(ok)
     lines = s.wait_proven(5)
     proofs = [l["proof_ms"] for l in lines if l["proof_ms"] > 0]
@@ -298,16 +308,7 @@ def adb_case(s, args):
         t = s.element(lambda n: n["id"].endswith(":id/title") and n["name"] == "Chats", "the list's title Chats")
         b = t["bounds"]
         pts = [(b["x"] + b["w"] // 3, b["y"] + b["h"] // 2), (b["x"] + b["w"] // 2, b["y"] + b["h"] // 2)]
-        click_ms, info_p90 = s.bench(pts, args.bench)
-        print(f"studio_bench adb click_to_input_median_ms {click_ms:.1f} element_info_p90_ms {info_p90:.1f} "
-              f"(n {args.bench}; the studio's own input part, input_ms, median "
-              f"{statistics.median(s.server_ms):.1f})", flush=True)
-        s.wait_proven(args.bench, 300)
-        for _ in range(args.bench):
-            n = s.js("document.querySelectorAll('[data-testid=line-delete]').length")
-            s.page.click(cdp.testid("line-delete"), index=n - 1)
-            s.wait(f"document.querySelectorAll('[data-testid=line]').length === {n - 1}", 10, "a deleted line")
-        s.clicks.clear()
+        s.bench_lines_gone("adb", pts, args.bench)
     row = s.element(lambda n: n["name"] == "张三", "the chat list's row 张三")
     s.click_element(row)
     s.element(lambda n: n["id"].endswith("chat_title") and n["name"] == "张三", "the chat of 张三", 30)
@@ -478,15 +479,7 @@ def agent_case(s, args):
     if args.bench:
         # Clicks on the two fields (focusing one does nothing else), then their lines go again.
         pts = [(f["bounds"]["x"] + f["bounds"]["w"] // 2, f["bounds"]["y"] + f["bounds"]["h"] // 2) for f in (name, city)]
-        click_ms, info_p90 = s.bench(pts, args.bench)
-        print(f"studio_bench agent click_to_input_median_ms {click_ms:.1f} element_info_p90_ms {info_p90:.1f} "
-              f"(n {args.bench}; the studio's own input part, input_ms, median "
-              f"{statistics.median(s.server_ms):.1f})", flush=True)
-        s.wait_proven(args.bench, 300)
-        for _ in range(args.bench):
-            n = s.js("document.querySelectorAll('[data-testid=line-delete]').length")
-            s.page.click(cdp.testid("line-delete"), index=n - 1)
-            s.wait(f"document.querySelectorAll('[data-testid=line]').length === {n - 1}", 10, "a deleted line")
+        s.bench_lines_gone("agent", pts, args.bench)
     for field, text in ((name, "张三"), (city, "北京")):
         # The form as it is now, its tree read on that screen: a click right after typing lands
         # on a screen whose tree was read while it changed, and gets (rightly) no tree target.

@@ -172,7 +172,8 @@ int AgentDevice::launch(const std::string& command_line) {
 }
 
 int AgentDevice::wait(int pid, double timeout) {
-    // In slices of at most a second: the agent serves one request at a time.
+    // In slices of at most a second: the agent holds its state requests (captures, the tree) of
+    // every connection while it waits (docs/agent-protocol.md).
     const double deadline = monotonicSeconds() + timeout;
     for (;;) {
         double slice = std::min(1.0, std::max(0.0, deadline - monotonicSeconds()));

@@ -68,6 +68,22 @@ start_agent() {
 # The Windows path of a Linux path (Wine maps / as drive Z:).
 winepath_w() { echo "Z:${1//\//\\}"; }
 
+# start_form NAME [VERSION]: a fresh test form (build_agent's $form_exe; VERSION v1, v2 or v3,
+# default v1) writing to $OUT/NAME.txt; waits until it says it is ready.
+start_form() {
+  "$WINE" "$form_exe" "$(winepath_w "$OUT")\\$1.txt" ${2:+"$2"} >/dev/null 2>&1 &
+  local i
+  for i in $(seq 600); do grep -q '^form: ready' "$OUT/$1.txt" 2>/dev/null && return 0; sleep 0.1; done
+  fail "the form ($1${2:+, $2}) did not start within 60 s"
+}
+# expect_form NAME LINE WHAT: waits up to 30 s for form NAME's last line to be LINE (the form
+# writes what it got as it exits).
+expect_form() {
+  local i
+  for i in $(seq 300); do [ "$(tail -1 "$OUT/$1.txt" 2>/dev/null)" = "$2" ] && break; sleep 0.1; done
+  expect_eq "$(tail -1 "$OUT/$1.txt" 2>/dev/null)" "$2" "$3"
+}
+
 # Stops every process of the test's prefix (wineserver -k, which waits for them) and its Xvfb.
 stop_wine() {
   [ -n "${WINESERVER:-}" ] && timeout 20 "$WINESERVER" -k 2>/dev/null || true
