@@ -111,11 +111,13 @@ json Studio::addVerify(Point p) {
         if (t.kind == ProvenTarget::Kind::Text) best = &t;  // a text first: what the person reads
     if (best->kind == ProvenTarget::Kind::Point)
         throw ApiError(409, "nothing there can be verified: " + best->why);
+    StudioLine l;
     if (best->kind == ProvenTarget::Kind::Image) {
         fs::create_directories(o_.assets_dir);
-        writeScaledPng((fs::path(o_.assets_dir) / best->image_file).string(), best->crop, best->scale);
+        const std::string file = (fs::path(o_.assets_dir) / best->image_file).string();
+        writeScaledPng(file, best->crop, best->scale);
+        l.files.push_back(file);
     }
-    StudioLine l;
     l.id = id;
     l.verify = true;
     l.action.kind = UserAction::Kind::Tap;
