@@ -5,7 +5,8 @@
 # element info p90, the proof per action median (its own time) and the time from the input to
 # the line proven (the pointer resting REST s on each key first, as a person's does: the point
 # is proven ahead meanwhile), each also as a ratio to one full-frame locate of the same crops in
-# the same run. Not part of make test. Usage: tests/bench/studio.sh EACU [N] [OUT] [REST]
+# the same run; then the live screen's frames/s while the screen changes, on X11 and on the
+# chromium device. Not part of make test. Usage: tests/bench/studio.sh EACU [N] [OUT] [REST]
 set -euo pipefail
 EACU=$(realpath "$1"); N=${2:-7}; OUT=${3:-$(mktemp -d /tmp/eacu-bench-studio-XXXXXX)}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,4 +32,14 @@ python3 "$here/../e2e/studio_page.py" "$url" --case xcalc --points "$points" --b
   tee "$OUT/bench.out"
 grep '^studio_bench' "$OUT/bench.out"
 kill -INT "$studio_pid"; wait "$studio_pid" || true
+# The live screen's frame rate while the screen changes 50 times a second: X11 (a Tk counter
+# from the page's launch box) and the chromium device (a counting page from its URL box).
+for dev in "--display virtual:1280x800" "--device chromium"; do
+  # shellcheck disable=SC2086
+  "$EACU" studio --port 0 $dev -o "$OUT/fps.lua" >"$OUT/fps.out" 2>"$OUT/fps.err" &
+  studio_pid=$!
+  url=$(await_printed "$OUT/fps.out" "$studio_pid" 's|^eacu studio: \(http://[^ ]*\)$|\1|p' "eacu studio" "$OUT/fps.err") || exit 1
+  python3 "$here/../e2e/studio_page.py" "$url" --case fps --out "$OUT" | tee -a "$OUT/bench.out" | grep '^studio_bench'
+  kill -INT "$studio_pid"; wait "$studio_pid" || true
+done
 echo "bench studio: output in $OUT"

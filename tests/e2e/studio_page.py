@@ -346,6 +346,40 @@ def adb_case(s, args):
     log(f"saved {path}")
 
 
+def live_fps(s, device, seconds=5.0, rate=50):
+    """Frames per second shown on the page's live screen (decoded: the img's data-seq changes)
+    over `seconds` while the device's screen changes `rate` times a second; printed as
+    `studio_bench DEVICE live_frames_per_s F` with its ratio to that rate."""
+    s.js("window.__shown = 0; new MutationObserver(() => window.__shown++).observe("
+         "document.querySelector('[data-testid=screen]'), {attributes: true, attributeFilter: ['data-seq']})")
+    time.sleep(seconds)  # the measurement's window, not a wait for a condition
+    fps = s.js("window.__shown") / seconds
+    print(f"studio_bench {device} live_frames_per_s {fps:.1f} (the screen changing {rate} times a second; "
+          f"{fps / rate:.2f} of it; goal 8)", flush=True)
+    return fps
+
+
+# A counter redrawn every 20 ms: the screen changing 50 times a second (X11: Tk; a page: JS).
+TK_COUNTER = ("python3 -c \"import tkinter as t; r = t.Tk(); r.geometry('300x80+900+20'); "
+              "l = t.Label(r, font=('sans', 30)); l.pack(); n = [0]; "
+              "f = lambda: (n.__setitem__(0, n[0] + 1), l.config(text=str(n[0])), r.after(20, f)); "
+              "f(); r.mainloop()\"")
+PAGE_COUNTER = ("data:text/html,<body style='font:40px sans-serif'><p id=n></p><script>let k=0;"
+                "setInterval(()=>{document.getElementById('n').textContent=++k},20)</script>")
+
+
+def fps_case(s, args):
+    """The live screen's frame rate (tests/bench/studio.sh): X11 with a Tk counter launched from
+    the page's launch box; a browser device with a counting page opened from its URL box."""
+    places = s.api("/api/studio/places")
+    if places.get("url") is not None:
+        s.open_from_page("url", "url", PAGE_COUNTER)
+        live_fps(s, "chromium")
+    else:
+        s.open_from_page("launch", "launch", TK_COUNTER)
+        live_fps(s, "x11")
+
+
 def xcalc_case(s, args):
     """The bench (tests/bench/studio.sh): the keys at args.points clicked through the page, each
     line proven; the numbers printed."""
@@ -534,7 +568,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url")
     ap.add_argument("--case", choices=["zenity", "adb", "xcalc", "chromium", "agent", "repl", "repl_adb",
-                                          "repl_agent"], required=True)
+                                          "repl_agent", "fps"], required=True)
     ap.add_argument("--points", default="", help="xcalc: the keys' device points, \"x,y x,y ...\"")
     ap.add_argument("--out", required=True)
     ap.add_argument("--bench", type=int, default=0)
@@ -550,7 +584,7 @@ def main():
         try:
             {"zenity": zenity_case, "adb": adb_case, "xcalc": xcalc_case, "chromium": chromium_case, "agent": agent_case,
              "repl": repl_case, "repl_adb": repl_adb_case,
-             "repl_agent": repl_agent_case}[args.case](s, args)
+             "repl_agent": repl_agent_case, "fps": fps_case}[args.case](s, args)
         finally:
             page.screenshot(os.path.join(args.out, f"studio_{args.case}.png"))
     print("studio_page: passed", flush=True)
